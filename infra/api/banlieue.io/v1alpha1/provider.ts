@@ -1,0 +1,242 @@
+import {
+  CABundleSource,
+  Conditions,
+  ObservedGeneration,
+  IpAddress,
+} from '../../common.js';
+import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
+import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from '../../schema.js';
+
+export const BACKENDS = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export const FEATURES = [
+  'efiSecureBoot',
+  'vtpm',
+  'hotAddCPU',
+  'hotAddMemory',
+  'nestedVirtualization',
+  'gpuPassthrough',
+] as const;
+export type Feature = (typeof FEATURES)[number];
+
+// Return type inferred: it carries the element type.
+export function Features(description: string) {
+  return ListSet(StringEnum(FEATURES), { description, maxItems: FEATURES.length });
+}
+
+const ZoneTarget = Type.Object(
+  {
+    datacenter: Type.Optional(Type.String({ description: 'vSphere datacenter the override applies to.' })),
+    cluster: Type.Optional(Type.String({ description: 'vSphere cluster (or Proxmox node) the override applies to.' })),
+    target: StringMap({ description: 'Backend target in this zone, e.g. {datastore: ds-fast}.' }),
+  },
+  { description: 'A per-zone override of the class target.' },
+);
+
+const Subnet = Type.Object(
+  {
+    gateway: Type.Optional(IpAddress('Default gateway of the network.')),
+    nameservers: Type.Optional(Type.Array(IpAddress('DNS server.'), { description: 'DNS servers.', maxItems: 8 })),
+    domain: Type.Optional(Type.String({ description: 'DNS search domain.', maxLength: 253 })),
+  },
+  { description: 'Addressing defaults for static addresses on this network.' },
+);
+
+const classFields = {
+  name: Name('Class name, referenced by VMClass disks (storageClass) or interfaces (networkClass).', {
+    maxLength: 63,
+  }),
+  target: Type.Optional(
+    StringMap({
+      description:
+        'Backend target the class maps to. vSphere: datastore, datastoreCluster, portGroup or distributedPortGroup; Proxmox: storage or bridge; libvirt: pool or network; Cloud Hypervisor: path or bridge.',
+    }),
+  ),
+  perZone: Type.Optional(
+    Type.Array(ZoneTarget, { description: 'Per-zone targets; a matching zone wins over target.', maxItems: 64 }),
+  ),
+};
+
+export const StorageClassCapability = Type.Object(classFields, { description: 'A storage class this Provider offers.' });
+export const NetworkClassCapability = Type.Object(
+  { ...classFields, subnet: Type.Optional(Subnet) },
+  { description: 'A network class this Provider offers.' },
+);
+export type StorageClassCapability = Static<typeof StorageClassCapability>;
+export type NetworkClassCapability = Static<typeof NetworkClassCapability>;
+
+const REMOTE = "self.providerClassRef.name != 'cloud-hypervisor'";
+
+export const ProviderSpec = Type.Object(
+  {
+    providerClassRef: Type.Object(
+      {
+        name: StringEnum(BACKENDS, {
+          description: 'Backend of this Provider: vsphere, proxmox, libvirt or cloud-hypervisor.',
+        }),
+      },
+      {
+        description: 'Which backend this Provider is. Picks the provider role that serves it. Immutable.',
+        'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name', message: 'providerClassRef is immutable' }],
+      },
+    ),
+    connection: Type.Object(
+      {
+        endpoint: Type.String({
+          description:
+            'Backend endpoint. vsphere: https://vcenter/sdk; proxmox: https://pve:8006; libvirt: qemu+tls://host/system, qemu+tcp://, qemu+ssh://user@host/system or qemu+unix:///system; cloud-hypervisor: unix:///run/banlieue (directory of the VMM sockets on the host).',
+          minLength: 1,
+          maxLength: 2048,
+          'x-kubernetes-validations': [
+            { rule: "!self.contains('#') && !self.contains(' ')", message: 'endpoint must not contain # or spaces' },
+          ],
+        }),
+        credentialsRef: Type.Optional(
+          Type.Object(
+            { name: Name('Name of a Secret in the Provider namespace.') },
+            {
+              description:
+                'Secret with the credentials. vsphere: username, password; proxmox: username (user@realm!tokenid), tokenValue; libvirt: tls.crt, tls.key (or ssh-privatekey). Read by name on every reconcile; never watched.',
+            },
+          ),
+        ),
+        caBundle: Type.Optional(CABundleSource),
+        insecureSkipTLSVerify: Type.Optional(
+          Type.Boolean({
+            description: 'Skip TLS verification of the endpoint. Only for vsphere and proxmox; never the default.',
+            default: false,
+          }),
+        ),
+      },
+      { description: 'How to reach the backend.' },
+    ),
+    capabilities: Type.Optional(
+      Type.Object(
+        {
+          storageClasses: Type.Optional(
+            ListMap(StorageClassCapability, ['name'], { description: 'Storage classes offered.', maxItems: 64 }),
+          ),
+          networkClasses: Type.Optional(
+            ListMap(NetworkClassCapability, ['name'], { description: 'Network classes offered.', maxItems: 64 }),
+          ),
+          features: Type.Optional(Features('Features offered in every failure domain of this Provider.')),
+        },
+        { description: 'What this Provider offers; verified against the backend and published per failure domain.' },
+      ),
+    ),
+    failureDomainNameOverrides: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            datacenter: Type.Optional(Type.String({ description: 'vSphere datacenter.' })),
+            cluster: Type.String({ description: 'vSphere cluster, Proxmox node, or host name.' }),
+            name: Name('Failure domain name to publish instead of the generated one.', { maxLength: 63 }),
+          },
+          { description: 'A failure domain name override.' },
+        ),
+        { description: 'Names to publish instead of <provider>-<datacenter>-<cluster>.', maxItems: 256 },
+      ),
+    ),
+    paused: Type.Optional(
+      Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false }),
+    ),
+  },
+  {
+    description: 'Desired state of the Provider.',
+    'x-kubernetes-validations': [
+      {
+        rule: `${REMOTE} ? has(self.connection.credentialsRef) : !has(self.connection.credentialsRef)`,
+        message: 'connection.credentialsRef is required for vsphere, proxmox and libvirt and forbidden for cloud-hypervisor',
+        fieldPath: '.connection.credentialsRef',
+      },
+      {
+        rule: "!has(self.connection.insecureSkipTLSVerify) || !self.connection.insecureSkipTLSVerify || self.providerClassRef.name in ['vsphere', 'proxmox']",
+        message: 'connection.insecureSkipTLSVerify is only allowed for vsphere and proxmox',
+        fieldPath: '.connection.insecureSkipTLSVerify',
+      },
+      {
+        rule: "!(self.providerClassRef.name in ['vsphere', 'proxmox']) || self.connection.endpoint.startsWith('https://')",
+        message: 'connection.endpoint must be an https:// URL for vsphere and proxmox',
+        fieldPath: '.connection.endpoint',
+      },
+      {
+        rule: "self.providerClassRef.name != 'libvirt' || self.connection.endpoint.matches('^qemu\\\\+(tls|tcp|ssh|unix)://')",
+        message: 'connection.endpoint must be qemu+tls://, qemu+tcp://, qemu+ssh:// or qemu+unix:// for libvirt',
+        fieldPath: '.connection.endpoint',
+      },
+      {
+        rule: "self.providerClassRef.name != 'cloud-hypervisor' || self.connection.endpoint.startsWith('unix://')",
+        message: 'connection.endpoint must be a unix:// path for cloud-hypervisor',
+        fieldPath: '.connection.endpoint',
+      },
+    ],
+  },
+);
+
+export const FailureDomainStatus = Type.Object(
+  {
+    name: Name('Failure domain name, unique across Providers.', { maxLength: 63 }),
+    labels: Type.Optional(
+      StringMap({ description: 'Labels matched by failureDomainSelector; always includes name.' }),
+    ),
+    attributes: Type.Optional(
+      Type.Object(
+        {
+          availableStorageClasses: Type.Optional(
+            ListSet(Type.String(), { description: 'Storage classes usable here.', maxItems: 64 }),
+          ),
+          availableNetworkClasses: Type.Optional(
+            ListSet(Type.String(), { description: 'Network classes usable here.', maxItems: 64 }),
+          ),
+          features: Type.Optional(Features('Features available here.')),
+          raw: Type.Optional(
+            StringMap({ description: 'Backend placement facts, e.g. datacenter, cluster, node, resourcePool.' }),
+          ),
+        },
+        { description: 'What the failure domain offers.' },
+      ),
+    ),
+  },
+  { description: 'A failure domain discovered by the provider.' },
+);
+export type FailureDomainStatus = Static<typeof FailureDomainStatus>;
+
+export const ProviderStatus = Type.Object(
+  {
+    failureDomains: Type.Optional(
+      ListMap(FailureDomainStatus, ['name'], {
+        description: 'Failure domains discovered on the backend.',
+        maxItems: 256,
+      }),
+    ),
+    conditions: Type.Optional(Conditions()),
+    observedGeneration: Type.Optional(ObservedGeneration()),
+  },
+  { description: 'Observed state of the Provider, written by its provider role.' },
+);
+
+export const ProviderKind = defineKind({
+  group: CORE_GROUP,
+  version: API_VERSION,
+  kind: 'Provider',
+  plural: 'providers',
+  shortNames: ['prov'],
+  scope: 'Namespaced',
+  categories: ['banlieue'],
+  description:
+    'A Provider is one backend instance (a vCenter, a Proxmox cluster, a libvirt host or a Cloud Hypervisor host) that VirtualMachines in its namespace can be scheduled onto.',
+  spec: ProviderSpec,
+  status: ProviderStatus,
+  printerColumns: [
+    { name: 'Class', type: 'string', jsonPath: '.spec.providerClassRef.name' },
+    { name: 'Endpoint', type: 'string', jsonPath: '.spec.connection.endpoint', priority: 1 },
+    { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+  capiContract: false,
+});
+
+export type ProviderSpec = Static<typeof ProviderSpec>;
+export type ProviderStatus = Static<typeof ProviderStatus>;
+export type Provider = ObjectOf<typeof ProviderKind>;

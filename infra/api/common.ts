@@ -1,0 +1,270 @@
+// Shapes shared by several kinds (upstream common.rs, CAPI v1beta2 contract types).
+import { ListMap, ListSet, Name, StringEnum, StringMap, Timestamp, Type, type Static } from './schema.js';
+
+export const POWER_STATES = ['PoweredOn', 'PoweredOff', 'Suspended'] as const;
+export type PowerState = (typeof POWER_STATES)[number];
+
+export function DesiredPowerState(): ReturnType<typeof StringEnum<typeof POWER_STATES>> {
+  return StringEnum(POWER_STATES, {
+    description: 'Power state the machine is driven to. One of PoweredOn, PoweredOff, Suspended.',
+    default: 'PoweredOn',
+  });
+}
+
+export function ObservedPowerState(): ReturnType<typeof StringEnum<typeof POWER_STATES>> {
+  return StringEnum(POWER_STATES, { description: 'Power state last read from the backend.' });
+}
+
+export const FIRMWARES = ['bios', 'efi', 'efi-secure'] as const;
+export type Firmware = (typeof FIRMWARES)[number];
+
+export function FirmwareField(): ReturnType<typeof StringEnum<typeof FIRMWARES>> {
+  return StringEnum(FIRMWARES, {
+    description: 'Boot firmware: bios, efi, or efi-secure (UEFI with Secure Boot; needs the efiSecureBoot feature).',
+    default: 'bios',
+  });
+}
+
+export const DISK_PROVISIONINGS = ['thin', 'thick', 'eagerZeroed'] as const;
+
+export const LocalObjectReference = Type.Object(
+  { name: Name('Name of the referenced object.') },
+  { description: 'Reference to an object by name.', 'x-kubernetes-map-type': 'atomic' },
+);
+export type LocalObjectReference = Static<typeof LocalObjectReference>;
+
+/** A key in a Secret or ConfigMap of the referring object's namespace. */
+// Return type inferred on purpose: it carries the static shape.
+export function KeySelector(defaultKey: string, what: string) {
+  return Type.Object(
+    {
+      name: Name(`Name of the ${what} in the same namespace.`),
+      key: Type.Optional(
+        Type.String({ description: `Key within the ${what}.`, default: defaultKey, minLength: 1, maxLength: 253 }),
+      ),
+    },
+    { description: `A key of a ${what} in the same namespace.`, 'x-kubernetes-map-type': 'atomic' },
+  );
+}
+export type KeySelector = Static<ReturnType<typeof KeySelector>>;
+
+export const LabelSelectorRequirement = Type.Object(
+  {
+    key: Type.String({ description: 'Label key the selector applies to.', minLength: 1, maxLength: 317 }),
+    operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist'] as const, {
+      description: 'Relationship of the key to the values: In, NotIn, Exists, DoesNotExist.',
+    }),
+    values: Type.Optional(
+      ListSet(Type.String({ maxLength: 63 }), {
+        description: 'Values for In and NotIn; must be empty for Exists and DoesNotExist.',
+        maxItems: 64,
+      }),
+    ),
+  },
+  {
+    description: 'A label selector requirement.',
+    'x-kubernetes-validations': [
+      {
+        rule: "self.operator in ['In', 'NotIn'] ? size(self.values) > 0 : !has(self.values) || size(self.values) == 0",
+        message: 'values must be non-empty for In and NotIn and empty for Exists and DoesNotExist',
+        fieldPath: '.values',
+      },
+    ],
+  },
+);
+
+export const LabelSelector = Type.Object(
+  {
+    matchLabels: Type.Optional(StringMap({ description: 'Labels that must all be present with these values.' })),
+    matchExpressions: Type.Optional(
+      Type.Array(LabelSelectorRequirement, { description: 'Requirements that must all hold.', maxItems: 32 }),
+    ),
+  },
+  {
+    description: 'A Kubernetes label selector; an empty selector matches everything.',
+    'x-kubernetes-map-type': 'atomic',
+  },
+);
+export type LabelSelector = Static<typeof LabelSelector>;
+
+export const ConditionStatusValues = ['True', 'False', 'Unknown'] as const;
+
+/** metav1.Condition, as CAPI v1beta2 uses it. */
+export const Condition = Type.Object(
+  {
+    type: Type.String({
+      description: 'Type of condition in CamelCase, e.g. Ready.',
+      minLength: 1,
+      maxLength: 316,
+      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    }),
+    status: StringEnum(ConditionStatusValues, { description: 'Status of the condition: True, False or Unknown.' }),
+    observedGeneration: Type.Optional(
+      Type.Integer({ description: 'metadata.generation the condition was computed from.', minimum: 0, format: 'int64' }),
+    ),
+    lastTransitionTime: Timestamp('Last time the condition changed status.'),
+    reason: Type.String({
+      description: 'CamelCase reason for the last transition.',
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    }),
+    message: Type.String({ description: 'Human-readable details; never contains credentials.', maxLength: 32768 }),
+  },
+  { description: 'Observation of one aspect of the object.' },
+);
+export type Condition = Static<typeof Condition>;
+
+export function Conditions(): ReturnType<typeof ListMap<typeof Condition>> {
+  return ListMap(Condition, ['type'], {
+    description: 'Conditions (CAPI v1beta2 shape), one per type; each writer owns its own types.',
+    maxItems: 32,
+  });
+}
+
+export function ObservedGeneration(): ReturnType<typeof Type.Integer> {
+  return Type.Integer({
+    description: 'metadata.generation last reconciled successfully.',
+    minimum: 0,
+    format: 'int64',
+  });
+}
+
+export const MACHINE_ADDRESS_TYPES = ['Hostname', 'ExternalIP', 'InternalIP', 'ExternalDNS', 'InternalDNS'] as const;
+
+export const MachineAddress = Type.Object(
+  {
+    type: StringEnum(MACHINE_ADDRESS_TYPES, {
+      description: 'Address type: Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.',
+    }),
+    address: Type.String({ description: 'The address.', minLength: 1, maxLength: 256 }),
+  },
+  { description: 'An address of the machine (CAPI MachineAddress).' },
+);
+export type MachineAddress = Static<typeof MachineAddress>;
+
+export function Addresses(): ReturnType<typeof Type.Array<typeof MachineAddress>> {
+  return Type.Array(MachineAddress, {
+    description: 'Addresses of the machine, as CAPI copies them to the Machine.',
+    maxItems: 32,
+  });
+}
+
+export const MachineInitializationStatus = Type.Object(
+  {
+    provisioned: Type.Optional(
+      Type.Boolean({ description: 'True once the backend VM exists and is configured (CAPI v1beta2 contract).' }),
+    ),
+  },
+  { description: 'Initialization progress (CAPI v1beta2 contract).' },
+);
+
+export const ApiEndpoint = Type.Object(
+  {
+    host: Type.String({ description: 'Hostname or IP address of the endpoint.', minLength: 1, maxLength: 512 }),
+    port: Type.Integer({ description: 'TCP port of the endpoint.', minimum: 1, maximum: 65535, format: 'int32' }),
+  },
+  { description: 'An API endpoint.' },
+);
+export type ApiEndpoint = Static<typeof ApiEndpoint>;
+
+export const ClusterFailureDomain = Type.Object(
+  {
+    name: Name('Failure domain name, as published by a Provider.'),
+    controlPlane: Type.Optional(Type.Boolean({ description: 'Whether control-plane machines may be placed here.' })),
+    attributes: Type.Optional(StringMap({ description: 'Free-form attributes (the failure domain labels).' })),
+  },
+  { description: 'A failure domain in the CAPI v1beta2 list shape.' },
+);
+export type ClusterFailureDomain = Static<typeof ClusterFailureDomain>;
+
+const IPV4_OR_V6 = 'isIP(self)';
+
+export function IpAddress(description: string): ReturnType<typeof Type.String> {
+  return Type.String({
+    description,
+    maxLength: 45,
+    'x-kubernetes-validations': [{ rule: IPV4_OR_V6, message: 'must be an IPv4 or IPv6 address' }],
+  });
+}
+
+const Nameservers = Type.Array(IpAddress('A DNS server address.'), {
+  description: 'DNS servers.',
+  maxItems: 8,
+});
+const Prefix = Type.Integer({ description: 'Prefix length of the address (e.g. 24).', minimum: 0, maximum: 128 });
+const Domain = Type.String({ description: 'DNS search domain.', maxLength: 253 });
+
+/** A static address assigned to one NIC of one machine. */
+export const StaticAddress = Type.Object(
+  {
+    address: IpAddress('The address, without prefix.'),
+    prefix: Prefix,
+    gateway: Type.Optional(IpAddress('Default gateway.')),
+    nameservers: Type.Optional(Nameservers),
+    domain: Type.Optional(Domain),
+  },
+  { description: 'Static IP configuration of one interface.' },
+);
+export type StaticAddress = Static<typeof StaticAddress>;
+
+/** Infra NIC addressing: DHCP unless `static` is set. */
+export const Ipam = Type.Object(
+  { static: Type.Optional(StaticAddress) },
+  { description: 'Addressing of the interface; DHCP when static is unset.' },
+);
+export type Ipam = Static<typeof Ipam>;
+
+/** VMClass NIC addressing: the per-VM address comes from VirtualMachine.spec.networkOverrides. */
+export const ClassIpam = Type.Object(
+  {
+    mode: StringEnum(['dhcp', 'static'] as const, {
+      description: 'dhcp, or static (each VirtualMachine then sets its address in spec.networkOverrides).',
+      default: 'dhcp',
+    }),
+    gateway: Type.Optional(IpAddress('Default gateway for static addresses.')),
+    nameservers: Type.Optional(Nameservers),
+    domain: Type.Optional(Domain),
+  },
+  { description: 'Addressing shared by every VM of the class.' },
+);
+
+export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
+
+export function MacAddress(): ReturnType<typeof Type.String> {
+  return Type.String({ description: 'Fixed MAC address; generated by the backend when unset.', pattern: MAC_ADDRESS_PATTERN });
+}
+
+/** Exactly one source of PEM CA certificates (ADR-0008 upstream). */
+export const CABundleSource = Type.Object(
+  {
+    inline: Type.Optional(Type.String({ description: 'PEM-encoded CA certificates.', minLength: 1, maxLength: 65536 })),
+    configMapRef: Type.Optional(KeySelector('ca.crt', 'ConfigMap')),
+    secretRef: Type.Optional(KeySelector('ca.crt', 'Secret')),
+  },
+  {
+    description: 'CA certificates that verify the backend endpoint. Exactly one source.',
+    'x-kubernetes-validations': [
+      {
+        rule: '[has(self.inline), has(self.configMapRef), has(self.secretRef)].filter(x, x).size() == 1',
+        message: 'exactly one of inline, configMapRef or secretRef must be set',
+      },
+    ],
+  },
+);
+export type CABundleSource = Static<typeof CABundleSource>;
+
+/** `spec.providerID` of an InfraMachine: written once, then immutable. */
+export function ProviderID(scheme: string): ReturnType<typeof Type.String> {
+  return Type.String({
+    description: `Backend identity of the VM (${scheme}). Written once before the VM is created; immutable afterwards.`,
+    minLength: 1,
+    maxLength: 512,
+  });
+}
+
+export const PROVIDER_ID_IMMUTABLE = {
+  rule: '!has(oldSelf.providerID) || (has(self.providerID) && self.providerID == oldSelf.providerID)',
+  message: 'providerID is immutable once set',
+  fieldPath: '.providerID',
+} as const;

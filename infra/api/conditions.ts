@@ -1,0 +1,82 @@
+// Condition types and reasons: the vocabulary users read in `kubectl describe`.
+// Call sites use these members, never string literals (STYLE §2 Naming).
+
+/** Condition types. */
+export const ConditionType = {
+  /** Summary: the object does what its spec asks. Every kind with status has it. */
+  Ready: 'Ready',
+  /** VirtualMachine: a (Provider, failure domain) was chosen. False says why nothing fits. */
+  Scheduled: 'Scheduled',
+  /** VirtualMachine: the current placement still matches the spec; False when it drifted. */
+  PlacementValid: 'PlacementValid',
+  /** VirtualMachine: copy of the infrastructure object's Ready condition. */
+  InfrastructureReady: 'InfrastructureReady',
+  /** Provider: the backend endpoint answered with the given credentials. */
+  ProviderReachable: 'ProviderReachable',
+  /** VMImage: the image is usable on every Provider that reported a row. */
+  ImageReady: 'ImageReady',
+  /** Any kind honouring spec.paused or the cluster.x-k8s.io/paused annotation. */
+  Paused: 'Paused',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** Reasons. A reason says what is true, so users can act on it. */
+export const Reason = {
+  /** Everything converged. */
+  Reconciled: 'Reconciled',
+  /** Scheduled=True: a placement was chosen. */
+  Scheduled: 'Scheduled',
+  /** No Provider in the namespace matches spec.placement.providerSelector. Fix the selector or label a Provider. */
+  NoProviderMatched: 'NoProviderMatched',
+  /** Providers matched but none of their failure domains fits; the message lists why, per candidate. */
+  NoFailureDomainMatched: 'NoFailureDomainMatched',
+  /** The VMImage is not ready on any matching Provider yet. Wait, or check VMImage status.perProvider. */
+  ImageNotReady: 'ImageNotReady',
+  /** The class asks for efi-secure but no failure domain offers efiSecureBoot. */
+  FirmwareUnsupported: 'FirmwareUnsupported',
+  /** Every candidate is excluded by a required anti-affinity term. */
+  AntiAffinityUnsatisfied: 'AntiAffinityUnsatisfied',
+  /** The infrastructure object could not be built from class, image and failure domain; see the message. */
+  InfraBuildFailed: 'InfraBuildFailed',
+  /** Ready=False while scheduling has not succeeded. */
+  Scheduling: 'Scheduling',
+  /** Ready=False while PlacementValid is False. */
+  PlacementInvalid: 'PlacementInvalid',
+  /** Ready=False while the infrastructure object is not Ready. */
+  InfrastructureNotReady: 'InfrastructureNotReady',
+  /** The infrastructure object has no Ready condition yet. */
+  Pending: 'Pending',
+  /** spec.paused or the cluster.x-k8s.io/paused annotation is set; nothing is reconciled. */
+  Paused: 'Paused',
+  /** Paused=False: reconciliation is active. */
+  NotPaused: 'NotPaused',
+  /** A static address in spec.networkOverrides is already held by another VirtualMachine. */
+  DuplicateAddress: 'DuplicateAddress',
+  /** PlacementValid=False: the chosen Provider no longer fits. */
+  ProviderChanged: 'ProviderChanged',
+  /** PlacementValid=False: the chosen failure domain no longer fits. */
+  FailureDomainChanged: 'FailureDomainChanged',
+  /** PlacementValid=False: a storage class now resolves differently. */
+  StorageMappingChanged: 'StorageMappingChanged',
+  /** PlacementValid=False: a network class now resolves differently. */
+  NetworkMappingChanged: 'NetworkMappingChanged',
+  /** PlacementValid=True: the placement matches the spec. */
+  PlacementMatches: 'PlacementMatches',
+  /** Provider: the credentials Secret does not exist. Create it in the Provider's namespace. */
+  SecretMissing: 'SecretMissing',
+  /** Provider: the credentials Secret lacks a required key or holds an invalid value. */
+  SecretInvalid: 'SecretInvalid',
+  /** Provider: the endpoint did not answer, refused the credentials, or failed TLS verification. */
+  ConnectFailed: 'ConnectFailed',
+  /** Provider: connected, but reading the inventory failed. */
+  InventoryFailed: 'InventoryFailed',
+  /** Provider: a declared storage or network class is usable in no failure domain. */
+  CapabilitiesIncomplete: 'CapabilitiesIncomplete',
+  /** InfraCluster: no Provider matched providerRefs / providerSelector. */
+  NoProviders: 'NoProviders',
+  /** VMImage: no Provider has reported a row yet. */
+  NoProviderRows: 'NoProviderRows',
+  /** VMImage: at least one Provider row is not ready. */
+  ImageNotReadyOnProvider: 'ImageNotReadyOnProvider',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];

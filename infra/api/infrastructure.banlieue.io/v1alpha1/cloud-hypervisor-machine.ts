@@ -1,0 +1,77 @@
+import { Ipam, MacAddress } from '../../common.js';
+import type { ObjectOf } from '../../kind.js';
+import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+
+export const CloudHypervisorMachineSpec = Type.Object(
+  {
+    ...machineSpecFields('cloudhypervisor://<UUID>'),
+    bootSource: Type.Object(
+      {
+        kind: StringEnum(['image', 'installMedia'] as const, {
+          description: 'image: copy a disk image as the OS disk; installMedia: boot an installer.',
+        }),
+        image: Type.String({ description: 'Image name or path on the host.', minLength: 1, maxLength: 1024 }),
+      },
+      { description: 'What the OS disk starts from.' },
+    ),
+    cpus: Type.Object(
+      {
+        boot: Type.Integer({ description: 'vCPUs at boot.', minimum: 1, maximum: 256 }),
+        max: Type.Optional(Type.Integer({ description: 'Maximum vCPUs (hot-plug); boot when unset.', minimum: 1, maximum: 256 })),
+      },
+      {
+        description: 'vCPUs.',
+        'x-kubernetes-validations': [{ rule: '!has(self.max) || self.max >= self.boot', message: 'max must be at least boot', fieldPath: '.max' }],
+      },
+    ),
+    memory: Type.Object(
+      {
+        sizeMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
+        hugepages: Type.Optional(Type.Boolean({ description: 'Back guest memory with huge pages.' })),
+      },
+      { description: 'Memory.' },
+    ),
+    osDiskSizeGiB: SizeGiB('OS disk size in GiB.'),
+    storageClass: Type.String({ description: 'Host-declared storage class for the disks.', minLength: 1, maxLength: 63 }),
+    nics: Type.Optional(
+      ListMap(
+        Type.Object(
+          {
+            name: Name('Interface name.', { maxLength: 63 }),
+            networkClass: Type.String({ description: 'Host-declared network class (a bridge).', minLength: 1, maxLength: 63 }),
+            macAddress: Type.Optional(MacAddress()),
+            ipam: Type.Optional(Ipam),
+          },
+          { description: 'A network interface (a tap on the class bridge).' },
+        ),
+        ['name'],
+        { description: 'Network interfaces, in order.', maxItems: 16 },
+      ),
+    ),
+  },
+  { description: 'Desired state of the Cloud Hypervisor VM.', ...machineSpecValidations() },
+);
+
+export const CloudHypervisorMachineStatus = Type.Object(
+  {
+    ...machineStatusFields,
+    hostUid: Type.Optional(Type.String({ description: 'Identity of the host running the VMM.' })),
+    addressSource: Type.Optional(StringEnum(['static', 'neighbour'] as const, { description: 'Where status.addresses came from.' })),
+  },
+  { description: 'Observed state of the Cloud Hypervisor VM.' },
+);
+
+export const { machine: CloudHypervisorMachineKind, template: CloudHypervisorMachineTemplateKind } = defineMachineKinds({
+  kind: 'CloudHypervisorMachine',
+  shortName: 'chm',
+  backend: 'Cloud Hypervisor',
+  spec: CloudHypervisorMachineSpec,
+  status: CloudHypervisorMachineStatus,
+  extraColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.bootSource.image', priority: 1 }],
+});
+
+export type CloudHypervisorMachineSpec = Static<typeof CloudHypervisorMachineSpec>;
+export type CloudHypervisorMachineStatus = Static<typeof CloudHypervisorMachineStatus>;
+export type CloudHypervisorMachine = ObjectOf<typeof CloudHypervisorMachineKind>;
+export type CloudHypervisorMachineTemplate = ObjectOf<typeof CloudHypervisorMachineTemplateKind>;

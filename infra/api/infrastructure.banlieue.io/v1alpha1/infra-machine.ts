@@ -1,0 +1,134 @@
+// What every InfraMachine kind shares (CAPI v1beta2 InfraMachine contract),
+// and the *MachineTemplate built from a machine spec.
+import {
+  Addresses,
+  Conditions,
+  DesiredPowerState,
+  KeySelector,
+  LocalObjectReference,
+  MachineInitializationStatus,
+  ObservedGeneration,
+  ObservedPowerState,
+  PROVIDER_ID_IMMUTABLE,
+  ProviderID,
+} from '../../common.js';
+import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type PrinterColumn } from '../../kind.js';
+import { StringMap, Type, type TSchema, type TObject, type TProperties } from '../../schema.js';
+
+/** Spec fields of every InfraMachine. */
+export function machineSpecFields(providerIDScheme: string) {
+  return {
+    providerRef: Type.Optional(
+      Type.Object(LocalObjectReference.properties, {
+        description:
+          'Provider (same namespace) that runs this machine. When unset, the Provider publishing spec.failureDomain (or the owning CAPI Machine failure domain) is used.',
+      }),
+    ),
+    providerID: Type.Optional(ProviderID(providerIDScheme)),
+    failureDomain: Type.Optional(
+      Type.String({ description: 'Failure domain (as published by a Provider) to place the VM in.', maxLength: 256 }),
+    ),
+    desiredPowerState: Type.Optional(DesiredPowerState()),
+    userDataSecretRef: Type.Optional(
+      Type.Object(KeySelector('value', 'Secret').properties, {
+        description:
+          'Secret (same namespace) holding the rendered user-data. When unset on a CAPI-owned machine, the owning Machine spec.bootstrap.dataSecretName is used.',
+      }),
+    ),
+  };
+}
+
+/** Status fields of every InfraMachine. */
+export const machineStatusFields = {
+  initialization: Type.Optional(MachineInitializationStatus),
+  addresses: Type.Optional(Addresses()),
+  failureDomain: Type.Optional(Type.String({ description: 'Failure domain the VM runs in.' })),
+  observedPowerState: Type.Optional(ObservedPowerState()),
+  conditions: Type.Optional(Conditions()),
+  observedGeneration: Type.Optional(ObservedGeneration()),
+};
+
+export function machineSpecValidations(): { 'x-kubernetes-validations': readonly (typeof PROVIDER_ID_IMMUTABLE)[] } {
+  return { 'x-kubernetes-validations': [PROVIDER_ID_IMMUTABLE] };
+}
+
+const machineColumns = (extra: readonly PrinterColumn[]): PrinterColumn[] => [
+  { name: 'Cluster', type: 'string', jsonPath: ".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']" },
+  { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name' },
+  { name: 'Provisioned', type: 'boolean', jsonPath: '.status.initialization.provisioned' },
+  { name: 'Power', type: 'string', jsonPath: '.status.observedPowerState' },
+  { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+  ...extra,
+  { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', priority: 1 },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/** Template metadata CAPI copies onto the machines it clones. */
+export const TemplateMetadata = Type.Object(
+  {
+    labels: Type.Optional(StringMap({ description: 'Labels to set on cloned objects.' })),
+    annotations: Type.Optional(StringMap({ description: 'Annotations to set on cloned objects.' })),
+  },
+  { description: 'Metadata of the objects cloned from this template.' },
+);
+
+/** `spec.template.{metadata,spec}`, immutable as CAPI expects of templates. */
+export function templateSpec<S extends TSchema>(kind: string, spec: S) {
+  return Type.Object(
+    {
+      template: Type.Object(
+        { metadata: Type.Optional(TemplateMetadata), spec },
+        { description: `Template of the ${kind} objects cloned from it.` },
+      ),
+    },
+    {
+      description: `Desired state of the ${kind}Template. Immutable: create a new template to change machines.`,
+      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+    },
+  );
+}
+
+interface MachineKindsInput<Spec extends TObject<TProperties>, Status extends TObject<TProperties>> {
+  readonly kind: string;
+  readonly shortName: string;
+  readonly backend: string;
+  readonly spec: Spec;
+  readonly status: Status;
+  readonly extraColumns?: readonly PrinterColumn[];
+}
+
+/** The machine kind and its template kind. */
+export function defineMachineKinds<Spec extends TObject<TProperties>, Status extends TObject<TProperties>>(
+  input: MachineKindsInput<Spec, Status>,
+) {
+  const lower = input.kind.toLowerCase();
+  const machine = defineKind({
+    group: INFRA_GROUP,
+    version: API_VERSION,
+    kind: input.kind,
+    plural: `${lower}s`,
+    shortNames: [input.shortName],
+    scope: 'Namespaced',
+    categories: ['banlieue', 'cluster-api'],
+    description: `A ${input.kind} is one ${input.backend} VM. banlieue writes it for a VirtualMachine; Cluster API clones it from a ${input.kind}Template for a Machine (v1beta2 InfraMachine contract).`,
+    spec: input.spec,
+    status: input.status,
+    printerColumns: machineColumns(input.extraColumns ?? []),
+    capiContract: true,
+  });
+  const template = defineKind({
+    group: INFRA_GROUP,
+    version: API_VERSION,
+    kind: `${input.kind}Template`,
+    plural: `${lower}templates`,
+    shortNames: [`${input.shortName}t`],
+    scope: 'Namespaced',
+    categories: ['banlieue', 'cluster-api'],
+    description: `A ${input.kind}Template is the ${input.kind} shape Cluster API clones for each Machine of a MachineDeployment or control plane.`,
+    spec: templateSpec(input.kind, input.spec),
+    status: undefined,
+    printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    capiContract: true,
+  });
+  return { machine, template } satisfies Record<string, KindDefinition>;
+}

@@ -1,0 +1,87 @@
+import { FirmwareField, Ipam, MacAddress } from '../../common.js';
+import type { ObjectOf } from '../../kind.js';
+import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+
+export const LibvirtMachineSpec = Type.Object(
+  {
+    ...machineSpecFields('libvirt://<domain UUID>'),
+    domainName: Type.Optional(
+      Type.String({ description: 'libvirt domain name; <namespace>-<name> when unset.', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
+    ),
+    pool: Type.String({ description: 'Storage pool for the disks and the seed ISO.', minLength: 1, maxLength: 253 }),
+    bootSource: Type.Object(
+      {
+        kind: StringEnum(['backingVolume', 'installMedia'] as const, {
+          description: 'backingVolume: the OS disk is a qcow2 overlay on this volume; installMedia: boot an installer ISO.',
+        }),
+        volume: Type.String({ description: 'Volume name in the pool.', minLength: 1, maxLength: 253 }),
+      },
+      { description: 'What the OS disk starts from.' },
+    ),
+    vcpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1, maximum: 256 }),
+    memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
+    firmware: Type.Optional(FirmwareField()),
+    machineType: Type.Optional(Type.String({ description: 'QEMU machine type, e.g. q35.', maxLength: 64 })),
+    disks: ListMap(
+      Type.Object(
+        {
+          name: Name('Disk name.', { maxLength: 63 }),
+          sizeGiB: SizeGiB('Size in GiB.'),
+          bus: Type.Optional(StringEnum(['virtio', 'scsi', 'sata'] as const, { description: 'Disk bus.', default: 'virtio' })),
+        },
+        { description: 'A disk.' },
+      ),
+      ['name'],
+      { description: 'Disks; the first is the OS disk.', minItems: 1, maxItems: 32 },
+    ),
+    network: Type.Optional(
+      ListMap(
+        Type.Object(
+          {
+            name: Name('Interface name.', { maxLength: 63 }),
+            source: Type.Object(
+              {
+                kind: StringEnum(['network', 'bridge'] as const, { description: 'A libvirt network or a host bridge.' }),
+                name: Type.String({ description: 'Network or bridge name.', minLength: 1, maxLength: 253 }),
+              },
+              { description: 'Where the interface is plugged.' },
+            ),
+            model: Type.Optional(Type.String({ description: 'NIC model.', default: 'virtio', maxLength: 32 })),
+            macAddress: Type.Optional(MacAddress()),
+            ipam: Type.Optional(Ipam),
+          },
+          { description: 'A network interface.' },
+        ),
+        ['name'],
+        { description: 'Network interfaces, in order.', maxItems: 16 },
+      ),
+    ),
+  },
+  { description: 'Desired state of the libvirt domain.', ...machineSpecValidations() },
+);
+
+export const LibvirtMachineStatus = Type.Object(
+  {
+    ...machineStatusFields,
+    domainUuid: Type.Optional(Type.String({ description: 'UUID of the libvirt domain.' })),
+    addressSource: Type.Optional(
+      StringEnum(['guestAgent', 'dhcpLease', 'arpTable', 'static'] as const, { description: 'Where status.addresses came from.' }),
+    ),
+  },
+  { description: 'Observed state of the libvirt domain.' },
+);
+
+export const { machine: LibvirtMachineKind, template: LibvirtMachineTemplateKind } = defineMachineKinds({
+  kind: 'LibvirtMachine',
+  shortName: 'lvm',
+  backend: 'libvirt',
+  spec: LibvirtMachineSpec,
+  status: LibvirtMachineStatus,
+  extraColumns: [{ name: 'Domain', type: 'string', jsonPath: '.spec.domainName', priority: 1 }],
+});
+
+export type LibvirtMachineSpec = Static<typeof LibvirtMachineSpec>;
+export type LibvirtMachineStatus = Static<typeof LibvirtMachineStatus>;
+export type LibvirtMachine = ObjectOf<typeof LibvirtMachineKind>;
+export type LibvirtMachineTemplate = ObjectOf<typeof LibvirtMachineTemplateKind>;

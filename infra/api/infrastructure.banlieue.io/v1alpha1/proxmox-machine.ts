@@ -1,0 +1,97 @@
+import { FirmwareField, Ipam, MacAddress } from '../../common.js';
+import type { ObjectOf } from '../../kind.js';
+import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+
+export const ProxmoxMachineSpec = Type.Object(
+  {
+    ...machineSpecFields('proxmox://<SMBIOS UUID>'),
+    node: Type.Optional(
+      Type.String({ description: 'Proxmox node to run on; from the failure domain raw attributes when unset.', maxLength: 64 }),
+    ),
+    templateVmid: Type.Integer({ description: 'VMID of the template to clone.', minimum: 100, maximum: 999999999 }),
+    storage: Type.Optional(Type.String({ description: 'Storage for the cloned disks; the template storage when unset.', maxLength: 64 })),
+    pool: Type.Optional(Type.String({ description: 'Proxmox resource pool to add the VM to.', maxLength: 64 })),
+    cores: Type.Integer({ description: 'CPU cores per socket.', minimum: 1, maximum: 512 }),
+    sockets: Type.Optional(Type.Integer({ description: 'CPU sockets.', minimum: 1, maximum: 16, default: 1 })),
+    cpuType: Type.Optional(Type.String({ description: 'QEMU CPU type, e.g. host or x86-64-v2-AES.', maxLength: 64 })),
+    memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
+    firmware: Type.Optional(FirmwareField()),
+    osDiskSizeGiB: SizeGiB('OS disk (scsi0) size; grown if the template disk is smaller, never shrunk.'),
+    dataDisks: Type.Optional(
+      ListMap(
+        Type.Object(
+          {
+            name: Name('Disk name.', { maxLength: 63 }),
+            sizeGiB: SizeGiB('Size in GiB.'),
+            storage: Type.Optional(Type.String({ description: 'Storage; spec.storage when unset.', maxLength: 64 })),
+            iothread: Type.Optional(Type.Boolean({ description: 'Give the disk its own I/O thread.' })),
+            discard: Type.Optional(Type.Boolean({ description: 'Pass discard/trim to the storage.' })),
+            ssd: Type.Optional(Type.Boolean({ description: 'Present the disk as an SSD.' })),
+          },
+          { description: 'A data disk (scsi1 onwards).' },
+        ),
+        ['name'],
+        { description: 'Data disks.', maxItems: 30 },
+      ),
+    ),
+    nics: ListMap(
+      Type.Object(
+        {
+          name: Name('Interface name.', { maxLength: 63 }),
+          bridge: Type.String({ description: 'Linux bridge or SDN vnet, e.g. vmbr0.', minLength: 1, maxLength: 64 }),
+          vlan: Type.Optional(Type.Integer({ description: 'VLAN tag.', minimum: 1, maximum: 4094 })),
+          model: Type.Optional(
+            StringEnum(['virtio', 'e1000', 'rtl8139', 'vmxnet3'] as const, { description: 'NIC model.', default: 'virtio' }),
+          ),
+          macAddress: Type.Optional(MacAddress()),
+          ipam: Type.Optional(Ipam),
+        },
+        { description: 'A network interface (netN).' },
+      ),
+      ['name'],
+      { description: 'Network interfaces, in order (net0, net1, ...).', minItems: 1, maxItems: 16 },
+    ),
+    isoStorage: Type.Optional(
+      Type.String({ description: 'Storage (with iso content) for the cloud-init seed ISO.', maxLength: 64 }),
+    ),
+  },
+  {
+    description: 'Desired state of the Proxmox VM.',
+    'x-kubernetes-validations': [
+      ...machineSpecValidations()['x-kubernetes-validations'],
+      {
+        rule: '!self.nics.exists(n, has(n.ipam) && has(n.ipam.static)) || has(self.isoStorage)',
+        message: 'isoStorage is required when a NIC has a static address (the seed ISO carries it)',
+        fieldPath: '.isoStorage',
+      },
+    ],
+  },
+);
+
+export const ProxmoxMachineStatus = Type.Object(
+  {
+    ...machineStatusFields,
+    node: Type.Optional(Type.String({ description: 'Node the VM runs on.' })),
+    vmid: Type.Optional(Type.Integer({ description: 'VMID of the VM.', minimum: 100, maximum: 999999999 })),
+    addressSource: Type.Optional(StringEnum(['static', 'guestAgent'] as const, { description: 'Where status.addresses came from.' })),
+  },
+  { description: 'Observed state of the Proxmox VM.' },
+);
+
+export const { machine: ProxmoxMachineKind, template: ProxmoxMachineTemplateKind } = defineMachineKinds({
+  kind: 'ProxmoxMachine',
+  shortName: 'pvem',
+  backend: 'Proxmox VE',
+  spec: ProxmoxMachineSpec,
+  status: ProxmoxMachineStatus,
+  extraColumns: [
+    { name: 'Node', type: 'string', jsonPath: '.status.node' },
+    { name: 'VMID', type: 'integer', jsonPath: '.status.vmid' },
+  ],
+});
+
+export type ProxmoxMachineSpec = Static<typeof ProxmoxMachineSpec>;
+export type ProxmoxMachineStatus = Static<typeof ProxmoxMachineStatus>;
+export type ProxmoxMachine = ObjectOf<typeof ProxmoxMachineKind>;
+export type ProxmoxMachineTemplate = ObjectOf<typeof ProxmoxMachineTemplateKind>;

@@ -1,0 +1,81 @@
+import { DISK_PROVISIONINGS, FirmwareField, Ipam, MacAddress } from '../../common.js';
+import type { ObjectOf } from '../../kind.js';
+import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+
+export const VSphereMachineSpec = Type.Object(
+  {
+    ...machineSpecFields('vsphere://<BIOS UUID>'),
+    template: Type.String({ description: 'Name of the VM template to clone.', minLength: 1, maxLength: 1024 }),
+    templateFolder: Type.Optional(Type.String({ description: 'Inventory folder that holds the template.', maxLength: 1024 })),
+    datacenter: Type.Optional(
+      Type.String({ description: 'Datacenter; from the failure domain raw attributes when unset.', maxLength: 256 }),
+    ),
+    cluster: Type.Optional(
+      Type.String({ description: 'Compute cluster; from the failure domain raw attributes when unset.', maxLength: 256 }),
+    ),
+    resourcePool: Type.Optional(
+      Type.String({ description: 'Resource pool; the cluster root pool when unset.', maxLength: 1024 }),
+    ),
+    folder: Type.Optional(Type.String({ description: 'VM folder; the datacenter VM folder when unset.', maxLength: 1024 })),
+    datastore: Type.Optional(
+      Type.String({ description: 'Datastore (or datastore cluster) for the disks; the template datastore when unset.', maxLength: 256 }),
+    ),
+    numCpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1, maximum: 256 }),
+    memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
+    firmware: Type.Optional(FirmwareField()),
+    disks: Type.Optional(
+      ListMap(
+        Type.Object(
+          {
+            name: Name('Disk name.', { maxLength: 63 }),
+            sizeGiB: SizeGiB('Size in GiB; the first disk is the template OS disk, grown to this size if smaller.'),
+            provisioning: Type.Optional(StringEnum(DISK_PROVISIONINGS, { description: 'thin, thick or eagerZeroed.', default: 'thin' })),
+          },
+          { description: 'A disk.' },
+        ),
+        ['name'],
+        { description: 'Disks; the first is the OS disk from the template.', maxItems: 32 },
+      ),
+    ),
+    network: Type.Optional(
+      ListMap(
+        Type.Object(
+          {
+            name: Name('Interface name.', { maxLength: 63 }),
+            portGroup: Type.String({ description: 'Standard or distributed port group name.', minLength: 1, maxLength: 256 }),
+            macAddress: Type.Optional(MacAddress()),
+            ipam: Type.Optional(Ipam),
+          },
+          { description: 'A network interface.' },
+        ),
+        ['name'],
+        { description: 'Network interfaces, in order; they replace the template NICs.', maxItems: 10 },
+      ),
+    ),
+  },
+  { description: 'Desired state of the vSphere VM.', ...machineSpecValidations() },
+);
+
+export const VSphereMachineStatus = Type.Object(
+  {
+    ...machineStatusFields,
+    vmRef: Type.Optional(Type.String({ description: 'Managed object reference of the VM (e.g. vm-42).' })),
+    biosUuid: Type.Optional(Type.String({ description: 'BIOS UUID (config.uuid) of the VM.' })),
+  },
+  { description: 'Observed state of the vSphere VM.' },
+);
+
+export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind } = defineMachineKinds({
+  kind: 'VSphereMachine',
+  shortName: 'vsm',
+  backend: 'vSphere',
+  spec: VSphereMachineSpec,
+  status: VSphereMachineStatus,
+  extraColumns: [{ name: 'vSphereCluster', type: 'string', jsonPath: '.spec.cluster', priority: 1 }],
+});
+
+export type VSphereMachineSpec = Static<typeof VSphereMachineSpec>;
+export type VSphereMachineStatus = Static<typeof VSphereMachineStatus>;
+export type VSphereMachine = ObjectOf<typeof VSphereMachineKind>;
+export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>;

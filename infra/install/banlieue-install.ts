@@ -1,0 +1,114 @@
+// The whole install, as parts. BanlieueInstall puts every part into one scope
+// (for users' cdk8s apps); addInstallCharts gives each part its own chart (for
+// dist/ and `banlieue bootstrap operator`, one file per chart, in apply order).
+import { App, Chart } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-30';
+import { Construct } from 'constructs';
+import { BanlieueCustomResourceDefinitions } from '../crds/custom-resource-definition.js';
+import { AdmissionPolicies } from './admission-policies.js';
+import { CapiInfrastructureRole } from './capi-infrastructure-role.js';
+import { clusterScoped } from './cluster-scoped.js';
+import { resolveInstallProps, CLUSTER_SIDE_BACKENDS, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
+import { componentLabels } from './labels.js';
+import { NetworkPolicies } from './network-policies.js';
+import { controllerRules, providerRules } from './rbac-rules.js';
+import { RoleWorkload } from './role-workload.js';
+
+interface InstallPart {
+  /** Chart id and construct id. */
+  readonly id: string;
+  readonly enabled: (props: ResolvedInstallProps) => boolean;
+  readonly build: (scope: Construct, props: ResolvedInstallProps) => void;
+}
+
+const always = (): boolean => true;
+
+export const INSTALL_PARTS: readonly InstallPart[] = [
+  {
+    id: 'banlieue-namespace',
+    enabled: always,
+    build: (scope, props) =>
+      void clusterScoped(
+        new kplus.k8s.KubeNamespace(scope, 'namespace', {
+          metadata: { name: props.namespace, labels: componentLabels('namespace') },
+        }),
+      ),
+  },
+  {
+    id: 'banlieue-crds',
+    enabled: always,
+    build: (scope) => void new BanlieueCustomResourceDefinitions(scope, 'crds'),
+  },
+  {
+    id: 'banlieue-capi-infrastructure',
+    enabled: always,
+    build: (scope) => void new CapiInfrastructureRole(scope, 'capi-infrastructure'),
+  },
+  {
+    id: 'banlieue-controller',
+    enabled: always,
+    build: (scope, props) =>
+      void new RoleWorkload(scope, 'controller', {
+        install: props,
+        name: 'banlieue-controller',
+        component: 'controller',
+        rules: controllerRules(),
+        args: ['controller'],
+      }),
+  },
+  {
+    id: 'banlieue-providers',
+    enabled: (props) => props.backends.length > 0,
+    build: (scope, props) => {
+      for (const backend of props.backends) {
+        new RoleWorkload(scope, `provider-${backend}`, {
+          install: props,
+          name: `banlieue-provider-${backend}`,
+          component: `provider-${backend}`,
+          rules: providerRules(backend),
+          args: ['provider', backend],
+          // The Cloud Hypervisor provider runs on each host (it drives local VMM sockets).
+          deployment: CLUSTER_SIDE_BACKENDS.includes(backend),
+        });
+      }
+    },
+  },
+  {
+    id: 'banlieue-admission-policies',
+    enabled: (props) => props.admissionPolicies,
+    build: (scope) => void new AdmissionPolicies(scope, 'admission-policies'),
+  },
+  {
+    id: 'banlieue-network-policies',
+    enabled: (props) => props.networkPolicies,
+    build: (scope, props) => void new NetworkPolicies(scope, 'network-policies', { namespace: props.namespace }),
+  },
+];
+
+/** banlieue's install (CRDs, RBAC, workloads) as one construct for a cdk8s app. */
+export class BanlieueInstall extends Construct {
+  public readonly props: ResolvedInstallProps;
+
+  constructor(scope: Construct, id: string, props: BanlieueInstallProps = {}) {
+    super(scope, id);
+    this.props = resolveInstallProps(props);
+    for (const part of INSTALL_PARTS) {
+      if (part.enabled(this.props)) part.build(new Construct(this, part.id), this.props);
+    }
+  }
+}
+
+/** One chart per install part, ordered so each applies after the one before. */
+export function addInstallCharts(app: App, props: BanlieueInstallProps = {}): Chart[] {
+  const resolved = resolveInstallProps(props);
+  const charts: Chart[] = [];
+  for (const part of INSTALL_PARTS) {
+    if (!part.enabled(resolved)) continue;
+    const chart = new Chart(app, part.id);
+    part.build(chart, resolved);
+    const previous = charts.at(-1);
+    if (previous) chart.addDependency(previous);
+    charts.push(chart);
+  }
+  return charts;
+}

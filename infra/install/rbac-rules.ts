@@ -1,0 +1,74 @@
+// RBAC as data, derived from what each role reads and writes. Least privilege:
+// no wildcards, and never list/watch on Secrets (credentials are read by name).
+import { CORE_GROUP, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
+import { INFRA_CLUSTER_KINDS, INFRA_CLUSTER_TEMPLATE_KINDS, INFRA_MACHINE_KINDS, INFRA_MACHINE_TEMPLATE_KINDS, MACHINE_KIND_BY_BACKEND } from '../api/kinds.js';
+import type { Backend } from '../api/banlieue.io/v1alpha1/provider.js';
+
+export interface PolicyRule {
+  readonly apiGroups: string[];
+  readonly resources: string[];
+  readonly verbs: string[];
+  readonly resourceNames?: string[];
+}
+
+export const ALL_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const READ = ['get', 'list', 'watch'];
+const STATUS_WRITE = ['get', 'update', 'patch'];
+
+const plurals = (kinds: readonly KindDefinition[]): string[] => kinds.map((k) => k.plural);
+const statusOf = (kinds: readonly KindDefinition[]): string[] => kinds.filter((k) => k.status).map((k) => `${k.plural}/status`);
+
+const eventRules: PolicyRule[] = [
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
+/**
+ * The ClusterRole CAPI's manager aggregates (label
+ * cluster.x-k8s.io/aggregate-to-manager): every infrastructure kind and its
+ * status, nothing else.
+ */
+export function capiInfrastructureRules(): PolicyRule[] {
+  const kinds = [...INFRA_MACHINE_KINDS, ...INFRA_MACHINE_TEMPLATE_KINDS, ...INFRA_CLUSTER_KINDS, ...INFRA_CLUSTER_TEMPLATE_KINDS];
+  return [{ apiGroups: [INFRA_GROUP], resources: [...plurals(kinds), ...statusOf(kinds)].sort(), verbs: [...ALL_VERBS] }];
+}
+
+/** banlieue controller: schedules VMs, writes infra machines, aggregates InfraClusters and VMImage readiness. */
+export function controllerRules(): PolicyRule[] {
+  return [
+    { apiGroups: [CORE_GROUP], resources: ['virtualmachines'], verbs: [...READ, 'update', 'patch'] },
+    { apiGroups: [CORE_GROUP], resources: ['virtualmachines/status', 'vmimages/status'], verbs: STATUS_WRITE },
+    { apiGroups: [CORE_GROUP], resources: ['virtualmachines/finalizers'], verbs: ['update'] },
+    { apiGroups: [CORE_GROUP], resources: ['providers', 'vmclasses', 'vmimages'], verbs: READ },
+    { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_MACHINE_KINDS), verbs: [...ALL_VERBS] },
+    { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_CLUSTER_KINDS), verbs: [...READ, 'update', 'patch'] },
+    { apiGroups: [INFRA_GROUP], resources: statusOf(INFRA_CLUSTER_KINDS), verbs: STATUS_WRITE },
+    // User-data: the source Secret/ConfigMap is read by name; the rendered
+    // user-data Secret is applied (create+patch) and garbage-collected via its
+    // ownerReference. No list/watch: the controller cannot enumerate Secrets.
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+    ...eventRules,
+  ];
+}
+
+/** A provider role: its Providers, its machine kind, its VMImage rows, credentials by name. */
+export function providerRules(backend: Backend): PolicyRule[] {
+  const machine = MACHINE_KIND_BY_BACKEND[backend];
+  return [
+    { apiGroups: [CORE_GROUP], resources: ['providers', 'vmimages'], verbs: READ },
+    { apiGroups: [CORE_GROUP], resources: ['providers/status', 'vmimages/status'], verbs: STATUS_WRITE },
+    { apiGroups: [INFRA_GROUP], resources: [machine.plural], verbs: [...READ, 'update', 'patch'] },
+    { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/status`], verbs: STATUS_WRITE },
+    { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/finalizers`], verbs: ['update'] },
+    // A CAPI-owned machine takes its failure domain and bootstrap Secret from the owning Machine.
+    { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['get'] },
+    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] },
+    ...eventRules,
+  ];
+}
+
+/** Leader election, granted in the install namespace only. */
+export function leaderElectionRules(): PolicyRule[] {
+  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'patch'] }];
+}

@@ -1,0 +1,112 @@
+// One banlieue role (the controller, or a provider): its identity, its RBAC and,
+// unless it runs outside the cluster, its Deployment. Every role is installed
+// by this one construct, so they cannot drift apart.
+import { ApiObject, Duration, JsonPatch, Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-30';
+import { Construct } from 'constructs';
+import { clusterScoped } from './cluster-scoped.js';
+import { imageOf, type ResolvedInstallProps } from './install-props.js';
+import { componentLabels, selectorLabels } from './labels.js';
+import { leaderElectionRules, type PolicyRule } from './rbac-rules.js';
+
+export const METRICS_PORT = 8080;
+export const HEALTH_PORT = 8081;
+const NON_ROOT_UID = 65532;
+
+export interface RoleWorkloadProps {
+  readonly install: ResolvedInstallProps;
+  /** Object name of the ServiceAccount, roles, bindings and Deployment, e.g. banlieue-controller. */
+  readonly name: string;
+  /** app.kubernetes.io/component value, e.g. controller or provider-vsphere. */
+  readonly component: string;
+  /** Cluster-wide rules of the role. */
+  readonly rules: PolicyRule[];
+  /** `banlieue` subcommand and flags, e.g. ['provider', 'vsphere']. */
+  readonly args: string[];
+  /**
+   * Whether the role runs as a Deployment here; false for roles that run on
+   * their own hosts and only need an identity.
+   * @default true
+   */
+  readonly deployment?: boolean;
+}
+
+export class RoleWorkload extends Construct {
+  constructor(scope: Construct, id: string, props: RoleWorkloadProps) {
+    super(scope, id);
+    const { install, name, component } = props;
+    const labels = componentLabels(component);
+    const meta = { name, namespace: install.namespace, labels };
+
+    const serviceAccount = new kplus.ServiceAccount(this, 'service-account', { metadata: meta, automountToken: true });
+    const subject = { kind: 'ServiceAccount', name, namespace: install.namespace };
+
+    clusterScoped(new kplus.k8s.KubeClusterRole(this, 'cluster-role', { metadata: { name, labels }, rules: props.rules }));
+    clusterScoped(
+      new kplus.k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
+        metadata: { name, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [subject],
+      }),
+    );
+    const leaseRole = `${name}-leader-election`;
+    new kplus.k8s.KubeRole(this, 'leader-election-role', {
+      metadata: { ...meta, name: leaseRole },
+      rules: leaderElectionRules(),
+    });
+    new kplus.k8s.KubeRoleBinding(this, 'leader-election-role-binding', {
+      metadata: { ...meta, name: leaseRole },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+      subjects: [subject],
+    });
+
+    if (props.deployment ?? true) this.addDeployment(serviceAccount, props);
+  }
+
+  private addDeployment(serviceAccount: kplus.ServiceAccount, props: RoleWorkloadProps): void {
+    const { install, name, component } = props;
+    const selector = selectorLabels(component);
+    const runAs = { ensureNonRoot: true, user: NON_ROOT_UID, group: NON_ROOT_UID };
+    const deployment = new kplus.Deployment(this, 'deployment', {
+      metadata: { name, namespace: install.namespace, labels: componentLabels(component) },
+      replicas: 1,
+      select: false,
+      serviceAccount,
+      // The role talks to the API server with its own token (cdk8s-plus defaults to none).
+      automountServiceAccountToken: true,
+      podMetadata: { labels: componentLabels(component) },
+      securityContext: { ...runAs, fsGroupChangePolicy: kplus.FsGroupChangePolicy.ON_ROOT_MISMATCH },
+      containers: [
+        {
+          // clusterctl and CAPI tooling expect the manager container by this name.
+          name: 'manager',
+          image: imageOf(install),
+          imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
+          args: [...props.args, `--metrics-port=${METRICS_PORT}`, `--health-port=${HEALTH_PORT}`],
+          ports: [
+            { number: METRICS_PORT, name: 'metrics' },
+            { number: HEALTH_PORT, name: 'health' },
+          ],
+          liveness: kplus.Probe.fromHttpGet('/livez', {
+            port: HEALTH_PORT,
+            initialDelaySeconds: Duration.seconds(10),
+            periodSeconds: Duration.seconds(30),
+          }),
+          readiness: kplus.Probe.fromHttpGet('/readyz', { port: HEALTH_PORT, periodSeconds: Duration.seconds(5) }),
+          envVariables: {
+            POD_NAME: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAME),
+            POD_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
+          },
+          securityContext: { ...runAs, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false },
+          resources: {
+            cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(1000) },
+            memory: { request: Size.mebibytes(128), limit: Size.mebibytes(512) },
+          },
+        },
+      ],
+    });
+    deployment.select(kplus.LabelSelector.of({ labels: selector }));
+    // cdk8s-plus adds a construct-path label holding a hash; selection is by our labels.
+    ApiObject.of(deployment).addJsonPatch(JsonPatch.remove('/spec/template/metadata/labels/cdk8s.io~1metadata.addr'));
+  }
+}
