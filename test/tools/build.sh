@@ -117,9 +117,12 @@ fi
 bin() { printf '%s/%s-%s/%s' "$cache" "$1" "$2" "$1"; }
 
 # build <module dir> <version> <ldflags> <name=package>...
-# Builds every missing binary of the group with a single go build.
+# Builds every missing binary of the group with a single go build, so the
+# packages they share are compiled once.
+tmp_dir=""
+trap 'rm -rf "$tmp_dir"' EXIT
 build() {
-	local dir="$1" version="$2" ldflags="$3" tmp name pkg missing=() pkgs=()
+	local dir="$1" version="$2" ldflags="$3" spec name pkg out start missing=() pkgs=()
 	shift 3
 	for spec in "$@"; do
 		name="${spec%%=*}" pkg="${spec#*=}"
@@ -130,17 +133,20 @@ build() {
 		fi
 	done
 	[ "${#missing[@]}" -gt 0 ] || return 0
-	log "building ${missing[*]} $version (first build downloads modules and takes minutes)"
-	tmp="$(mktemp -d "$cache/.build.XXXXXX")"
-	trap 'rm -rf "$tmp"' EXIT
-	local start=$SECONDS
-	(cd "$dir" && go build -buildvcs=false -trimpath -ldflags="$ldflags" -o "$tmp/" "${pkgs[@]}")
+	log "building ${missing[*]} $version (a cold build downloads modules and takes minutes)"
+	tmp_dir="$(mktemp -d "$cache/.build.XXXXXX")"
+	# One package: name the output file (go would call .../server/v3 "server").
+	# Several: go names each binary after its package's last path element.
+	out="$tmp_dir/"
+	[ "${#pkgs[@]}" -gt 1 ] || out="$tmp_dir/${missing[0]}"
+	start=$SECONDS
+	(cd "$dir" && go build -buildvcs=false -trimpath -ldflags="$ldflags" -o "$out" "${pkgs[@]}")
 	for name in "${missing[@]}"; do
+		[ -x "$tmp_dir/$name" ] || die "go build did not produce $name"
 		mkdir -p "$cache/$name-$version"
-		mv -f "$tmp/$name" "$(bin "$name" "$version")" # atomic: same filesystem
+		mv -f "$tmp_dir/$name" "$(bin "$name" "$version")" # atomic: same filesystem
 	done
-	rm -rf "$tmp"
-	trap - EXIT
+	rm -rf "$tmp_dir"
 	log "built ${missing[*]} $version in $((SECONDS - start))s"
 }
 

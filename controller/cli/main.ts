@@ -1,0 +1,77 @@
+// The banlieue binary: one image, roles by subcommand (DESIGN §3).
+import { Command, InvalidArgumentError } from 'commander';
+import { BACKENDS, type Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
+import { PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
+import { loadKubeConfig } from '../runtime/kube-config.js';
+import { bootstrapOperator } from './bootstrap-operator.js';
+import { CliError } from './cli-error.js';
+import { validateFiles } from './validate.js';
+
+function parseBackends(value: string): Backend[] {
+  const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
+  for (const b of list) {
+    if (!(BACKENDS as readonly string[]).includes(b)) {
+      throw new InvalidArgumentError(`"${b}" is not a backend (one of ${BACKENDS.join(', ')})`);
+    }
+  }
+  return list as Backend[];
+}
+
+export function buildProgram(): Command {
+  const program = new Command('banlieue')
+    .description('Kubernetes-native virtual machines and a Cluster API infrastructure provider')
+    .version(PACKAGE_VERSION)
+    .showHelpAfterError();
+
+  const bootstrap = program.command('bootstrap').description('install banlieue into a cluster');
+  bootstrap
+    .command('operator')
+    .description('install CRDs, RBAC, the controller and the providers (server-side apply)')
+    .option('--namespace <ns>', 'namespace of the banlieue workloads', DEFAULT_NAMESPACE)
+    .option('--version <tag>', 'image tag', RELEASE_TAG)
+    .option('--registry <registry>', 'image registry; the image is <registry>/banlieue:<version>', DEFAULT_REGISTRY)
+    .option('--backends <list>', `comma-separated backends (${BACKENDS.join(',')})`, parseBackends)
+    .option('--admission-policies', 'also install the ValidatingAdmissionPolicies')
+    .option('--network-policies', 'also install the NetworkPolicies')
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--dry-run', 'print the manifests and contact no cluster')
+    .action(async (opts: Record<string, unknown>) => {
+      await bootstrapOperator(
+        {
+          namespace: opts.namespace as string,
+          version: opts.version as string,
+          registry: opts.registry as string,
+          ...(opts.backends ? { backends: opts.backends as Backend[] } : {}),
+          admissionPolicies: Boolean(opts.admissionPolicies),
+          networkPolicies: Boolean(opts.networkPolicies),
+          dryRun: Boolean(opts.dryRun),
+        },
+        { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
+        () => loadKubeConfig(opts.kubeconfig as string | undefined),
+      );
+    });
+
+  program
+    .command('validate')
+    .description('validate banlieue objects in YAML files against the API schema (no cluster needed)')
+    .argument('<files...>', 'YAML files')
+    .action((files: string[]) => validateFiles(files, (line) => process.stdout.write(`${line}\n`)));
+
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  // A closed pipe (`banlieue ... | head`) is the reader's choice, not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+  try {
+    await buildProgram().parseAsync([...argv]);
+    return 0;
+  } catch (err) {
+    const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: ${message}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}
