@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { CAPI_CONTRACT_LABEL, crdName, objectSchema, type KindDefinition } from '../api/kind.js';
 import { ALL_KINDS } from '../api/kinds.js';
 import { APP_NAME, Label } from '../api/well-known.js';
+import { clusterScoped } from '../install/cluster-scoped.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys. */
 export function toPlainSchema(schema: unknown): Record<string, unknown> {
@@ -59,7 +60,7 @@ export class BanlieueCustomResourceDefinitions extends Construct {
     for (const def of ALL_KINDS) {
       const crd = toCustomResourceDefinition(def);
       // A raw ApiObject keeps the x-kubernetes-* keys that typed constructs drop.
-      new ApiObject(this, `${def.kind}`, crd);
+      clusterScoped(new ApiObject(this, def.kind, crd));
     }
   }
 }

@@ -1,0 +1,74 @@
+# banlieue — `make help` lists the targets.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+VERSION := $(shell node -p "require('./package.json').version")
+CLUSTERCTL_RELEASE_TAG ?= v$(VERSION)
+RELEASE_DIR := target/clusterctl/release
+NPM_STAMP := node_modules/.install-stamp
+
+.PHONY: help
+help: ## Show the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: deps
+deps: $(NPM_STAMP) ## Install npm dependencies (npm ci) when the lockfile changed
+
+.PHONY: build
+build: deps ## Compile TypeScript to lib/
+	npx tsc -p tsconfig.build.json
+
+.PHONY: typecheck
+typecheck: deps ## Type-check sources and tests
+	npx tsc -p tsconfig.json --noEmit
+
+.PHONY: tools
+tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl (cached outside the repo)
+	test/tools/build.sh
+
+.PHONY: synth
+synth: deps ## cdk8s synth the default install into dist/ (one file per chart)
+	rm -f dist/*.k8s.yaml
+	npx cdk8s synth
+
+.PHONY: verify-gen
+verify-gen: synth ## Fail when generated files (dist/) differ from a fresh synth
+	@git diff --exit-code -- dist/ || { echo "dist/ is stale: run 'make synth' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- dist/)" || { git status --porcelain -- dist/ >&2; echo "dist/ has untracked or deleted files: run 'make synth' and commit" >&2; exit 1; }
+
+.PHONY: clusterctl-components
+clusterctl-components: build ## Write clusterctl release assets to target/clusterctl/release
+	mkdir -p $(RELEASE_DIR)
+	node bin/banlieue.js bootstrap operator --version $(CLUSTERCTL_RELEASE_TAG) --dry-run > $(RELEASE_DIR)/dry-run.yaml
+	# clusterctl runs components through envsubst: every literal $$ must be doubled.
+	sed 's/\$$/$$$$/g' $(RELEASE_DIR)/dry-run.yaml > $(RELEASE_DIR)/infrastructure-components.yaml
+	sed 's/\$$\$$/$$/g' $(RELEASE_DIR)/infrastructure-components.yaml | cmp - $(RELEASE_DIR)/dry-run.yaml
+	test "$$(grep -c '^kind: Namespace$$' $(RELEASE_DIR)/infrastructure-components.yaml)" = 1
+	npx tsx infra/clusterctl/write-metadata.ts > $(RELEASE_DIR)/metadata.yaml
+	rm $(RELEASE_DIR)/dry-run.yaml
+	@echo "wrote $(RELEASE_DIR)/infrastructure-components.yaml and $(RELEASE_DIR)/metadata.yaml ($(CLUSTERCTL_RELEASE_TAG))"
+
+.PHONY: test-unit
+test-unit: deps ## Fast inner loop: pure unit tests, no servers
+	npx vitest run --project unit
+
+.PHONY: test-integration
+test-integration: deps tools build ## Tests against a real kube-apiserver + etcd
+	npx vitest run --project integration
+
+.PHONY: test-package
+test-package: deps build ## npm pack, install into a throwaway cdk8s app, synth and validate
+	npx vitest run --project package
+
+.PHONY: test
+test: deps tools typecheck verify-gen clusterctl-components ## Everything CI runs
+	npx vitest run
+
+.PHONY: clean
+clean: ## Remove build output
+	rm -rf lib target

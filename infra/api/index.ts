@@ -1,0 +1,16 @@
+// The banlieue API: schemas (TypeBox), wire types and kind definitions.
+export * from './common.js';
+export * from './conditions.js';
+export * from './kind.js';
+export * from './kinds.js';
+export * from './validator.js';
+export * from './well-known.js';
+export * from './banlieue.io/v1alpha1/provider.js';
+export * from './banlieue.io/v1alpha1/virtual-machine.js';
+export * from './banlieue.io/v1alpha1/vm-class.js';
+export * from './banlieue.io/v1alpha1/vm-image.js';
+export * from './infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+export * from './infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+export * from './infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
+export * from './infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
+export * from './infrastructure.banlieue.io/v1alpha1/infra-cluster.js';

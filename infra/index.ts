@@ -1,0 +1,18 @@
+// The banlieue npm package: cdk8s constructs to install banlieue and to author
+// its objects, plus the API types and validator under `api`.
+//
+//   import { BanlieueInstall, Provider, VirtualMachine, api } from 'banlieue';
+export { BanlieueInstall, addInstallCharts } from './install/banlieue-install.js';
+export {
+  CLUSTER_SIDE_BACKENDS,
+  DEFAULT_NAMESPACE,
+  DEFAULT_REGISTRY,
+  resolveInstallProps,
+  type BanlieueInstallProps,
+} from './install/install-props.js';
+export { renderInstall, renderInstallYaml } from './install/render.js';
+export { toCustomResourceDefinition, BanlieueCustomResourceDefinitions } from './crds/custom-resource-definition.js';
+export * from './authoring/kinds.js';
+export { BanlieueApiObject, type BanlieueObjectProps } from './authoring/banlieue-api-object.js';
+export * as api from './api/index.js';
+export { PACKAGE_VERSION, RELEASE_TAG } from './version.js';

@@ -1,0 +1,139 @@
+import { App, Chart, Testing } from 'cdk8s';
+import { describe, expect, it } from 'vitest';
+import { BanlieueInstall } from '../../../infra/install/banlieue-install.js';
+import { resolveInstallProps } from '../../../infra/install/install-props.js';
+import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
+
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
+type Deployment = ManifestObject & {
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        automountServiceAccountToken: boolean;
+        serviceAccountName: string;
+        securityContext: { runAsNonRoot: boolean };
+        containers: {
+          name: string;
+          image: string;
+          args: string[];
+          ports: { name: string; containerPort: number }[];
+          livenessProbe: { httpGet: { path: string } };
+          readinessProbe: { httpGet: { path: string } };
+          securityContext: { readOnlyRootFilesystem: boolean; runAsNonRoot: boolean; allowPrivilegeEscalation: boolean };
+        }[];
+      };
+    };
+  };
+};
+
+const all = (props = {}): ManifestObject[] => renderInstall(props).flatMap((c) => c.objects);
+const deployments = (props = {}): Deployment[] => all(props).filter((o): o is Deployment => o.kind === 'Deployment');
+
+describe('the install', () => {
+  it('renders one chart per part, in apply order', () => {
+    expect(renderInstall().map((c) => c.name)).toEqual([
+      'banlieue-namespace',
+      'banlieue-crds',
+      'banlieue-capi-infrastructure',
+      'banlieue-controller',
+      'banlieue-providers',
+    ]);
+  });
+
+  it('runs the controller and one Deployment per cluster-side backend, each a hardened manager container', () => {
+    const deps = deployments({ registry: 'registry.example.com/team', version: 'v9.9.9' });
+    expect(deps.map((d) => d.metadata.name).sort()).toEqual([
+      'banlieue-controller',
+      'banlieue-provider-libvirt',
+      'banlieue-provider-proxmox',
+      'banlieue-provider-vsphere',
+    ]);
+    for (const d of deps) {
+      const pod = d.spec.template.spec;
+      const [container] = pod.containers;
+      expect(pod.containers).toHaveLength(1);
+      expect(container?.name).toBe('manager');
+      expect(container?.image).toBe('registry.example.com/team/banlieue:v9.9.9');
+      expect(pod.automountServiceAccountToken).toBe(true);
+      expect(pod.serviceAccountName).toBe(d.metadata.name);
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(container?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true, allowPrivilegeEscalation: false });
+      expect(container?.livenessProbe.httpGet.path).toBe('/livez');
+      expect(container?.readinessProbe.httpGet.path).toBe('/readyz');
+      expect(container?.ports.map((p) => p.name)).toContain('metrics');
+      expect(d.spec.selector.matchLabels).toEqual(
+        Object.fromEntries(Object.entries(d.spec.template.metadata.labels).filter(([k]) => k in d.spec.selector.matchLabels)),
+      );
+      expect(Object.keys(d.spec.template.metadata.labels).some((k) => k.startsWith('cdk8s.io'))).toBe(false);
+    }
+    const args = Object.fromEntries(deps.map((d) => [d.metadata.name, d.spec.template.spec.containers[0]?.args.slice(0, 2)]));
+    expect(args['banlieue-controller']?.[0]).toBe('controller');
+    expect(args['banlieue-provider-vsphere']).toEqual(['provider', 'vsphere']);
+  });
+
+  it('gives the Cloud Hypervisor provider an identity but no Deployment', () => {
+    const objs = all();
+    const names = (kind: string): string[] => objs.filter((o) => o.kind === kind).map((o) => o.metadata.name);
+    expect(names('ServiceAccount')).toContain('banlieue-provider-cloud-hypervisor');
+    expect(names('ClusterRole')).toContain('banlieue-provider-cloud-hypervisor');
+    expect(names('Deployment')).not.toContain('banlieue-provider-cloud-hypervisor');
+  });
+
+  it('installs only the enabled backends', () => {
+    expect(deployments({ backends: ['proxmox'] }).map((d) => d.metadata.name)).toEqual([
+      'banlieue-controller',
+      'banlieue-provider-proxmox',
+    ]);
+  });
+
+  it('puts no namespace on cluster-scoped objects and the install namespace on the others', () => {
+    for (const o of all({ namespace: 'virt', admissionPolicies: true, networkPolicies: true })) {
+      if (CLUSTER_SCOPED.has(o.kind)) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBeUndefined();
+      else expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe('virt');
+    }
+  });
+
+  it('names every object explicitly, without hash suffixes', () => {
+    for (const o of all({ admissionPolicies: true, networkPolicies: true })) {
+      expect(o.metadata.name, o.kind).toMatch(/^(banlieue|[a-z0-9]+\.(banlieue\.io|infrastructure\.banlieue\.io))[a-z0-9.-]*$/);
+      expect(o.metadata.name).not.toMatch(/-[0-9a-f]{8}$/);
+    }
+  });
+
+  it('keeps cluster-scoped objects namespace-free inside a user chart that has a namespace', () => {
+    const chart = new Chart(Testing.app(), 'mine', { namespace: 'apps' });
+    new BanlieueInstall(chart, 'banlieue', { backends: ['vsphere'] });
+    for (const o of Testing.synth(chart) as ManifestObject[]) {
+      if (CLUSTER_SCOPED.has(o.kind)) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBeUndefined();
+    }
+  });
+
+  it.each([
+    [{ namespace: 'Bad_NS' }, 'namespace "Bad_NS"'],
+    [{ version: 'v1 beta' }, 'version "v1 beta"'],
+    [{ registry: 'UPPER/case' }, 'registry "UPPER/case"'],
+    [{ backends: ['hyperv'] }, 'backends: "hyperv"'],
+    [{ backends: ['vsphere', 'vsphere'] }, 'lists a backend twice'],
+  ])('refuses bad props %j naming the prop', (props, message) => {
+    expect(() => resolveInstallProps(props as never)).toThrow(message);
+    expect(() => new BanlieueInstall(new App(), 'x', props as never)).toThrow(message);
+  });
+
+  it('adds admission policies and network policies only when asked', () => {
+    const kinds = (props = {}): string[] => all(props).map((o) => o.kind);
+    expect(kinds()).not.toContain('ValidatingAdmissionPolicy');
+    expect(kinds()).not.toContain('NetworkPolicy');
+    expect(kinds({ admissionPolicies: true })).toContain('ValidatingAdmissionPolicyBinding');
+    expect(kinds({ networkPolicies: true })).toContain('NetworkPolicy');
+  });
+});

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+// Three tiers (STYLE §2 Tests): unit (pure, seconds), integration (real
+// kube-apiserver started by the global setup), package (npm pack + consumer app).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // Suites share one control plane; each uses its own namespace.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: { name: 'package', include: ['test/package/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 },
+      },
+    ],
+  },
+});
