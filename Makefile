@@ -72,3 +72,11 @@ test: deps tools typecheck verify-gen clusterctl-components ## Everything CI run
 .PHONY: clean
 clean: ## Remove build output
 	rm -rf lib target
+
+.PHONY: demo
+demo: deps tools synth ## Run banlieue end to end on a real local control plane (no cluster needed)
+	npx tsx test/support/demo.ts
+
+.PHONY: dev-cluster
+dev-cluster: deps tools synth ## Start a local control plane with banlieue's CRDs; prints export KUBECONFIG=...
+	npx tsx test/support/dev-cluster.ts

@@ -7,6 +7,7 @@ import { renderInstall, renderInstallYaml, type ManifestObject } from '../../inf
 import { RELEASE_TAG } from '../../infra/version.js';
 import { toApiFailure } from '../runtime/api-error.js';
 import { serverOf } from '../runtime/kube-config.js';
+import { KubeApi } from '../runtime/kube-api.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 import { CliError } from './cli-error.js';
 
@@ -39,7 +40,8 @@ export async function bootstrapOperator(
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
-  const ssa = new ServerSideApply(kc, FieldManager.bootstrap);
+  const api = new KubeApi(kc);
+  const ssa = new ServerSideApply(api, FieldManager.bootstrap);
   const charts = renderInstall(options);
   const total = charts.reduce((n, c) => n + c.objects.length, 0);
   let done = 0;
@@ -50,7 +52,7 @@ export async function bootstrapOperator(
         await ssa.apply(obj);
         io.progress(`[${done}/${total}] applied ${describe(obj)}`);
         if (obj.kind === 'CustomResourceDefinition') {
-          await waitEstablished(ssa, obj, options.establishTimeoutMs ?? 60_000);
+          await waitEstablished(api, obj, options.establishTimeoutMs ?? 60_000);
         }
       } catch (err) {
         if (err instanceof CliError) throw err;
@@ -79,10 +81,10 @@ interface CrdStatus {
   status?: { conditions?: { type: string; status: string; message?: string }[] };
 }
 
-async function waitEstablished(ssa: ServerSideApply, crd: ManifestObject, timeoutMs: number): Promise<void> {
+async function waitEstablished(api: KubeApi, crd: ManifestObject, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const live = (await ssa.read(crd)) as unknown as CrdStatus;
+    const live = await api.get<CrdStatus>(crd);
     const conditions = live.status?.conditions ?? [];
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
     const refused = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'False');

@@ -22,6 +22,9 @@ export function buildProgram(): Command {
   const program = new Command('banlieue')
     .description('Kubernetes-native virtual machines and a Cluster API infrastructure provider')
     .version(PACKAGE_VERSION)
+    // Options of the program only before the subcommand, so that
+    // `bootstrap operator --version <tag>` is the image tag, not ours.
+    .enablePositionalOptions()
     .showHelpAfterError();
 
   const bootstrap = program.command('bootstrap').description('install banlieue into a cluster');

@@ -65,7 +65,7 @@ export const LabelSelectorRequirement = Type.Object(
     description: 'A label selector requirement.',
     'x-kubernetes-validations': [
       {
-        rule: "self.operator in ['In', 'NotIn'] ? size(self.values) > 0 : !has(self.values) || size(self.values) == 0",
+        rule: "self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)",
         message: 'values must be non-empty for In and NotIn and empty for Exists and DoesNotExist',
         fieldPath: '.values',
       },

@@ -107,7 +107,8 @@ export function objectSchema(def: KindDefinition): TSchema {
   const properties: Record<string, TSchema> = {
     apiVersion: Type.Optional(Type.String({ description: 'APIVersion of this representation of the object.' })),
     kind: Type.Optional(Type.String({ description: 'Kind of the object.' })),
-    metadata: Type.Optional(Type.Object({}, { description: 'Standard object metadata.' })),
+    // The API server refuses anything but `type: object` here (metadata is implicit).
+    metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
     spec: def.spec,
   };
   if (def.status) properties.status = Type.Optional(def.status);

@@ -1,0 +1,306 @@
+// A real Kubernetes control plane for tests and `make dev-cluster`: etcd,
+// kube-apiserver (RBAC, bearer-token and ServiceAccount auth, audit log) and
+// kube-controller-manager (garbage collection, namespace deletion), all on
+// loopback ports picked at start, all stopped by stop(). No fake API server.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+
+const LOOPBACK = '127.0.0.1';
+
+export interface Tools {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  kubectl: string;
+  versions: Record<string, string>;
+}
+
+/** Build (or find cached) the tools with test/tools/build.sh and return their paths. */
+export async function buildTools(): Promise<Tools> {
+  const { stdout } = await promisify(execFile)('test/tools/build.sh', [], { maxBuffer: 1 << 20, timeout: 60 * 60_000 });
+  const paths: Record<string, string> = {};
+  const versions: Record<string, string> = {};
+  for (const line of stdout.trim().split('\n')) {
+    const [name, version, path] = line.split(' ');
+    if (name && version && path) {
+      paths[name] = path;
+      versions[name] = version;
+    }
+  }
+  const need = (name: string): string => {
+    const p = paths[name];
+    if (!p) throw new Error(`test/tools/build.sh did not report ${name}`);
+    return p;
+  };
+  return {
+    etcd: need('etcd'),
+    kubeApiserver: need('kube-apiserver'),
+    kubeControllerManager: need('kube-controller-manager'),
+    kubectl: need('kubectl'),
+    versions,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what} not ready after ${timeoutMs / 1000}s${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function httpsGet(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5000 }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+export interface ControlPlaneOptions {
+  /** Also run kube-controller-manager (GC, namespace deletion). @default true */
+  readonly controllerManager?: boolean;
+  /** Where to keep data and logs; a fresh temp dir by default. */
+  readonly dir?: string;
+}
+
+export class ControlPlane {
+  readonly dir: string;
+  readonly adminToken = randomBytes(24).toString('hex');
+  private readonly processes = new Map<string, ChildProcess>();
+  private apiserverArgs: string[] = [];
+  server = '';
+  caCert = '';
+  kubeconfigPath = '';
+  auditLogPath = '';
+
+  private constructor(
+    readonly tools: Tools,
+    private readonly options: ControlPlaneOptions,
+  ) {
+    this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'banlieue-cp-'));
+  }
+
+  static async start(tools: Tools, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const cp = new ControlPlane(tools, options);
+    try {
+      await cp.startEtcd();
+      await cp.startApiserver();
+      if (options.controllerManager ?? true) await cp.startControllerManager();
+    } catch (err) {
+      await cp.stop();
+      throw err;
+    }
+    return cp;
+  }
+
+  private spawnLogged(name: string, bin: string, args: string[]): ChildProcess {
+    const log = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    this.processes.set(name, child);
+    return child;
+  }
+
+  /** Last lines of a component's log, for failure messages. */
+  logTail(name: string, lines = 30): string {
+    try {
+      return readFileSync(join(this.dir, `${name}.log`), 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  private etcdUrl = '';
+
+  private async startEtcd(): Promise<void> {
+    const [client, peer] = [await freePort(), await freePort()];
+    this.etcdUrl = `http://${LOOPBACK}:${client}`;
+    const peerUrl = `http://${LOOPBACK}:${peer}`;
+    this.spawnLogged('etcd', this.tools.etcd, [
+      `--data-dir=${join(this.dir, 'etcd')}`,
+      `--listen-client-urls=${this.etcdUrl}`,
+      `--advertise-client-urls=${this.etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=default=${peerUrl}`,
+      // Test data is disposable; fsync dominates etcd latency on small disks.
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ]);
+    await waitFor('etcd', 30_000, async () => {
+      const res = await fetch(`${this.etcdUrl}/health`);
+      return res.ok ? true : undefined;
+    });
+  }
+
+  private async startApiserver(): Promise<void> {
+    const port = await freePort();
+    this.server = `https://${LOOPBACK}:${port}`;
+    const certDir = join(this.dir, 'pki');
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
+    writeFileSync(join(this.dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(join(this.dir, 'tokens.csv'), `${this.adminToken},banlieue-test-admin,banlieue-test-admin,"system:masters"\n`);
+    this.auditLogPath = join(this.dir, 'audit.log');
+    // Only writes are audited: tests count them to prove a quiet steady state.
+    writeFileSync(
+      join(this.dir, 'audit-policy.yaml'),
+      stringify({
+        apiVersion: 'audit.k8s.io/v1',
+        kind: 'Policy',
+        omitStages: ['RequestReceived'],
+        rules: [
+          { level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] },
+          { level: 'None' },
+        ],
+      }),
+    );
+    this.apiserverArgs = [
+      `--etcd-servers=${this.etcdUrl}`,
+      `--bind-address=${LOOPBACK}`,
+      `--advertise-address=${LOOPBACK}`,
+      // Endpoints refuse loopback addresses; nothing in-cluster dials the
+      // kubernetes Service here, so do not maintain it.
+      '--endpoint-reconciler-type=none',
+      `--secure-port=${port}`,
+      // Without --tls-cert-file the apiserver writes a self-signed serving
+      // certificate for 127.0.0.1/localhost here; clients verify against it.
+      `--cert-dir=${certDir}`,
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${join(this.dir, 'tokens.csv')}`,
+      `--service-account-issuer=${this.server}`,
+      `--service-account-key-file=${join(this.dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(this.dir, 'sa.key')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--disable-admission-plugins=ServiceAccount',
+      '--allow-privileged=true',
+      `--audit-policy-file=${join(this.dir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${this.auditLogPath}`,
+      '--audit-log-mode=blocking',
+      '--v=1',
+    ];
+    this.spawnApiserver();
+    this.caCert = await waitFor('kube-apiserver serving certificate', 60_000, async () => {
+      try {
+        return readFileSync(join(certDir, 'apiserver.crt'), 'utf8');
+      } catch {
+        return undefined;
+      }
+    });
+    await this.waitApiserverReady();
+    this.kubeconfigPath = join(this.dir, 'kubeconfig');
+    writeFileSync(this.kubeconfigPath, this.kubeconfig('banlieue-test-admin', this.adminToken));
+  }
+
+  private spawnApiserver(): void {
+    this.spawnLogged('kube-apiserver', this.tools.kubeApiserver, this.apiserverArgs);
+  }
+
+  private async waitApiserverReady(): Promise<void> {
+    try {
+      await waitFor('kube-apiserver /readyz', 120_000, async () => {
+        const res = await httpsGet(`${this.server}/readyz`, this.caCert, this.adminToken);
+        return res.status === 200 ? true : undefined;
+      });
+    } catch (err) {
+      throw new Error(`${String(err)}\n--- kube-apiserver log ---\n${this.logTail('kube-apiserver')}`);
+    }
+  }
+
+  /** Stop kube-apiserver and start it again on the same port and data (robustness tests). */
+  async restartApiserver(): Promise<void> {
+    await this.stopProcess('kube-apiserver');
+    this.spawnApiserver();
+    await this.waitApiserverReady();
+  }
+
+  private async startControllerManager(): Promise<void> {
+    this.spawnLogged('kube-controller-manager', this.tools.kubeControllerManager, [
+      `--kubeconfig=${this.kubeconfigPath}`,
+      `--authentication-kubeconfig=${this.kubeconfigPath}`,
+      `--authorization-kubeconfig=${this.kubeconfigPath}`,
+      '--controllers=garbagecollector,namespace',
+      '--leader-elect=false',
+      // No serving port: nothing scrapes it in tests.
+      '--secure-port=0',
+      '--v=1',
+    ]);
+  }
+
+  /** A kubeconfig for a bearer token, verifying the apiserver certificate. */
+  kubeconfig(user: string, token: string): string {
+    return stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'banlieue-test', cluster: { server: this.server, 'certificate-authority-data': Buffer.from(this.caCert).toString('base64') } },
+      ],
+      users: [{ name: user, user: { token } }],
+      contexts: [{ name: user, context: { cluster: 'banlieue-test', user } }],
+      'current-context': user,
+    });
+  }
+
+  /** Run kubectl as the admin; resolves with stdout, rejects with stderr. */
+  async kubectl(args: string[], input?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.tools.kubectl, [`--kubeconfig=${this.kubeconfigPath}`, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')}: ${err || out}`))));
+      child.stdin.end(input ?? '');
+    });
+  }
+
+  private async stopProcess(name: string): Promise<void> {
+    const child = this.processes.get(name);
+    this.processes.delete(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async stop(options: { keepDir?: boolean } = {}): Promise<void> {
+    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) await this.stopProcess(name);
+    if (!options.keepDir && !this.options.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
