@@ -34,7 +34,8 @@ tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl (cached o
 .PHONY: synth
 synth: deps ## cdk8s synth the default install into dist/ (one file per chart)
 	rm -f dist/*.k8s.yaml
-	npx cdk8s synth
+	@# --no-check-upgrade: the upgrade check asks the npm registry over plain http.
+	npx cdk8s synth --no-check-upgrade
 
 .PHONY: verify-gen
 verify-gen: synth ## Fail when generated files (dist/) differ from a fresh synth
