@@ -3,37 +3,42 @@
 // is asking.
 import * as kplus from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
-import { CORE_GROUP } from '../api/kind.js';
+import { CORE_GROUP, INFRA_GROUP } from '../api/kind.js';
+import { INFRA_MACHINE_KINDS } from '../api/kinds.js';
 import { clusterScoped } from './cluster-scoped.js';
 import { componentLabels } from './labels.js';
 
 interface Policy {
   readonly name: string;
-  readonly resource: string;
+  readonly apiGroup: string;
+  readonly resources: string[];
   readonly validations: { expression: string; message: string }[];
 }
+
+const secretGettable = (nameExpr: string): string =>
+  `authorizer.group('').resource('secrets').namespace(object.metadata.namespace).name(${nameExpr}).check('get').allowed()`;
 
 const POLICIES: readonly Policy[] = [
   {
     // Without this, anyone who may create a Provider could make banlieue read
     // a Secret they cannot read themselves (confused deputy).
     name: 'banlieue-provider-credentials-authorization',
-    resource: 'providers',
+    apiGroup: CORE_GROUP,
+    resources: ['providers'],
     validations: [
       {
-        expression:
-          "!has(object.spec.connection.credentialsRef) || authorizer.group('').resource('secrets').namespace(object.metadata.namespace).name(object.spec.connection.credentialsRef.name).check('get').allowed()",
+        expression: `!has(object.spec.connection.credentialsRef) || ${secretGettable('object.spec.connection.credentialsRef.name')}`,
         message: 'you may not reference a credentials Secret you cannot get',
       },
     ],
   },
   {
     name: 'banlieue-virtualmachine-userdata-authorization',
-    resource: 'virtualmachines',
+    apiGroup: CORE_GROUP,
+    resources: ['virtualmachines'],
     validations: [
       {
-        expression:
-          "!has(object.spec.userData) || !has(object.spec.userData.secretRef) || authorizer.group('').resource('secrets').namespace(object.metadata.namespace).name(object.spec.userData.secretRef.name).check('get').allowed()",
+        expression: `!has(object.spec.userData) || !has(object.spec.userData.secretRef) || ${secretGettable('object.spec.userData.secretRef.name')}`,
         message: 'you may not reference a user-data Secret you cannot get',
       },
       {
@@ -44,8 +49,21 @@ const POLICIES: readonly Policy[] = [
     ],
   },
   {
+    // A hand-written (or CAPI-cloned) machine can name a user-data Secret too.
+    name: 'banlieue-inframachine-userdata-authorization',
+    apiGroup: INFRA_GROUP,
+    resources: INFRA_MACHINE_KINDS.map((k) => k.plural),
+    validations: [
+      {
+        expression: `!has(object.spec.userDataSecretRef) || ${secretGettable('object.spec.userDataSecretRef.name')}`,
+        message: 'you may not reference a user-data Secret you cannot get',
+      },
+    ],
+  },
+  {
     name: 'banlieue-provider-insecure-tls',
-    resource: 'providers',
+    apiGroup: CORE_GROUP,
+    resources: ['providers'],
     validations: [
       {
         expression:
@@ -68,7 +86,7 @@ export class AdmissionPolicies extends Construct {
             failurePolicy: 'Fail',
             matchConstraints: {
               resourceRules: [
-                { apiGroups: [CORE_GROUP], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: [policy.resource] },
+                { apiGroups: [policy.apiGroup], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: policy.resources },
               ],
             },
             validations: policy.validations,
