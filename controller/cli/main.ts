@@ -7,6 +7,7 @@ import { loadKubeConfig } from '../runtime/kube-config.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { validateFiles } from './validate.js';
+import { roleOptions, runControllerCommand, toInt, type ControllerFlags } from './controller-command.js';
 
 function parseBackends(value: string): Backend[] {
   const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
@@ -53,6 +54,26 @@ export function buildProgram(): Command {
         { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
         () => loadKubeConfig(opts.kubeconfig as string | undefined),
       );
+    });
+
+  program
+    .command('controller')
+    .description('run the controller: schedule VirtualMachines, write infrastructure objects, aggregate failure domains')
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--namespace <ns>', 'watch one namespace (default: all)')
+    .option('--concurrency <n>', 'objects reconciled at once per controller', toInt('--concurrency'), 4)
+    .option('--resync-period <seconds>', 'requeue every object this often without events', toInt('--resync-period'), 300)
+    .addOption(roleOptions.healthPort())
+    .addOption(roleOptions.metricsPort())
+    .addOption(roleOptions.bindAddress())
+    .option('--no-leader-elect', 'run without leader election (a single replica)')
+    .addOption(roleOptions.leaderElectionNamespace())
+    .option('--leader-election-id <name>', 'Lease name', 'banlieue-controller')
+    .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
+    .addOption(roleOptions.leaseDuration())
+    .addOption(roleOptions.logLevel())
+    .action(async (opts: ControllerFlags) => {
+      await runControllerCommand(opts);
     });
 
   program

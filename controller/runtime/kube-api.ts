@@ -29,7 +29,7 @@ function statusMessage(body: string): string {
 export interface ObjectRef {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name?: string; namespace?: string };
 }
 
 interface ApiResource {
@@ -44,20 +44,42 @@ export interface RequestOptionsExtra {
   readonly contentType?: string;
 }
 
+/** One event of a watch stream. */
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface KubeApiOptions {
+  /** Called for every mutating request (metrics: writes at idle must be zero). */
+  readonly onWrite?: (verb: string) => void;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 export class KubeApi {
   private readonly resources = new Map<string, Promise<ApiResource[]>>();
 
-  constructor(private readonly kc: KubeConfig) {}
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly options: KubeApiOptions = {},
+  ) {}
 
   get server(): string {
     return this.kc.getCurrentCluster()?.server ?? '';
   }
 
-  async request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {
+  private async requestOptions(method: string, path: string, query: RequestOptionsExtra['query'], timeoutMs: number): Promise<{ url: URL; options: RequestOptions }> {
     const url = new URL(path, this.server);
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const options: RequestOptions = { method, headers: { accept: 'application/json' }, timeout: 30_000 };
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    const options: RequestOptions = { method, headers: { accept: 'application/json' }, timeout: timeoutMs };
     await this.kc.applyToHTTPSOptions(options);
+    return { url, options };
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {
+    const { url, options } = await this.requestOptions(method, path, opts.query, 30_000);
+    if (WRITE_METHODS.has(method)) this.options.onWrite?.(method);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (payload !== undefined) {
       options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json' };
@@ -77,6 +99,52 @@ export class KubeApi {
       req.on('timeout', () => req.destroy(Object.assign(new Error(`${method} ${url.pathname} timed out`), { code: 'ETIMEDOUT' })));
       req.on('error', reject);
       req.end(payload);
+    });
+  }
+
+  /**
+   * Stream a watch; resolves when the server ends it (timeoutSeconds), rejects
+   * on any error, including an HTTP error answer (410 Gone among them).
+   */
+  async watch<T>(path: string, query: Record<string, string | undefined>, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal): Promise<void> {
+    const timeoutSeconds = Number(query.timeoutSeconds ?? 300);
+    // The socket may stay silent between bookmarks; give up only well after the server would have closed it.
+    const { url, options } = await this.requestOptions('GET', path, { ...query, watch: '1' }, (timeoutSeconds + 60) * 1000);
+    options.signal = signal;
+    return new Promise<void>((resolve, reject) => {
+      const req = request(url, options, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => reject(new ApiStatusError(status, Buffer.concat(chunks).toString('utf8'), `WATCH ${url.pathname}`)));
+          return;
+        }
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          let newline = buffered.indexOf('\n');
+          while (newline >= 0) {
+            const line = buffered.slice(0, newline).trim();
+            buffered = buffered.slice(newline + 1);
+            if (line) {
+              try {
+                onEvent(JSON.parse(line) as WatchEvent<T>);
+              } catch (err) {
+                req.destroy(err instanceof Error ? err : new Error(String(err)));
+                return;
+              }
+            }
+            newline = buffered.indexOf('\n');
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`WATCH ${url.pathname} went silent`), { code: 'ETIMEDOUT' })));
+      req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+      req.end();
     });
   }
 
@@ -102,10 +170,13 @@ export class KubeApi {
     return found;
   }
 
-  /** REST path of an object (or of its collection when name is empty). */
+  /**
+   * REST path of an object, or of its collection when name is empty (all
+   * namespaces when a namespaced collection has no namespace).
+   */
   async pathOf(ref: ObjectRef, subresource?: string): Promise<string> {
     const resource = await this.resourceOf(ref.apiVersion, ref.kind);
-    const ns = resource.namespaced ? `/namespaces/${ref.metadata.namespace ?? 'default'}` : '';
+    const ns = resource.namespaced && ref.metadata.namespace ? `/namespaces/${ref.metadata.namespace}` : '';
     const name = ref.metadata.name ? `/${ref.metadata.name}` : '';
     return `${KubeApi.groupVersionPath(ref.apiVersion)}${ns}/${resource.name}${name}${subresource ? `/${subresource}` : ''}`;
   }

@@ -36,6 +36,14 @@ export const Reason = {
   FirmwareUnsupported: 'FirmwareUnsupported',
   /** Every candidate is excluded by a required anti-affinity term. */
   AntiAffinityUnsatisfied: 'AntiAffinityUnsatisfied',
+  /** spec.classRef names a VMClass that does not exist. Create it or fix the name. */
+  ClassNotFound: 'ClassNotFound',
+  /** spec.imageRef names a VMImage that does not exist. Create it or fix the name. */
+  ImageNotFound: 'ImageNotFound',
+  /** The user-data Secret or ConfigMap (or its key) does not exist. */
+  UserDataNotFound: 'UserDataNotFound',
+  /** Providers matched but publish no failure domains yet. */
+  NoFailureDomains: 'NoFailureDomains',
   /** The infrastructure object could not be built from class, image and failure domain; see the message. */
   InfraBuildFailed: 'InfraBuildFailed',
   /** Ready=False while scheduling has not succeeded. */

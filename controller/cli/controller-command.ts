@@ -1,0 +1,82 @@
+// Flags shared by the long-running roles, and `banlieue controller` itself.
+import { InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_NAMESPACE } from '../../infra/install/install-props.js';
+import { loadKubeConfig } from '../runtime/kube-config.js';
+import { newLogger, type LogLevel } from '../runtime/log.js';
+import { runRole } from '../runtime/role-runner.js';
+import { CliError } from './cli-error.js';
+import { runControllerRole } from './controller-role.js';
+
+export function toInt(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a non-negative integer, got "${value}"`);
+    return n;
+  };
+}
+
+/** Options every role takes, defined once. */
+export const roleOptions = {
+  healthPort: () => new Option('--health-port <port>', 'port of /livez and /readyz').default(8081).argParser(toInt('--health-port')),
+  metricsPort: () => new Option('--metrics-port <port>', 'port of /metrics').default(8080).argParser(toInt('--metrics-port')),
+  bindAddress: () => new Option('--bind-address <ip>', 'address the health and metrics servers listen on').default('0.0.0.0'),
+  leaderElectionNamespace: () =>
+    new Option('--leader-election-namespace <ns>', 'namespace of the Lease').default(process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE),
+  leaseDuration: () => new Option('--lease-duration <seconds>', 'leader Lease duration').default(15).argParser(toInt('--lease-duration')),
+  logLevel: () => new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'),
+};
+
+export interface RoleFlags {
+  kubeconfig?: string;
+  healthPort: number;
+  metricsPort: number;
+  bindAddress: string;
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  leaderElectionIdentity?: string;
+  leaseDuration: number;
+  logLevel: LogLevel;
+}
+
+export interface ControllerFlags extends RoleFlags {
+  namespace?: string;
+  concurrency: number;
+  resyncPeriod: number;
+}
+
+export async function runControllerCommand(flags: ControllerFlags): Promise<void> {
+  const log = newLogger({ role: 'controller', level: flags.logLevel });
+  let kubeConfig;
+  try {
+    kubeConfig = loadKubeConfig(flags.kubeconfig);
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+  const leaseMs = flags.leaseDuration * 1000;
+  const identity = flags.leaderElectionIdentity ?? process.env.POD_NAME;
+  await runRole(
+    {
+      role: 'controller',
+      kubeConfig,
+      log,
+      healthPort: flags.healthPort,
+      metricsPort: flags.metricsPort,
+      bindAddress: flags.bindAddress,
+      leaderElect: flags.leaderElect,
+      leaderElectionNamespace: flags.leaderElectionNamespace,
+      leaderElectionId: flags.leaderElectionId,
+      ...(identity ? { identity } : {}),
+      leaseDurationMs: leaseMs,
+      renewMs: Math.max(1000, Math.round(leaseMs / 3)),
+      retryMs: Math.max(500, Math.round(leaseMs / 7)),
+    },
+    (ctx) =>
+      runControllerRole(ctx, {
+        ...(flags.namespace ? { namespace: flags.namespace } : {}),
+        concurrency: flags.concurrency,
+        resyncMs: flags.resyncPeriod * 1000,
+        identity: identity ?? 'banlieue-controller',
+      }),
+  );
+}

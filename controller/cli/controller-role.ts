@@ -1,0 +1,136 @@
+// `banlieue controller`: the VirtualMachine scheduler, the InfraCluster
+// aggregation and VMImage readiness. Talks only to the Kubernetes API.
+import { apiVersionOf, type KindDefinition } from '../../infra/api/kind.js';
+import { INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS } from '../../infra/api/kinds.js';
+import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { VirtualMachineKind, type VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import { VMClassKind, type VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import type { InfraCluster } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
+import { FieldManager } from '../../infra/api/well-known.js';
+import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
+import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
+import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
+import { systemClock } from '../runtime/clock.js';
+import { Controller, type ControllerOptions } from '../runtime/controller.js';
+import { EventRecorder } from '../runtime/events.js';
+import { Informer, keyOf, type KubeObject } from '../runtime/informer.js';
+import type { RoleContext } from '../runtime/role-runner.js';
+import { sleep } from '../runtime/backoff.js';
+import { ServerSideApply } from '../runtime/server-side-apply.js';
+
+export interface ControllerRoleOptions {
+  /** Watch one namespace; all when unset. */
+  readonly namespace?: string;
+  readonly concurrency: number;
+  readonly resyncMs: number;
+  readonly identity: string;
+}
+
+/** Keep informer events flowing into controllers: every change enqueues the keys it affects. */
+function onAnyChange<T extends KubeObject>(informer: Informer<T>, keys: (obj: T) => string[], enqueue: (key: string) => void): void {
+  const handler = (obj: T): void => keys(obj).forEach(enqueue);
+  informer.on('add', handler).on('update', handler).on('delete', handler);
+}
+
+export async function runControllerRole(ctx: RoleContext, options: ControllerRoleOptions): Promise<void> {
+  const { api, metrics, log, signal } = ctx;
+  const ns = options.namespace;
+  const informer = <T extends KubeObject>(def: KindDefinition): Informer<T> =>
+    new Informer<T>(api, { apiVersion: apiVersionOf(def), kind: def.kind, log, ...(ns && def.scope === 'Namespaced' ? { namespace: ns } : {}) });
+
+  const vms = informer<VirtualMachine>(VirtualMachineKind);
+  const providers = informer<Provider>(ProviderKind);
+  const classes = informer<VMClass>(VMClassKind);
+  const images = informer<VMImage>(VMImageKind);
+  const machines = new Map(INFRA_MACHINE_KINDS.map((def) => [def.kind, informer<InfraMachineObject>(def)] as const));
+  const clusters = new Map(INFRA_CLUSTER_KINDS.map((def) => [def.kind, informer<InfraCluster>(def)] as const));
+  const core: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [vms, providers, classes, images, ...clusters.values()];
+  const all = [...core, ...machines.values()];
+
+  const ssa = new ServerSideApply(api, FieldManager.controller);
+  const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
+  const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs };
+
+  const vmController = new Controller(
+    new VirtualMachineReconciler({ api, ssa, events, clock: systemClock, metrics, vms, providers, classes, images, machines }),
+    metrics,
+    log,
+    controllerOptions,
+  );
+  const imageController = new Controller(new VMImageReconciler(images, ssa, systemClock), metrics, log, controllerOptions);
+  const clusterControllers = [...clusters].map(
+    ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, ssa, systemClock), metrics, log, controllerOptions)] as const,
+  );
+
+  // Watches, not polling: each change requeues exactly what it affects.
+  onAnyChange(vms, (vm) => [keyOf(vm), ...siblingsToRecheck(vms, vm)], (k) => vmController.enqueue(k));
+  for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
+  onAnyChange(classes, (c) => vms.list().filter((vm) => vm.spec.classRef.name === c.metadata.name).map(keyOf), (k) => vmController.enqueue(k));
+  onAnyChange(images, (i) => vms.list().filter((vm) => vm.spec.imageRef.name === i.metadata.name).map(keyOf), (k) => vmController.enqueue(k));
+  onAnyChange(images, (i) => [keyOf(i)], (k) => imageController.enqueue(k));
+  // Selectors match labels, not names: any Provider change may affect every VM and cluster of its namespace.
+  onAnyChange(providers, (p) => vms.list(p.metadata.namespace).map(keyOf), (k) => vmController.enqueue(k));
+  for (const [inf, controller] of clusterControllers) {
+    onAnyChange(inf, (c) => [keyOf(c)], (k) => controller.enqueue(k));
+    onAnyChange(providers, (p) => inf.list(p.metadata.namespace).map(keyOf), (k) => controller.enqueue(k));
+  }
+
+  const running = all.map((inf) => inf.run(signal));
+  await Promise.all(core.map((inf) => inf.waitForSync()));
+  // A machine kind that cannot be listed (RBAC, a missing CRD) must not stop
+  // everything: its VMs see it as Unknown and wait; the others go on.
+  await Promise.race([Promise.all([...machines.values()].map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
+  log.info({ informers: all.length }, 'Caches synced; reconciling');
+  vmController.startResync(() => vms.list().map(keyOf), signal);
+  imageController.startResync(() => images.list().map(keyOf), signal);
+  for (const [inf, controller] of clusterControllers) controller.startResync(() => inf.list().map(keyOf), signal);
+  reportPhases(vms, metrics, signal);
+
+  await Promise.all(running);
+  await Promise.all([vmController, imageController, ...clusterControllers.map(([, c]) => c)].map((c) => c.queue.shutDown()));
+}
+
+/** The VirtualMachine that owns an infrastructure machine, if any. */
+function ownerVmKeys(machine: InfraMachineObject): string[] {
+  const owner = machine.metadata.ownerReferences?.find((r) => r.controller && r.kind === VirtualMachineKind.kind && r.apiVersion === apiVersionOf(VirtualMachineKind));
+  return owner && machine.metadata.namespace ? [`${machine.metadata.namespace}/${owner.name}`] : [];
+}
+
+/**
+ * A VM's placement or addresses change what its neighbours may do (required
+ * anti-affinity, duplicate static addresses): recheck the unscheduled or
+ * conflicted ones of its namespace.
+ */
+function siblingsToRecheck(vms: Informer<VirtualMachine>, vm: VirtualMachine): string[] {
+  return vms
+    .list(vm.metadata.namespace)
+    .filter((other) => other.metadata.name !== vm.metadata.name)
+    .filter((other) => other.status?.conditions?.some((c) => c.type === 'Ready' && c.status !== 'True'))
+    .map(keyOf);
+}
+
+function reportPhases(vms: Informer<VirtualMachine>, metrics: RoleContext['metrics'], signal: AbortSignal): void {
+  const phases = ['Deleting', 'Paused', 'Ready', 'Provisioning', 'Pending'] as const;
+  const update = (): void => {
+    const counts = Object.fromEntries(phases.map((p) => [p, 0])) as Record<(typeof phases)[number], number>;
+    for (const vm of vms.list()) {
+      const conditions = vm.status?.conditions ?? [];
+      const phase = vm.metadata.deletionTimestamp
+        ? 'Deleting'
+        : vm.spec.paused
+          ? 'Paused'
+          : conditions.some((c) => c.type === 'Ready' && c.status === 'True')
+            ? 'Ready'
+            : vm.status?.scheduled
+              ? 'Provisioning'
+              : 'Pending';
+      counts[phase] += 1;
+    }
+    for (const p of phases) metrics.virtualMachines.set({ phase: p }, counts[p]);
+  };
+  update();
+  const timer = setInterval(update, 5000);
+  timer.unref();
+  signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+}

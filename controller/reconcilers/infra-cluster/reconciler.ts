@@ -1,0 +1,36 @@
+// InfraClusters (all four kinds, one reconciler): publish the failure domains
+// of the selected Providers for CAPI. Reads caches, writes only status.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { InfraCluster } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
+import { done, type ReconcileResult } from '../../runtime/errors.js';
+import type { Informer } from '../../runtime/informer.js';
+import type { Logger } from '../../runtime/log.js';
+import type { Reconciler } from '../../runtime/controller.js';
+import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import { applyStatus } from '../../runtime/status-writer.js';
+import type { Clock } from '../../runtime/clock.js';
+import { decideInfraClusterStatus } from './decide.js';
+
+export class InfraClusterReconciler implements Reconciler {
+  readonly name: string;
+
+  constructor(
+    readonly kind: string,
+    private readonly clusters: Informer<InfraCluster>,
+    private readonly providers: Informer<Provider>,
+    private readonly ssa: ServerSideApply,
+    private readonly clock: Clock,
+  ) {
+    this.name = kind.toLowerCase();
+  }
+
+  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+    const cluster = this.clusters.get(key);
+    if (!cluster) return done;
+    const status = decideInfraClusterStatus(cluster, this.providers.list(cluster.metadata.namespace), this.clock.now());
+    if (await applyStatus(this.ssa, cluster, status as Record<string, unknown>)) {
+      log.info({ failureDomains: status.failureDomains?.length ?? 0 }, 'Updated cluster status');
+    }
+    return done;
+  }
+}

@@ -1,0 +1,52 @@
+// VirtualMachine → ProxmoxMachine. The node comes from the failure domain; the
+// cloud-init seed ISO (user-data and static addresses) needs an ISO storage.
+import type { ProxmoxMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import { ProxmoxMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import { missingRaw, type BuildContext, type BuildResult } from './build-context.js';
+
+/** Template VMIDs, as the VMImage source rule and ProxmoxMachine.spec.templateVmid accept them. */
+const VMID = /^[1-9][0-9]{2,8}$/;
+
+export function buildProxmoxMachine(context: BuildContext): BuildResult<ProxmoxMachine> {
+  const { node, isoStorage } = context.raw;
+  if (!node) return missingRaw(context, 'node');
+  if (!VMID.test(context.imageRef)) {
+    return {
+      ok: false,
+      message: `VMImage "${context.input.image.metadata.name ?? ''}" proxmox ref "${context.imageRef}" is not a template VMID (an integer from 100)`,
+    };
+  }
+  const needsSeedIso = context.input.userDataSecretName !== undefined || context.nics.some((n) => n.ipam?.static);
+  if (needsSeedIso && !isoStorage) return missingRaw(context, 'isoStorage (needed for the cloud-init seed ISO)');
+  const [osDisk, ...dataDisks] = context.disks;
+  if (!osDisk) return { ok: false, message: 'the class has no disks' };
+  return {
+    ok: true,
+    object: {
+      apiVersion: context.apiVersion,
+      kind: ProxmoxMachineKind.kind,
+      metadata: context.metadata,
+      spec: {
+        ...context.commonSpec,
+        node,
+        templateVmid: Number(context.imageRef),
+        storage: osDisk.backendId,
+        cores: context.hardware.cpus,
+        sockets: 1,
+        memoryMiB: context.hardware.memoryMiB,
+        firmware: context.input.vmClass.spec.firmware ?? 'bios',
+        osDiskSizeGiB: osDisk.disk.sizeGiB,
+        ...(dataDisks.length > 0
+          ? { dataDisks: dataDisks.map(({ disk, backendId }) => ({ name: disk.name, sizeGiB: disk.sizeGiB, storage: backendId })) }
+          : {}),
+        nics: context.nics.map(({ nic, backendId, ipam }) => ({
+          name: nic.name,
+          bridge: backendId,
+          model: 'virtio' as const,
+          ...(ipam ? { ipam } : {}),
+        })),
+        ...(needsSeedIso && isoStorage ? { isoStorage } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// VirtualMachine → VSphereMachine. Placement facts (datacenter, cluster,
+// resourcePool) come from the failure domain the vSphere provider published.
+import type { VSphereMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { VSphereMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { missingRaw, singleStorageTarget, type BuildContext, type BuildResult } from './build-context.js';
+
+export function buildVSphereMachine(context: BuildContext): BuildResult<VSphereMachine> {
+  const { datacenter, cluster, resourcePool } = context.raw;
+  if (!datacenter || !cluster) return missingRaw(context, 'datacenter/cluster');
+  const datastore = singleStorageTarget(context, 'a VSphereMachine datastore');
+  if (!datastore.ok) return datastore;
+  const folder = context.input.vm.spec.folder;
+  return {
+    ok: true,
+    object: {
+      apiVersion: context.apiVersion,
+      kind: VSphereMachineKind.kind,
+      metadata: context.metadata,
+      spec: {
+        ...context.commonSpec,
+        template: context.imageRef,
+        datacenter,
+        cluster,
+        ...(resourcePool ? { resourcePool } : {}),
+        ...(folder ? { folder } : {}),
+        datastore: datastore.backendId,
+        numCpus: context.hardware.cpus,
+        memoryMiB: context.hardware.memoryMiB,
+        firmware: context.input.vmClass.spec.firmware ?? 'bios',
+        disks: context.disks.map(({ disk }) => ({ name: disk.name, sizeGiB: disk.sizeGiB, provisioning: disk.provisioning ?? 'thin' })),
+        network: context.nics.map(({ nic, backendId, ipam }) => ({ name: nic.name, portGroup: backendId, ...(ipam ? { ipam } : {}) })),
+      },
+    },
+  };
+}

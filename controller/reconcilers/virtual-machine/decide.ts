@@ -1,0 +1,245 @@
+// The VirtualMachine decision: a pure function from what the reconciler
+// observed to what it should do (STYLE §2 "How a reconciler reads"). Pause
+// and deletion are branches here; the reconciler only carries the plan out.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import { INFRA_GROUP } from '../../../infra/api/kind.js';
+import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
+import { Finalizer } from '../../../infra/api/well-known.js';
+import { schedule } from '../../scheduler/schedule.js';
+import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { isPaused, pausedCondition } from '../paused.js';
+import { evaluateDrift } from './drift.js';
+import { computeEffectiveHardware } from './effective-hardware.js';
+import { buildInfraMachine, type InfraMachineObject } from './infra-builders.js';
+import { toScheduledPlacement, type Placement } from './placement.js';
+import { findDuplicateAddress, heldAddresses, type SiblingAddresses } from './static-addresses.js';
+import { mirrorInfraStatus, readyCondition } from './status-mirror.js';
+import { renderUserData, userDataVars } from './user-data.js';
+
+/** What one infrastructure kind holds for this VM. Unknown: it could not be read. */
+export type InfraState =
+  | { readonly kind: string; readonly state: 'Absent' | 'Unknown' }
+  | { readonly kind: string; readonly state: 'Present' | 'Terminating'; readonly object: InfraMachineObject };
+
+export type UserDataSource = { readonly ok: true; readonly content: string } | { readonly ok: false; readonly message: string };
+
+export interface VmObserved {
+  readonly vm: VirtualMachine;
+  readonly vmClass?: VMClass;
+  readonly image?: VMImage;
+  /** Providers of the VM's namespace. */
+  readonly providers: readonly Provider[];
+  /** Other VMs of the namespace, for anti-affinity. */
+  readonly siblings: readonly VirtualMachine[];
+  /** Static addresses the other VMs hold or claimed first. */
+  readonly siblingAddresses: readonly SiblingAddresses[];
+  /** One entry per infrastructure machine kind. */
+  readonly infra: readonly InfraState[];
+  /** The raw user-data, when spec.userData is set. */
+  readonly userData?: UserDataSource;
+}
+
+export interface VmPlan {
+  readonly ensureFinalizer: boolean;
+  readonly removeFinalizer: boolean;
+  readonly deleteInfra: readonly InfraMachineObject[];
+  readonly applyInfra?: InfraMachineObject;
+  /** Rendered user-data for the Secret the infra object references. */
+  readonly userDataSecret?: { readonly name: string; readonly content: string };
+  /** The status fields the controller owns; undefined: leave status alone. */
+  readonly status?: VirtualMachineStatus;
+  readonly requeueAfterMs?: number;
+}
+
+const RECHECK_MS = 60_000;
+const WAIT_MS = 5_000;
+
+export const userDataSecretName = (vm: VirtualMachine): string => `${vm.metadata.name ?? ''}-user-data`;
+
+export function decideVirtualMachine(o: VmObserved, now: Date): VmPlan {
+  const { vm } = o;
+  if (isPaused(vm)) return pausedPlan(o, now);
+  if (vm.metadata.deletionTimestamp) return deletionPlan(o);
+  const ensureFinalizer = !(vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
+  return { ...activePlan(o, now), ensureFinalizer };
+}
+
+function pausedPlan(o: VmObserved, now: Date): VmPlan {
+  const conditions = setConditions(
+    o.vm.status?.conditions,
+    [pausedCondition(o.vm, o.vm.metadata.generation), { type: ConditionType.Ready, status: 'False', reason: Reason.Paused, message: 'Reconciliation is paused' }],
+    now,
+  );
+  return { ...noAction, status: { ...ownedStatus(o.vm), conditions } };
+}
+
+/** Delete every infra kind that exists for the VM, independently; release the VM only when all are gone. */
+function deletionPlan(o: VmObserved): VmPlan {
+  const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
+  const allGone = o.infra.every((i) => i.state === 'Absent');
+  const holds = (o.vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
+  return { ...noAction, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
+}
+
+const noAction: VmPlan = { ensureFinalizer: false, removeFinalizer: false, deleteInfra: [] };
+
+interface Gate {
+  readonly scheduled: ConditionInput;
+  readonly ready?: ConditionInput;
+  readonly requeueAfterMs?: number;
+}
+
+function activePlan(o: VmObserved, now: Date): Omit<VmPlan, 'ensureFinalizer'> {
+  const { vm, vmClass, image } = o;
+  if (!vmClass) return blocked(o, now, { scheduled: notScheduled(Reason.ClassNotFound, `spec.classRef.name "${vm.spec.classRef.name}" not found`) });
+  if (!image) return blocked(o, now, { scheduled: notScheduled(Reason.ImageNotFound, `spec.imageRef.name "${vm.spec.imageRef.name}" not found`) });
+  const hardware = computeEffectiveHardware(vm, vmClass);
+  if (!hardware.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, hardware.error.message) });
+  const duplicate = findDuplicateAddress(vm, vmClass, o.siblingAddresses);
+  if (duplicate) {
+    const message = `address ${duplicate.address} on network class "${duplicate.networkClass}" (interface ${duplicate.interface}) is already held by VirtualMachine ${duplicate.heldBy}`;
+    return blocked(o, now, { scheduled: current(o.vm, ConditionType.Scheduled), ready: notReady(Reason.DuplicateAddress, message) });
+  }
+  const result = schedule({ vm, vmClass, image, providers: o.providers, siblings: o.siblings });
+  const fresh = result.ok ? result.placement : undefined;
+  const drift = evaluateDrift(vm, fresh);
+  if (!vm.status?.scheduled && !result.ok) {
+    return blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
+  }
+  if (drift.action === 'StickToOld' || drift.action === 'SurfaceOnly') {
+    const placementValid: ConditionInput =
+      drift.action === 'SurfaceOnly' && drift.reason
+        ? { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${driftMessage(drift.reason)}; annotate banlieue.io/migrate=true to move it` }
+        : placementMatches;
+    return mirrorOnly(o, now, placementValid);
+  }
+  if (!fresh) return mirrorOnly(o, now, placementMatches);
+  const stale = staleInfra(o, fresh, drift.action === 'Recreate');
+  if (stale.length > 0) {
+    const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason ?? Reason.ProviderChanged, message: `${driftMessage(drift.reason)}; recreating` };
+    return { ...mirrorOnly(o, now, placementValid), deleteInfra: stale, requeueAfterMs: WAIT_MS };
+  }
+  return place(o, now, fresh, vmClass, image);
+}
+
+/** Infra objects to delete before (re)creating at `fresh`: other kinds, and the current one when recreating. */
+function staleInfra(o: VmObserved, fresh: Placement, recreate: boolean): InfraMachineObject[] {
+  const target = MACHINE_KIND_BY_BACKEND[fresh.providerClass].kind;
+  return o.infra.flatMap((i) => (i.state === 'Present' && (i.kind !== target || recreate) ? [i.object] : []));
+}
+
+function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass, image: VMImage): Omit<VmPlan, 'ensureFinalizer'> {
+  const { vm } = o;
+  if (o.userData && !o.userData.ok) return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
+  const targetKind = MACHINE_KIND_BY_BACKEND[placement.providerClass].kind;
+  const terminating = o.infra.find((i) => i.kind === targetKind && i.state === 'Terminating');
+  if (terminating || o.infra.some((i) => i.kind === targetKind && i.state === 'Unknown')) {
+    return { ...mirrorOnly(o, now, placementMatches), requeueAfterMs: WAIT_MS };
+  }
+  const userDataSecret = o.userData?.ok
+    ? { name: userDataSecretName(vm), content: renderUserData(o.userData.content, userDataVars(vm, vmClass, placement.providerClass)) }
+    : undefined;
+  const built = buildInfraMachine({ vm, vmClass, image, placement, ...(userDataSecret ? { userDataSecretName: userDataSecret.name } : {}) });
+  if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });
+  const live = o.infra.find((i) => i.kind === targetKind);
+  const infra = live && live.state === 'Present' ? live.object : undefined;
+  const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: `${placement.providerName}/${placement.failureDomain.name}` };
+  const status = statusFor(o, now, { scheduled, placementValid: placementMatches, infra, infraKind: targetKind });
+  return {
+    ...noAction,
+    applyInfra: built.object,
+    ...(userDataSecret ? { userDataSecret } : {}),
+    status: {
+      ...status,
+      scheduled: samePlacement(vm, placement) && vm.status?.scheduled ? vm.status.scheduled : toScheduledPlacement(placement, now),
+      infrastructureRef: { apiGroup: INFRA_GROUP, kind: targetKind, name: vm.metadata.name ?? '' },
+      heldAddresses: heldAddresses(vm, vmClass),
+      ...(vm.metadata.generation !== undefined ? { observedGeneration: vm.metadata.generation } : {}),
+    },
+  };
+}
+
+/** Keep the current infra object and only mirror its status. */
+function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput): Omit<VmPlan, 'ensureFinalizer'> {
+  const live = o.infra.find((i) => i.state === 'Present' || i.state === 'Terminating');
+  const infra = live && 'object' in live ? live.object : undefined;
+  const scheduled = o.vm.status?.scheduled
+    ? { type: ConditionType.Scheduled, status: 'True' as const, reason: Reason.Scheduled, message: `${o.vm.status.scheduled.providerName}/${o.vm.status.scheduled.failureDomain}` }
+    : notScheduled(Reason.Scheduling, 'not scheduled yet');
+  return { ...noAction, status: statusFor(o, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' }) };
+}
+
+/** Nothing can be placed: report why, keep what exists. */
+function blocked(o: VmObserved, now: Date, gate: Gate): Omit<VmPlan, 'ensureFinalizer'> {
+  const live = o.infra.find((i) => i.state === 'Present');
+  const infra = live && 'object' in live ? live.object : undefined;
+  const status = statusFor(o, now, { scheduled: gate.scheduled, infra, infraKind: infra?.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
+  return { ...noAction, status, ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}) };
+}
+
+interface StatusInput {
+  readonly scheduled: ConditionInput;
+  readonly placementValid?: ConditionInput;
+  readonly infra: InfraMachineObject | undefined;
+  readonly infraKind: string;
+  /** Overrides the computed Ready. */
+  readonly ready?: ConditionInput;
+}
+
+function statusFor(o: VmObserved, now: Date, s: StatusInput): VirtualMachineStatus {
+  const mirrored = mirrorInfraStatus(s.infra, s.infraKind ? { kind: s.infraKind, name: o.vm.metadata.name ?? '' } : undefined);
+  const ready = s.ready ?? readyCondition(s.scheduled, s.placementValid, mirrored.infrastructureReady);
+  const inputs: ConditionInput[] = [s.scheduled, ...(s.placementValid ? [s.placementValid] : []), mirrored.infrastructureReady, ready, pausedCondition(false, o.vm.metadata.generation)];
+  return {
+    ...ownedStatus(o.vm),
+    ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
+    ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
+    ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
+    conditions: setConditions(o.vm.status?.conditions, inputs, now),
+  };
+}
+
+/** The status fields kept as they are unless a branch sets them. */
+function ownedStatus(vm: VirtualMachine): VirtualMachineStatus {
+  const { scheduled, infrastructureRef, heldAddresses: held } = vm.status ?? {};
+  return { ...(scheduled ? { scheduled } : {}), ...(infrastructureRef ? { infrastructureRef } : {}), ...(held ? { heldAddresses: held } : {}) };
+}
+
+function samePlacement(vm: VirtualMachine, p: Placement): boolean {
+  const s = vm.status?.scheduled;
+  return !!s && s.providerName === p.providerName && s.failureDomain === p.failureDomain.name && JSON.stringify(s.resolvedStorage ?? []) === JSON.stringify(p.resolvedStorage) && JSON.stringify(s.resolvedNetworks ?? []) === JSON.stringify(p.resolvedNetworks);
+}
+
+const placementMatches: ConditionInput = { type: ConditionType.PlacementValid, status: 'True', reason: Reason.PlacementMatches, message: '' };
+
+function notScheduled(reason: Reason, message: string): ConditionInput {
+  return { type: ConditionType.Scheduled, status: 'False', reason, message };
+}
+
+function notReady(reason: Reason, message: string): ConditionInput {
+  return { type: ConditionType.Ready, status: 'False', reason, message };
+}
+
+function current(vm: VirtualMachine, type: string): ConditionInput {
+  const c = vm.status?.conditions?.find((x) => x.type === type);
+  return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: c.reason, message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
+}
+
+function driftMessage(reason: string | undefined): string {
+  switch (reason) {
+    case Reason.ProviderChanged:
+      return 'the Provider no longer fits';
+    case Reason.FailureDomainChanged:
+      return 'the failure domain no longer fits';
+    case Reason.StorageMappingChanged:
+      return 'a storage class now resolves differently';
+    case Reason.NetworkMappingChanged:
+      return 'a network class now resolves differently';
+    default:
+      return 'the placement changed';
+  }
+}

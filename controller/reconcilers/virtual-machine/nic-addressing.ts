@@ -1,0 +1,48 @@
+// The addressing of each class interface for one VM: static when the VM sets an
+// address in spec.networkOverrides (gateway, nameservers and domain falling back
+// to the class interface ipam), DHCP otherwise. A class interface in static mode
+// without a per-VM address cannot work.
+import type { Ipam, StaticAddress } from '../../../infra/api/common.js';
+import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { ClassInterface, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+
+type NetworkOverride = NonNullable<VirtualMachine['spec']['networkOverrides']>[number];
+
+export type NicAddressingResult =
+  | { readonly ok: true; /** One per class interface, in class order; undefined is DHCP. */ readonly ipams: readonly (Ipam | undefined)[] }
+  | { readonly ok: false; readonly message: string };
+
+export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicAddressingResult {
+  const interfaces = vmClass.spec.network.interfaces;
+  const overrides = vm.spec.networkOverrides ?? [];
+  const stray = overrides.findIndex((o) => !interfaces.some((i) => i.name === o.name));
+  if (stray >= 0) {
+    return {
+      ok: false,
+      message: `spec.networkOverrides[${stray}].name "${overrides[stray]?.name ?? ''}" is not an interface of class "${vmClass.metadata.name ?? ''}"`,
+    };
+  }
+  const ipams: (Ipam | undefined)[] = [];
+  for (const nic of interfaces) {
+    const override = overrides.find((o) => o.name === nic.name);
+    if (override) ipams.push({ static: effectiveStaticAddress(override, nic) });
+    else if (nic.ipam?.mode === 'static') {
+      return { ok: false, message: `spec.networkOverrides has no address for interface "${nic.name}", whose class ipam mode is static` };
+    } else ipams.push(undefined);
+  }
+  return { ok: true, ipams };
+}
+
+/** The override's address with gateway, nameservers and domain defaulted from the class interface. */
+export function effectiveStaticAddress(override: NetworkOverride, nic: ClassInterface | undefined): StaticAddress {
+  const gateway = override.static.gateway ?? nic?.ipam?.gateway;
+  const nameservers = override.static.nameservers ?? nic?.ipam?.nameservers;
+  const domain = override.static.domain ?? nic?.ipam?.domain;
+  return {
+    address: override.static.address,
+    prefix: override.static.prefix,
+    ...(gateway !== undefined ? { gateway } : {}),
+    ...(nameservers !== undefined ? { nameservers: [...nameservers] } : {}),
+    ...(domain !== undefined ? { domain } : {}),
+  };
+}

@@ -1,0 +1,183 @@
+// VirtualMachine: load from caches → decide (pure) → apply → status.
+// Writes only what differs from the live objects: a steady state makes no
+// API writes at all.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { ConditionType } from '../../../infra/api/conditions.js';
+import { Finalizer } from '../../../infra/api/well-known.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Reconciler } from '../../runtime/controller.js';
+import { done, type ReconcileResult } from '../../runtime/errors.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { ensureFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
+import { keyOf, type Informer } from '../../runtime/informer.js';
+import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import type { Logger } from '../../runtime/log.js';
+import type { Metrics } from '../../runtime/metrics.js';
+import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import { applyStatus, containsAll } from '../../runtime/status-writer.js';
+import { decideVirtualMachine, type InfraState, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
+import type { InfraMachineObject } from './infra-builders.js';
+import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
+
+export type { InfraMachineObject } from './infra-builders.js';
+
+export interface VirtualMachineReconcilerDeps {
+  readonly api: KubeApi;
+  readonly ssa: ServerSideApply;
+  readonly events: EventRecorder;
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly vms: Informer<VirtualMachine>;
+  readonly providers: Informer<Provider>;
+  readonly classes: Informer<VMClass>;
+  readonly images: Informer<VMImage>;
+  /** One informer per infrastructure machine kind, by kind. */
+  readonly machines: ReadonlyMap<string, Informer<InfraMachineObject>>;
+}
+
+export class VirtualMachineReconciler implements Reconciler {
+  readonly name = 'virtualmachine';
+  readonly kind = 'VirtualMachine';
+
+  constructor(private readonly d: VirtualMachineReconcilerDeps) {}
+
+  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+    const vm = this.d.vms.get(key);
+    if (!vm) return done;
+    const observed = await this.load(vm);
+    const plan = decideVirtualMachine(observed, this.d.clock.now());
+    await this.apply(vm, plan, log);
+    return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : done;
+  }
+
+  private async load(vm: VirtualMachine): Promise<VmObserved> {
+    const ns = vm.metadata.namespace ?? '';
+    const vmClass = this.d.classes.get(vm.spec.classRef.name);
+    const siblings = this.d.vms.list(ns).filter((o) => o.metadata.name !== vm.metadata.name);
+    return {
+      vm,
+      ...(vmClass ? { vmClass } : {}),
+      ...(this.d.images.get(vm.spec.imageRef.name) ? { image: this.d.images.get(vm.spec.imageRef.name) as VMImage } : {}),
+      providers: this.d.providers.list(ns),
+      siblings,
+      siblingAddresses: this.siblingAddresses(vm, siblings),
+      infra: this.infraStates(key(vm)),
+      ...(vm.spec.userData && !vm.metadata.deletionTimestamp ? { userData: await this.readUserData(vm) } : {}),
+    };
+  }
+
+  /** Addresses the other VMs hold, or claimed before this one (older first, then by name). */
+  private siblingAddresses(vm: VirtualMachine, siblings: readonly VirtualMachine[]): SiblingAddresses[] {
+    return siblings.flatMap((sibling) => {
+      if (sibling.status?.heldAddresses?.length) return [{ vm: sibling, heldAddresses: sibling.status.heldAddresses }];
+      const siblingClass = this.d.classes.get(sibling.spec.classRef.name);
+      return siblingClass && claimedFirst(sibling, vm) ? [{ vm: sibling, heldAddresses: heldAddresses(sibling, siblingClass) }] : [];
+    });
+  }
+
+  private infraStates(vmKey: string): InfraState[] {
+    return [...this.d.machines].map(([kind, informer]): InfraState => {
+      if (!informer.hasSynced()) return { kind, state: 'Unknown' };
+      const object = informer.get(vmKey);
+      if (!object) return { kind, state: 'Absent' };
+      return { kind, state: object.metadata.deletionTimestamp ? 'Terminating' : 'Present', object };
+    });
+  }
+
+  /** The user-data source, read by name (never listed or watched). */
+  private async readUserData(vm: VirtualMachine): Promise<UserDataSource> {
+    const ref = vm.spec.userData?.secretRef ?? vm.spec.userData?.configMapRef;
+    const kind = vm.spec.userData?.secretRef ? 'Secret' : 'ConfigMap';
+    if (!ref) return { ok: false, message: 'spec.userData names no source' };
+    const dataKey = ref.key ?? 'user-data';
+    try {
+      const obj = await this.d.api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind, metadata: { name: ref.name, namespace: vm.metadata.namespace ?? '' } });
+      const raw = obj.data?.[dataKey];
+      if (raw === undefined) return { ok: false, message: `${kind} ${ref.name} has no key "${dataKey}"` };
+      return { ok: true, content: kind === 'Secret' ? Buffer.from(raw, 'base64').toString('utf8') : raw };
+    } catch (err) {
+      if (err instanceof ApiStatusError && err.code === 404) return { ok: false, message: `${kind} ${ref.name} not found` };
+      throw err;
+    }
+  }
+
+  private async apply(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {
+    const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
+    if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, { ...ref, metadata: { ...ref.metadata, finalizers: vm.metadata.finalizers ?? [] } }, Finalizer.virtualMachine);
+    try {
+      for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
+      if (plan.userDataSecret) await this.applyUserDataSecret(vm, plan.userDataSecret.name, plan.userDataSecret.content);
+      if (plan.applyInfra && !this.upToDate(plan.applyInfra)) {
+        log.info({ infra: plan.applyInfra.kind }, 'Applying infrastructure machine');
+        await this.d.ssa.apply(plan.applyInfra);
+      }
+    } finally {
+      // Status is written even when applying failed, from what was decided.
+      if (plan.status) await this.writeStatus(vm, plan, log);
+    }
+    if (plan.removeFinalizer) {
+      log.info('All infrastructure gone; releasing the VirtualMachine');
+      await removeFinalizer(this.d.api, { ...ref, metadata: { ...ref.metadata, finalizers: vm.metadata.finalizers ?? [] } }, Finalizer.virtualMachine);
+    }
+  }
+
+  private upToDate(desired: InfraMachineObject): boolean {
+    const live = this.d.machines.get(desired.kind)?.get(key(desired));
+    return !!live && containsAll(live.metadata, desired.metadata) && containsAll(live.spec, desired.spec);
+  }
+
+  private async deleteInfra(infra: InfraMachineObject, log: Logger): Promise<void> {
+    log.info({ infra: infra.kind }, 'Deleting infrastructure machine');
+    try {
+      await this.d.api.request('DELETE', await this.d.api.pathOf({ apiVersion: infra.apiVersion, kind: infra.kind, metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' } }));
+    } catch (err) {
+      if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+    }
+  }
+
+  /** The rendered user-data Secret, owned by the VM so garbage collection removes it. */
+  private async applyUserDataSecret(vm: VirtualMachine, name: string, content: string): Promise<void> {
+    const namespace = vm.metadata.namespace ?? '';
+    const value = Buffer.from(content, 'utf8').toString('base64');
+    try {
+      const live = await this.d.api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } });
+      if (live.data?.value === value) return;
+    } catch (err) {
+      if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+    }
+    await this.d.ssa.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name,
+        namespace,
+        ownerReferences: [{ apiVersion: vm.apiVersion, kind: vm.kind, name: vm.metadata.name ?? '', uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      },
+      type: 'Opaque',
+      data: { value },
+    } as never);
+  }
+
+  private async writeStatus(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {
+    const before = vm.status?.conditions?.find((c) => c.type === ConditionType.Scheduled);
+    const status = plan.status as Record<string, unknown>;
+    if (!(await applyStatus(this.d.ssa, vm as never, status))) return;
+    const after = plan.status?.conditions?.find((c) => c.type === ConditionType.Scheduled);
+    if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
+      log.info({ reason: after.reason }, after.status === 'True' ? 'Scheduled' : 'Not scheduled');
+      await this.d.events.record(vm as never, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message);
+    }
+  }
+}
+
+const key = (obj: { metadata: { name?: string; namespace?: string } }): string => keyOf(obj as never);
+
+/** Whether `a` claimed its addresses before `b`: older wins, then name. */
+function claimedFirst(a: VirtualMachine, b: VirtualMachine): boolean {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  return ta !== tb ? ta < tb : (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}

@@ -1,0 +1,59 @@
+// Static addresses a VM holds, per network class, so two VMs never get the same
+// one (upstream ADR-0083). Each VM records what it holds in
+// status.heldAddresses; a new claim is checked against its siblings' records.
+import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+
+export type HeldAddress = NonNullable<NonNullable<VirtualMachine['status']>['heldAddresses']>[number];
+
+export interface SiblingAddresses {
+  readonly vm: VirtualMachine;
+  /** What the sibling holds: its status.heldAddresses. */
+  readonly heldAddresses: readonly HeldAddress[];
+}
+
+export interface DuplicateAddress extends HeldAddress {
+  /** Name of the VirtualMachine already holding the address. */
+  readonly heldBy: string;
+  readonly message: string;
+}
+
+/** The addresses `vm` claims: one per network override naming a class interface. */
+export function heldAddresses(vm: VirtualMachine, vmClass: VMClass): HeldAddress[] {
+  return (vm.spec.networkOverrides ?? []).flatMap((o) => {
+    const nic = vmClass.spec.network.interfaces.find((i) => i.name === o.name);
+    return nic ? [{ interface: o.name, networkClass: nic.networkClass, address: o.static.address }] : [];
+  });
+}
+
+/** The first address `vm` claims that another VM already holds on the same network class. */
+export function findDuplicateAddress(
+  vm: VirtualMachine,
+  vmClass: VMClass,
+  siblings: readonly SiblingAddresses[],
+): DuplicateAddress | undefined {
+  for (const claim of heldAddresses(vm, vmClass)) {
+    for (const sibling of siblings) {
+      if (isSameVm(sibling.vm, vm)) continue;
+      const clash = sibling.heldAddresses.some((h) => h.networkClass === claim.networkClass && sameAddress(h.address, claim.address));
+      if (clash) {
+        const heldBy = sibling.vm.metadata.name ?? '';
+        return {
+          ...claim,
+          heldBy,
+          message: `spec.networkOverrides "${claim.interface}" address ${claim.address} on network class "${claim.networkClass}" is already held by VirtualMachine "${heldBy}"`,
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+function isSameVm(a: VirtualMachine, b: VirtualMachine): boolean {
+  if (a.metadata.uid && b.metadata.uid) return a.metadata.uid === b.metadata.uid;
+  return a.metadata.namespace === b.metadata.namespace && a.metadata.name === b.metadata.name;
+}
+
+// IPv6 hex digits are case-insensitive; other spellings (zero compression) are
+// not normalised.
+const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();

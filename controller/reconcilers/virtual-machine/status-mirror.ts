@@ -1,0 +1,83 @@
+// What the VirtualMachine status copies from its infra machine, and the VM
+// Ready summary (upstream §2.4 "status mirror"). Pure: conditions are returned
+// as inputs for runtime/conditions.setConditions, which owns transition times.
+import type { Condition, MachineAddress, MachineInitializationStatus, PowerState } from '../../../infra/api/common.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import type { Static } from '../../../infra/api/schema.js';
+import { findCondition, type ConditionInput } from '../../runtime/conditions.js';
+
+/** The part of any infra machine kind the mirror reads (machineStatusFields). */
+export interface InfraMachineRead {
+  readonly kind: string;
+  readonly metadata: { readonly name?: string };
+  readonly status?: {
+    readonly initialization?: Static<typeof MachineInitializationStatus>;
+    readonly addresses?: readonly MachineAddress[];
+    readonly observedPowerState?: PowerState;
+    readonly conditions?: readonly Condition[];
+  };
+}
+
+export interface MirroredStatus {
+  readonly initialization?: Static<typeof MachineInitializationStatus>;
+  readonly addresses?: MachineAddress[];
+  readonly observedPowerState?: PowerState;
+  readonly infrastructureReady: ConditionInput;
+}
+
+/** Kind and name of the infra machine the VM expects, for messages while it is absent. */
+export interface ExpectedInfra {
+  readonly kind: string;
+  readonly name: string;
+}
+
+/**
+ * The infra status fields the VM copies, and InfrastructureReady from the
+ * infra Ready condition (False/Pending while there is none).
+ */
+export function mirrorInfraStatus(infra: InfraMachineRead | undefined, expected?: ExpectedInfra): MirroredStatus {
+  if (!infra) {
+    const what = expected ? `${expected.kind} ${expected.name}` : 'The infrastructure object';
+    return { infrastructureReady: pending(`${what} does not exist yet`) };
+  }
+  const { initialization, addresses, observedPowerState, conditions } = infra.status ?? {};
+  const ready = findCondition(conditions, ConditionType.Ready);
+  return {
+    ...(initialization !== undefined ? { initialization: { ...initialization } } : {}),
+    ...(addresses !== undefined ? { addresses: addresses.map((a) => ({ ...a })) } : {}),
+    ...(observedPowerState !== undefined ? { observedPowerState } : {}),
+    infrastructureReady: ready
+      ? { type: ConditionType.InfrastructureReady, status: ready.status, reason: ready.reason, message: ready.message }
+      : pending(`${infra.kind} ${infra.metadata.name ?? ''} has no Ready condition yet`),
+  };
+}
+
+function pending(message: string): ConditionInput {
+  return { type: ConditionType.InfrastructureReady, status: 'False', reason: Reason.Pending, message };
+}
+
+/**
+ * VM Ready = Scheduled && PlacementValid is not False && InfrastructureReady;
+ * when False, the reason names the first gate that fails.
+ */
+export function readyCondition(
+  scheduled: ConditionInput,
+  placementValid: ConditionInput | undefined,
+  infrastructureReady: ConditionInput,
+): ConditionInput {
+  if (scheduled.status !== 'True') return notReady(Reason.Scheduling, 'Not scheduled', scheduled);
+  if (placementValid?.status === 'False') return notReady(Reason.PlacementInvalid, 'Placement no longer valid', placementValid);
+  if (infrastructureReady.status !== 'True') {
+    return notReady(Reason.InfrastructureNotReady, 'Infrastructure not ready', infrastructureReady);
+  }
+  return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '' };
+}
+
+function notReady(reason: Reason, summary: string, cause: ConditionInput): ConditionInput {
+  return {
+    type: ConditionType.Ready,
+    status: 'False',
+    reason,
+    message: cause.message ? `${summary}: ${cause.message}` : `${summary} (${cause.reason})`,
+  };
+}

@@ -1,0 +1,73 @@
+// One controller: a keyed work queue in front of a reconciler, with the
+// reconcile metrics, a logger per reconcile and periodic resync. Watches map
+// informer events to keys; the reconciler reads everything from caches.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from './log.js';
+import { TerminalError, TransientError, type ReconcileResult } from './errors.js';
+import type { Metrics } from './metrics.js';
+import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
+
+export interface Reconciler {
+  /** Controller name in metrics and logs, e.g. virtualmachine. */
+  readonly name: string;
+  /** Kind the keys name, for log fields (`VirtualMachine: "ns/name"`). */
+  readonly kind: string;
+  reconcile(key: string, log: Logger): Promise<ReconcileResult>;
+}
+
+export interface ControllerOptions extends WorkQueueOptions {
+  /** Re-run every known key this often even without events. @default 5 min */
+  readonly resyncMs?: number;
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+
+  constructor(
+    private readonly reconciler: Reconciler,
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+    private readonly options: ControllerOptions = {},
+  ) {
+    this.queue = new WorkQueue((key) => this.runOnce(key), options, (key, err, retryInMs) => this.logFailure(key, err, retryInMs));
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Periodic resync over `keys()` until `signal` aborts. */
+  startResync(keys: () => string[], signal: AbortSignal): void {
+    const timer = setInterval(() => keys().forEach((k) => this.queue.add(k)), this.options.resyncMs ?? 300_000);
+    timer.unref();
+    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+  }
+
+  private async runOnce(key: string): Promise<ReconcileResult> {
+    const { name, kind } = this.reconciler;
+    const log = this.log.child({ controller: name, reconcileID: randomUUID(), [kind]: key });
+    const stop = this.metrics.reconcileDuration.startTimer({ controller: name });
+    try {
+      const result = await this.reconciler.reconcile(key, log);
+      this.metrics.reconcileTotal.inc({ controller: name, result: result.requeueAfterMs !== undefined ? 'requeue' : 'success' });
+      return result;
+    } catch (err) {
+      this.metrics.reconcileTotal.inc({ controller: name, result: 'error' });
+      this.metrics.reconcileErrors.inc({ controller: name, kind: err instanceof Error ? err.name : 'Unknown' });
+      // A terminal error waits for a new generation (an event), not a hot retry.
+      if (err instanceof TerminalError) {
+        log.error({ reason: err.reason, err: err.message }, 'Reconcile failed terminally');
+        return {};
+      }
+      throw err;
+    } finally {
+      stop();
+    }
+  }
+
+  private logFailure(key: string, err: unknown, retryInMs: number): void {
+    const message = err instanceof Error ? err.message : String(err);
+    const level = err instanceof TransientError ? 'warn' : 'error';
+    this.log[level]({ controller: this.reconciler.name, [this.reconciler.kind]: key, err: message, retryInMs }, 'Reconcile failed, retrying');
+  }
+}
