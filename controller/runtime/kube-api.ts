@@ -51,6 +51,8 @@ export interface WatchEvent<T> {
 }
 
 export interface KubeApiOptions {
+  /** Sent as User-Agent, e.g. banlieue/0.1.0 (controller); audit logs tell writers apart by it. */
+  readonly userAgent?: string;
   /** Called for every mutating request (metrics: writes at idle must be zero). */
   readonly onWrite?: (verb: string) => void;
 }
@@ -72,7 +74,11 @@ export class KubeApi {
   private async requestOptions(method: string, path: string, query: RequestOptionsExtra['query'], timeoutMs: number): Promise<{ url: URL; options: RequestOptions }> {
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const options: RequestOptions = { method, headers: { accept: 'application/json' }, timeout: timeoutMs };
+    const options: RequestOptions = {
+      method,
+      headers: { accept: 'application/json', ...(this.options.userAgent ? { 'user-agent': this.options.userAgent } : {}) },
+      timeout: timeoutMs,
+    };
     await this.kc.applyToHTTPSOptions(options);
     return { url, options };
   }

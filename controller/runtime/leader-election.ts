@@ -3,6 +3,7 @@
 // saw the record change (no trust in other machines' clocks). Only the leader
 // runs controllers; losing the lease ends the process (a clean restart is
 // simpler and safer than unwinding half-done work).
+import { setMaxListeners } from 'node:events';
 import type { Logger } from './log.js';
 import { sleep } from './backoff.js';
 import { ApiStatusError, type KubeApi } from './kube-api.js';
@@ -73,6 +74,7 @@ export class LeaderElector {
     this.log.info({ lease: `${this.options.namespace}/${this.options.name}`, identity: this.options.identity }, 'Became leader');
     this.onChange(true);
     const leaderAbort = new AbortController();
+    setMaxListeners(0, leaderAbort.signal);
     signal.addEventListener('abort', () => leaderAbort.abort(), { once: true });
     lead(leaderAbort.signal);
     let lastRenew = Date.now();

@@ -1,8 +1,10 @@
 // What every long-running role (controller, provider <backend>) shares:
 // health and metrics servers, leader election, graceful shutdown on
 // SIGTERM/SIGINT. The role itself only says what to run while leading.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { PACKAGE_VERSION } from '../../infra/version.js';
 import { startHealthServers, type Readiness } from './health.js';
 import { KubeApi } from './kube-api.js';
 import { LeaderElector } from './leader-election.js';
@@ -36,8 +38,13 @@ export interface RoleContext {
 /** Run a role until SIGTERM/SIGINT (resolves) or lost leadership (rejects). */
 export async function runRole(options: RoleOptions, lead: (ctx: RoleContext) => Promise<void>): Promise<void> {
   const metrics = new Metrics();
-  const api = new KubeApi(options.kubeConfig, { onWrite: (verb) => metrics.apiWrites.inc({ verb }) });
+  const api = new KubeApi(options.kubeConfig, {
+    userAgent: `banlieue/${PACKAGE_VERSION} (${options.role})`,
+    onWrite: (verb) => metrics.apiWrites.inc({ verb }),
+  });
   const shutdown = new AbortController();
+  // Every informer's watch and backoff listens on the same signal.
+  setMaxListeners(0, shutdown.signal);
   const onSignal = (signal: string): void => {
     options.log.info({ signal }, 'Shutting down');
     shutdown.abort();

@@ -106,7 +106,8 @@ export class VirtualMachineReconciler implements Reconciler {
 
   private async apply(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
-    if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, { ...ref, metadata: { ...ref.metadata, finalizers: vm.metadata.finalizers ?? [] } }, Finalizer.virtualMachine);
+    const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(vm.metadata.finalizers ? { finalizers: vm.metadata.finalizers } : {}) } };
+    if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
     try {
       for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
       if (plan.userDataSecret) await this.applyUserDataSecret(vm, plan.userDataSecret.name, plan.userDataSecret.content);
@@ -120,7 +121,7 @@ export class VirtualMachineReconciler implements Reconciler {
     }
     if (plan.removeFinalizer) {
       log.info('All infrastructure gone; releasing the VirtualMachine');
-      await removeFinalizer(this.d.api, { ...ref, metadata: { ...ref.metadata, finalizers: vm.metadata.finalizers ?? [] } }, Finalizer.virtualMachine);
+      await removeFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
     }
   }
 

@@ -1,0 +1,65 @@
+// `banlieue controller` as a local process, as `make dev-cluster` users run it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { waitFor } from './wait.js';
+
+export interface RoleProcess {
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  readonly child: ChildProcess;
+  logs(): string;
+  /** GET a path of the health server: [status, body]. */
+  health(path: string): Promise<[number, string]>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash. */
+  kill(): Promise<void>;
+}
+
+export async function startRole(args: string[]): Promise<RoleProcess> {
+  // node itself (not npx) so that a kill reaches the process that holds the lease.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'controller/cli/run.ts', ...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ports = await waitFor(
+    'the role to serve health and metrics',
+    () => {
+      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}:\n${output}`);
+      const line = output.split('\n').find((l) => l.includes('Serving health and metrics'));
+      return line ? (JSON.parse(line) as { healthPort: number; metricsPort: number }) : undefined;
+    },
+    60_000,
+  );
+  const get = async (port: number, path: string): Promise<[number, string]> => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`);
+    return [res.status, await res.text()];
+  };
+  return {
+    healthPort: ports.healthPort,
+    metricsPort: ports.metricsPort,
+    child,
+    logs: () => output,
+    health: (path) => get(ports.healthPort, path),
+    metric: async (name, labels = {}) => {
+      const [, text] = await get(ports.metricsPort, '/metrics');
+      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .filter((l) => wanted.every((w) => l.includes(w)))
+        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    },
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
