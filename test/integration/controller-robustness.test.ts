@@ -1,0 +1,235 @@
+// The controller runtime against a real kube-apiserver that restarts, expires
+// watches and sits idle: one `banlieue controller` process (no leader
+// election) must ride it all out and, once converged, write nothing.
+// This file runs its own control plane: it restarts the apiserver and reads a
+// clean audit log.
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildTools, ControlPlane } from '../support/control-plane.js';
+import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { applyCrdsFromDist } from '../support/crds.js';
+import { waitFor } from '../support/wait.js';
+
+const VIRTUAL_MACHINES = 'virtualmachines.banlieue.io';
+const VSPHERE_MACHINES = 'vspheremachines.infrastructure.banlieue.io';
+
+interface Listed {
+  items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+}
+
+let cp: ControlPlane | undefined;
+const running: RoleProcess[] = [];
+
+function plane(): ControlPlane {
+  if (!cp) throw new Error('the control plane did not start');
+  return cp;
+}
+
+beforeAll(async () => {
+  cp = await ControlPlane.start(await buildTools());
+  await applyCrdsFromDist(cp);
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.kill()));
+});
+
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((p) => p.kill()));
+  await cp?.stop();
+});
+
+async function startController(...args: string[]): Promise<RoleProcess> {
+  const controller = await startRole(['controller', '--kubeconfig', plane().kubeconfigPath, '--no-leader-elect', ...args]);
+  running.push(controller);
+  return controller;
+}
+
+const apply = (objects: object[]): Promise<string> =>
+  plane().kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+
+const patchStatus = (resource: string, ns: string, name: string, status: object): Promise<string> =>
+  plane().kubectl(['patch', resource, name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+
+/** A namespace with a vSphere Provider publishing `domains`, and a class and image usable there (named after the namespace). */
+async function createBackend(ns: string, domains = ['fd-a']): Promise<void> {
+  await plane().kubectl(['create', 'namespace', ns]);
+  await apply([
+    {
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'Provider',
+      metadata: { name: 'vsphere', namespace: ns },
+      spec: {
+        providerClassRef: { name: 'vsphere' },
+        connection: { endpoint: 'https://vc.example.com/sdk', credentialsRef: { name: 'creds' } },
+        capabilities: { storageClasses: [{ name: 'fast', target: { datastore: 'ds1' } }], networkClasses: [{ name: 'lan', target: { portGroup: 'pg1' } }] },
+      },
+    },
+    {
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'VMClass',
+      metadata: { name: `${ns}-small` },
+      spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+    },
+    {
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'VMImage',
+      metadata: { name: `${ns}-ubuntu` },
+      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu' }] },
+    },
+  ]);
+  const failureDomains = domains.map((name) => ({
+    name,
+    labels: { name },
+    attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'], raw: { datacenter: 'dc1', cluster: `cluster-${name}` } },
+  }));
+  await patchStatus('providers.banlieue.io', ns, 'vsphere', { failureDomains });
+  await plane().kubectl(['patch', 'vmimages.banlieue.io', `${ns}-ubuntu`, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { perProvider: [{ providerNamespace: ns, providerName: 'vsphere', ready: true }] } })]);
+}
+
+const virtualMachine = (ns: string, name: string): object => ({
+  apiVersion: 'banlieue.io/v1alpha1',
+  kind: 'VirtualMachine',
+  metadata: { name, namespace: ns },
+  spec: { classRef: { name: `${ns}-small` }, imageRef: { name: `${ns}-ubuntu` } },
+});
+
+/** What a vSphere provider reports once the machine runs. */
+const provisioned = (address: string): object => ({
+  initialization: { provisioned: true },
+  observedPowerState: 'PoweredOn',
+  addresses: [{ type: 'InternalIP', address }],
+  conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+});
+
+async function list(resource: string, ns: string): Promise<Listed['items']> {
+  return (JSON.parse(await plane().kubectl(['get', resource, '-n', ns, '-o', 'json'])) as Listed).items;
+}
+
+const hasCondition = (obj: Listed['items'][number], type: string, status: string): boolean =>
+  obj.status?.conditions?.some((c) => c.type === type && c.status === status) ?? false;
+
+/** Wait until the VM is Scheduled=True and its VSphereMachine exists. */
+async function waitScheduled(ns: string, name: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    `VirtualMachine ${ns}/${name} to be Scheduled with its VSphereMachine`,
+    async () => {
+      const vm = (await list(VIRTUAL_MACHINES, ns)).find((o) => o.metadata.name === name);
+      const machine = (await list(VSPHERE_MACHINES, ns)).find((o) => o.metadata.name === name);
+      return !!vm && hasCondition(vm, 'Scheduled', 'True') && !!machine;
+    },
+    timeoutMs,
+  );
+}
+
+/** Messages the controller logged, in order. */
+const logged = (p: RoleProcess): string[] =>
+  p
+    .logs()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => (JSON.parse(l) as { msg: string }).msg);
+
+describe('controller robustness against a real kube-apiserver', () => {
+  it('resumes its watches after kube-apiserver restarts and schedules new VMs without restarting itself', async () => {
+    const ns = 'apiserver-restart';
+    await createBackend(ns);
+    const controller = await startController();
+    await apply([virtualMachine(ns, 'before')]);
+    await waitScheduled(ns, 'before');
+
+    await plane().restartApiserver();
+    await apply([virtualMachine(ns, 'after')]);
+
+    // Its backoff may have grown while the apiserver was down: allow for it.
+    await waitScheduled(ns, 'after', 90_000);
+    expect(controller.child.exitCode, controller.logs()).toBeNull();
+    expect(controller.child.signalCode).toBeNull();
+    const messages = logged(controller);
+    expect(messages.filter((m) => m === 'Serving health and metrics')).toHaveLength(1);
+    expect(messages.filter((m) => m === 'Caches synced; reconciling')).toHaveLength(1);
+    expect(messages.some((m) => m === 'Watch failed, restarting' || m === 'Watch expired, relisting'), controller.logs()).toBe(true);
+    expect(await controller.health('/readyz')).toEqual([200, 'leader']);
+  });
+
+  it('relists when its watch resourceVersion has expired (410 Gone) and still converges', async () => {
+    const ns = 'watch-expired';
+    await createBackend(ns);
+    const controller = await startController();
+    await apply([virtualMachine(ns, 'before')]);
+    await waitScheduled(ns, 'before');
+
+    // Writes the controller does not watch move etcd's revision past every
+    // resourceVersion it holds; the restarted apiserver's fresh watch cache
+    // starts at the new revision and cannot serve the old ones.
+    const configMaps = Array.from({ length: 100 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `churn-${i}`, namespace: ns }, data: { i: String(i) } }));
+    await apply(configMaps);
+    await plane().restartApiserver();
+
+    await waitFor('the controller to log "Watch expired, relisting"', () => logged(controller).includes('Watch expired, relisting'), 90_000);
+    await apply([virtualMachine(ns, 'after')]);
+    await waitScheduled(ns, 'after', 90_000);
+    expect(controller.child.exitCode, controller.logs()).toBeNull();
+  });
+
+  it('makes zero API writes in a steady state of 50 Ready VMs, through several resyncs', async () => {
+    const ns = 'steady-state';
+    const count = 50;
+    const resyncSeconds = 10;
+    await createBackend(ns, ['fd-a', 'fd-b', 'fd-c']);
+    const controller = await startController('--resync-period', String(resyncSeconds));
+    const names = Array.from({ length: count }, (_, i) => `vm-${String(i).padStart(2, '0')}`);
+    await apply(names.map((n) => virtualMachine(ns, n)));
+    await waitFor(`${count} VSphereMachines`, async () => (await list(VSPHERE_MACHINES, ns)).length === count, 120_000);
+
+    // Play the vSphere provider: every machine comes up.
+    for (let i = 0; i < count; i += 10) {
+      await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(VSPHERE_MACHINES, ns, n, provisioned(`192.0.2.${10 + i + j}`))));
+    }
+    await waitFor(`all ${count} VirtualMachines Ready`, async () => (await list(VIRTUAL_MACHINES, ns)).filter((vm) => hasCondition(vm, 'Ready', 'True')).length === count, 120_000);
+
+    // Quiet: no write for longer than a resync period (every VM reconciled at least once since).
+    const writes = (): Promise<number> => controller.metric('banlieue_api_writes_total');
+    let last = { value: await writes(), since: Date.now() };
+    await waitFor(
+      'the controller to stop writing',
+      async () => {
+        const value = await writes();
+        if (value !== last.value) last = { value, since: Date.now() };
+        return Date.now() - last.since > (resyncSeconds + 2) * 1000;
+      },
+      120_000,
+    );
+
+    // The window: at least 30 s, and at least two resyncs of every VM.
+    const reconciles = (): Promise<number> => controller.metric('banlieue_reconcile_total', { controller: 'virtualmachine' });
+    const [writesBefore, reconcilesBefore, start] = [await writes(), await reconciles(), new Date()];
+    await waitFor('30 s spanning two resyncs', async () => Date.now() - start.getTime() >= 30_000 && (await reconciles()) - reconcilesBefore >= 2 * count, 90_000);
+    const [writesAfter, reconcilesAfter, end] = [await writes(), await reconciles(), new Date()];
+
+    const ours = auditedWrites(plane().auditLogPath);
+    expect(ours.filter((e) => e.at < start).length, 'the audit log shows the controller writing while converging').toBeGreaterThan(0);
+    const inWindow = ours.filter((e) => e.at >= start && e.at <= end);
+    expect(inWindow.map((e) => `${e.verb} ${e.resource} ${e.name}`)).toEqual([]);
+    expect(writesAfter - writesBefore).toBe(0);
+    expect(reconcilesAfter - reconcilesBefore).toBeGreaterThanOrEqual(2 * count);
+  });
+});
+
+interface AuditEvent {
+  stage: string;
+  verb: string;
+  userAgent?: string;
+  stageTimestamp: string;
+  objectRef?: { resource?: string; namespace?: string; name?: string };
+}
+
+/** Completed writes by any banlieue process, from the apiserver's audit log. */
+function auditedWrites(path: string): { at: Date; verb: string; resource: string; name: string }[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as AuditEvent)
+    .filter((e) => e.stage === 'ResponseComplete' && e.userAgent?.startsWith('banlieue/'))
+    .map((e) => ({ at: new Date(e.stageTimestamp), verb: e.verb, resource: e.objectRef?.resource ?? '', name: `${e.objectRef?.namespace ?? ''}/${e.objectRef?.name ?? ''}` }));
+}
