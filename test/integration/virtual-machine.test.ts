@@ -119,6 +119,13 @@ describe('VirtualMachine controller', () => {
     expect(JSON.stringify(refused.status?.conditions)).toContain('zone');
   });
 
+  it('keeps VMs apart even when they are created together and scheduled concurrently', async () => {
+    const term = { placement: { providerSelector: { matchLabels: { backend: 'cloud-hypervisor' } }, antiAffinity: [{ topologyKey: 'name', labelSelector: { matchLabels: { app: 'cache' } }, mode: 'required' }] } };
+    const both = await Promise.all(['cache-1', 'cache-2'].map((name) => t.apply(vm(ns, name, cls, image, term, { app: 'cache' }))));
+    const placed = await Promise.all(both.map((v) => t.condition(v, 'Scheduled', 'True')));
+    expect(new Set(placed.map((p) => p.status?.scheduled.failureDomain))).toEqual(new Set(['cloud-hypervisor-a', 'cloud-hypervisor-b']));
+  });
+
   it('renders user-data into a Secret the infrastructure object references', async () => {
     await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-init', namespace: ns }, stringData: { 'user-data': '#cloud-config\nhostname: ${VM_NAME}\nfqdn: ${FQDN}\nruncmd: [echo ${HOME}]\n' } });
     const v = await t.apply(vm(ns, 'with-ud', cls, image, onBackend('proxmox', { userData: { secretRef: { name: 'cloud-init' } }, networkOverrides: [{ name: 'eth0', static: { address: '192.0.2.50', prefix: 24, gateway: '192.0.2.1', domain: 'lab.example.com' } }] })));

@@ -38,25 +38,60 @@ export interface VirtualMachineReconcilerDeps {
   readonly machines: ReadonlyMap<string, Informer<InfraMachineObject>>;
 }
 
+/** What a decision claimed (placement, addresses) before the informer shows it. */
+type Assumption = Pick<NonNullable<VirtualMachine['status']>, 'scheduled' | 'heldAddresses'>;
+
 export class VirtualMachineReconciler implements Reconciler {
   readonly name = 'virtualmachine';
   readonly kind = 'VirtualMachine';
+  /**
+   * Placements decided but maybe not yet visible in the cache (the scheduler's
+   * "assume" step): without it, two VMs reconciled concurrently could both
+   * take the failure domain a required anti-affinity term forbids sharing.
+   */
+  private readonly assumed = new Map<string, Assumption>();
 
   constructor(private readonly d: VirtualMachineReconcilerDeps) {}
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const vm = this.d.vms.get(key);
-    if (!vm) return done;
-    const observed = await this.load(vm);
-    const plan = decideVirtualMachine(observed, this.d.clock.now());
-    await this.apply(vm, plan, log);
+    if (!vm) {
+      this.assumed.delete(key);
+      return done;
+    }
+    const userData = vm.spec.userData && !vm.metadata.deletionTimestamp ? await this.readUserData(vm) : undefined;
+    // From here to assume(): no await, so no other reconcile interleaves.
+    const latest = this.d.vms.get(key) ?? vm;
+    const plan = decideVirtualMachine(this.observe(latest, userData), this.d.clock.now());
+    this.assume(key, plan);
+    await this.apply(latest, plan, log);
     return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : done;
   }
 
-  private async load(vm: VirtualMachine): Promise<VmObserved> {
+  private assume(key: string, plan: VmPlan): void {
+    const { scheduled, heldAddresses: held } = plan.status ?? {};
+    if (scheduled || held) this.assumed.set(key, { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) });
+  }
+
+  /** A sibling as the cache shows it, with what was decided for it but not yet observed. */
+  private withAssumption(sibling: VirtualMachine): VirtualMachine {
+    const key = keyOf(sibling);
+    const assumption = this.assumed.get(key);
+    if (!assumption) return sibling;
+    if (containsAll(sibling.status, assumption)) {
+      this.assumed.delete(key);
+      return sibling;
+    }
+    return { ...sibling, status: { ...sibling.status, ...assumption } };
+  }
+
+  private observe(vm: VirtualMachine, userData: UserDataSource | undefined): VmObserved {
     const ns = vm.metadata.namespace ?? '';
     const vmClass = this.d.classes.get(vm.spec.classRef.name);
-    const siblings = this.d.vms.list(ns).filter((o) => o.metadata.name !== vm.metadata.name);
+    const siblings = this.d.vms
+      .list(ns)
+      .filter((o) => o.metadata.name !== vm.metadata.name)
+      .map((o) => this.withAssumption(o));
     return {
       vm,
       ...(vmClass ? { vmClass } : {}),
@@ -65,7 +100,7 @@ export class VirtualMachineReconciler implements Reconciler {
       siblings,
       siblingAddresses: this.siblingAddresses(vm, siblings),
       infra: this.infraStates(key(vm)),
-      ...(vm.spec.userData && !vm.metadata.deletionTimestamp ? { userData: await this.readUserData(vm) } : {}),
+      ...(userData ? { userData } : {}),
     };
   }
 
