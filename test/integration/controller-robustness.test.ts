@@ -181,7 +181,12 @@ describe('controller robustness against a real kube-apiserver', () => {
     const controller = await startController('--resync-period', String(resyncSeconds));
     const names = Array.from({ length: count }, (_, i) => `vm-${String(i).padStart(2, '0')}`);
     await apply(names.map((n) => virtualMachine(ns, n)));
-    T('start');await waitFor(`${count} VSphereMachines`, async () => (await list(VSPHERE_MACHINES, ns)).length === count, 120_000);
+    T('start');try { await waitFor(`${count} VSphereMachines`, async () => (await list(VSPHERE_MACHINES, ns)).length === count, 40_000); } catch (e) {
+      process.stderr.write('MACHINES ' + (await list(VSPHERE_MACHINES, ns)).length + '\n');
+      process.stderr.write(JSON.stringify((await list(VIRTUAL_MACHINES, ns)).map(v => [v.metadata.name, v.status?.conditions]), null, 0).slice(0, 6000) + '\n');
+      process.stderr.write(controller.logs().slice(-8000));
+      throw e;
+    }
 
 T('machines');
     // Play the vSphere provider: every machine comes up.

@@ -93,6 +93,11 @@ describe('VirtualMachine controller', () => {
     const live = await t.condition(v, 'Scheduled', 'False', reason);
     expect(live.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'False' });
     expect(await t.get(machineRef('vsphere', ns, v.metadata.name))).toBeUndefined();
+    // Users see it in `kubectl describe` too: a Warning Event with the same reason.
+    await waitFor(`a ${reason} Event`, async () => {
+      const events = await t.api.request<{ items: { reason: string; type: string; regarding: { name: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+      return events.items.some((e) => e.regarding.name === v.metadata.name && e.reason === reason && e.type === 'Warning') || undefined;
+    });
   });
 
   it('marks Scheduled False with ImageNotReady while no Provider has the image', async () => {
