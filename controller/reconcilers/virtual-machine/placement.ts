@@ -1,21 +1,9 @@
-// The scheduler's answer as this reconciler reads it. A local structural copy of
-// controller/scheduler's `Placement` so the two can be written in parallel; the
-// shapes are identical and the lead unifies them.
-import type { Backend, FailureDomainStatus } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+// The scheduler's answer, as `status.scheduled` records it.
 import type { ResolvedClass, ScheduledPlacement } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import { toTimestamp } from '../../runtime/conditions.js';
+import type { Placement } from '../../scheduler/schedule.js';
 
-/** Where a VirtualMachine runs, with its classes resolved to backend targets. */
-export interface Placement {
-  readonly providerName: string;
-  readonly providerNamespace: string;
-  readonly providerClass: Backend;
-  readonly failureDomain: FailureDomainStatus;
-  /** One per class disk, in class order. */
-  readonly resolvedStorage: readonly ResolvedClass[];
-  /** One per class interface, in class order. */
-  readonly resolvedNetworks: readonly ResolvedClass[];
-}
+export type { Placement } from '../../scheduler/schedule.js';
+import { toTimestamp } from '../../runtime/conditions.js';
 
 /** `status.scheduled` for a placement chosen at `now`. */
 export function toScheduledPlacement(placement: Placement, now: Date): ScheduledPlacement {
