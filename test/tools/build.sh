@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes test binaries (etcd, kube-apiserver,
-# kube-controller-manager, kubectl) from the Go module proxy, pinned by
+# kube-controller-manager, kubectl) and the Cluster API core manager
+# (capi-manager) and clusterctl from the Go module proxy, pinned by
 # versions.env, into a cache directory outside the repository:
 #
 #   ${BANLIEUE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/banlieue-tools}/<name>-<version>/<name>
@@ -8,13 +9,19 @@
 # A binary that already exists is not rebuilt (a new pinned version gets a new
 # directory). Also writes <cache>/tools.env (KUBE_APISERVER=/abs/path, ...).
 #
-# stdout: exactly one line per tool, "<name> <version> <absolute path>".
+# stdout: exactly one line per tool, "<name> <version> <absolute path>", plus
+# "capi-module <version> <dir>": the extracted sigs.k8s.io/cluster-api module in
+# the Go module cache (read-only), where core/config/{crd/bases,rbac,webhook}
+# hold CAPI's CRDs, RBAC and webhook manifests.
 # stderr: progress and go's output.
 #
+# Every go command runs under "nice -n 19" (builds take minutes on 2 cores).
+#
 # Usage:
-#   test/tools/build.sh            build what is missing, print the paths
-#   test/tools/build.sh --update   regenerate kube/go.mod and etcd/go.mod (+go.sum)
-#                                  from versions.env (needs the module proxy)
+#   test/tools/build.sh                  build what is missing, print the paths
+#   test/tools/build.sh --update [WHICH] regenerate kube/, etcd/ and capi/ go.mod
+#                                        (+go.sum) from versions.env, or only the
+#                                        named ones (kube etcd capi); needs the proxy
 set -euo pipefail
 
 # Everything goes to stderr except the final result lines (fd 3).
@@ -25,6 +32,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/versions.env"
 : "${KUBE_VERSION:?KUBE_VERSION missing in versions.env}"
 : "${ETCD_VERSION:?ETCD_VERSION missing in versions.env}"
+: "${CAPI_VERSION:?CAPI_VERSION missing in versions.env}"
 
 log() { printf 'build.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -36,8 +44,15 @@ export GOWORK=off
 export GOFLAGS=-mod=readonly
 export CGO_ENABLED=0
 
-kube_minor() { local x="${KUBE_VERSION#v}"; x="${x#*.}"; printf '%s' "${x%%.*}"; }
-kube_major() { local x="${KUBE_VERSION#v}"; printf '%s' "${x%%.*}"; }
+# Lowest CPU priority for every go command: the builds are long and the machine
+# is usually busy with other things (tests). Runs the go binary from PATH.
+gonice() { nice -n 19 go "$@"; }
+
+# major/minor of a vX.Y.Z version
+major() { local x="${1#v}"; printf '%s' "${x%%.*}"; }
+minor() { local x="${1#v}"; x="${x#*.}"; printf '%s' "${x%%.*}"; }
+kube_minor() { minor "$KUBE_VERSION"; }
+kube_major() { major "$KUBE_VERSION"; }
 
 # Version in the module's go.mod require list ("" when absent).
 pinned() { # <dir> <module path>
@@ -47,7 +62,7 @@ pinned() { # <dir> <module path>
 update_kube() {
 	local dir="$here/kube" gomod m staging=()
 	log "regenerating kube/ for k8s.io/kubernetes $KUBE_VERSION"
-	gomod="$(cd "$dir" && go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" |
+	gomod="$(cd "$dir" && gonice mod download -json "k8s.io/kubernetes@$KUBE_VERSION" |
 		sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
 	[ -f "$gomod" ] || die "could not download k8s.io/kubernetes@$KUBE_VERSION"
 	# k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them
@@ -67,10 +82,10 @@ update_kube() {
 	} >"$dir/go.mod"
 	rm -f "$dir/go.sum"
 	# tidy completes go.sum for every platform, so -mod=readonly builds work anywhere.
-	(cd "$dir" && GOFLAGS=-mod=mod go get -tool \
+	(cd "$dir" && GOFLAGS=-mod=mod gonice get -tool \
 		"k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION" \
 		"k8s.io/kubernetes/cmd/kube-controller-manager@$KUBE_VERSION" \
-		"k8s.io/kubernetes/cmd/kubectl@$KUBE_VERSION" && go mod tidy)
+		"k8s.io/kubernetes/cmd/kubectl@$KUBE_VERSION" && gonice mod tidy)
 }
 
 update_etcd() {
@@ -84,16 +99,60 @@ update_etcd() {
 		printf 'module banlieue.local/test/tools/etcd\n\ngo 1.24\n'
 	} >"$dir/go.mod"
 	rm -f "$dir/go.sum"
-	(cd "$dir" && GOFLAGS=-mod=mod go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" && go mod tidy)
+	(cd "$dir" && GOFLAGS=-mod=mod gonice get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" && gonice mod tidy)
+}
+
+update_capi() {
+	local dir="$here/capi" gomod local_repl=() other_repl=() m
+	log "regenerating capi/ for sigs.k8s.io/cluster-api $CAPI_VERSION"
+	mkdir -p "$dir"
+	gomod="$(cd "$dir" && gonice mod download -json "sigs.k8s.io/cluster-api@$CAPI_VERSION" |
+		sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+	[ -f "$gomod" ] || die "could not download sigs.k8s.io/cluster-api@$CAPI_VERSION"
+	# Since v1.14 the root module requires its nested modules (at least
+	# sigs.k8s.io/cluster-api/api) at v0.0.0-... and replaces them with ./api;
+	# a dependency's replaces are ignored, so point each one at the published
+	# tag, which has the same version (tag api/vX.Y.Z). Any other replace is
+	# copied as is, so the build matches upstream's.
+	mapfile -t local_repl < <(sed -n 's#^[[:space:]]*\(replace[[:space:]]\{1,\}\)\{0,1\}\(sigs\.k8s\.io/cluster-api/[A-Za-z0-9._/-]*\) => \..*#\2#p' "$gomod")
+	mapfile -t other_repl < <(sed -n 's#^[[:space:]]*\(replace[[:space:]]\{1,\}\)\{0,1\}\([^[:space:](/][^[:space:]]*\( [^[:space:]]\{1,\}\)\{0,1\} => [^.].*\)#\2#p' "$gomod")
+	m="$(sed -n 's#^[[:space:]]*\(replace[[:space:]]\{1,\}\)\{0,1\}\([^[:space:](/][^[:space:]]*\)\( [^[:space:]]\{1,\}\)\{0,1\} => \..*#\2#p' "$gomod" |
+		grep -v '^sigs\.k8s\.io/cluster-api/' || true)"
+	[ -z "$m" ] || die "$gomod replaces $m with a local directory; teach update_capi which version to use"
+	{
+		printf '// Wrapper module: builds the Cluster API core manager (sigs.k8s.io/cluster-api/core)\n'
+		printf '// and clusterctl. Generated by ../build.sh --update from ../versions.env.\n'
+		printf 'module banlieue.local/test/tools/capi\n\ngo 1.24\n'
+		if [ "$((${#local_repl[@]} + ${#other_repl[@]}))" -gt 0 ]; then
+			printf '\n// sigs.k8s.io/cluster-api replaces its nested modules with local directories; use the published tags.\nreplace (\n'
+			for m in "${local_repl[@]}"; do
+				printf '\t%s => %s %s\n' "$m" "$m" "$CAPI_VERSION"
+			done
+			for m in "${other_repl[@]}"; do
+				printf '\t%s\n' "$m"
+			done
+			printf ')\n'
+		fi
+	} >"$dir/go.mod"
+	rm -f "$dir/go.sum"
+	(cd "$dir" && GOFLAGS=-mod=mod gonice get -tool \
+		"sigs.k8s.io/cluster-api/core@$CAPI_VERSION" \
+		"sigs.k8s.io/cluster-api/cmd/clusterctl@$CAPI_VERSION" && gonice mod tidy)
 }
 
 if [ "${1:-}" = "--update" ]; then
-	update_kube
-	update_etcd
-	log "done; review and commit test/tools/{kube,etcd}/go.{mod,sum}"
+	shift
+	[ $# -gt 0 ] || set -- kube etcd capi
+	for w in "$@"; do
+		case "$w" in
+		kube | etcd | capi) "update_$w" ;;
+		*) die "unknown wrapper module: $w (kube, etcd or capi)" ;;
+		esac
+	done
+	log "done; review and commit go.mod and go.sum in: $*"
 	exit 0
 elif [ $# -gt 0 ]; then
-	die "unknown argument: $1 (usage: build.sh [--update])"
+	die "unknown argument: $1 (usage: build.sh [--update [kube|etcd|capi]...])"
 fi
 
 # The go.mod files must match versions.env (they are the real pin for go build).
@@ -101,6 +160,11 @@ fi
 	die "kube/go.mod pins k8s.io/kubernetes $(pinned "$here/kube" k8s.io/kubernetes), versions.env says $KUBE_VERSION; run build.sh --update"
 [ "$(pinned "$here/etcd" go.etcd.io/etcd/server/v3)" = "$ETCD_VERSION" ] ||
 	die "etcd/go.mod pins go.etcd.io/etcd/server/v3 $(pinned "$here/etcd" go.etcd.io/etcd/server/v3), versions.env says $ETCD_VERSION; run build.sh --update"
+[ -f "$here/capi/go.mod" ] || die "capi/go.mod missing; run build.sh --update capi"
+[ "$(pinned "$here/capi" sigs.k8s.io/cluster-api)" = "$CAPI_VERSION" ] ||
+	die "capi/go.mod pins sigs.k8s.io/cluster-api $(pinned "$here/capi" sigs.k8s.io/cluster-api), versions.env says $CAPI_VERSION; run build.sh --update capi"
+grep -Eq "^[[:space:]]*(replace[[:space:]]+)?sigs\.k8s\.io/cluster-api/api => sigs\.k8s\.io/cluster-api/api $CAPI_VERSION\$" "$here/capi/go.mod" ||
+	die "capi/go.mod does not replace sigs.k8s.io/cluster-api/api with $CAPI_VERSION; run build.sh --update capi"
 
 cache="${BANLIEUE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/banlieue-tools}"
 mkdir -p "$cache"
@@ -141,8 +205,14 @@ build() {
 	out="$tmp_dir/"
 	[ "${#pkgs[@]}" -gt 1 ] || out="$tmp_dir/${missing[0]}"
 	start=$SECONDS
-	(cd "$dir" && go build -buildvcs=false -trimpath -ldflags="$ldflags" -o "$out" "${pkgs[@]}")
-	for name in "${missing[@]}"; do
+	(cd "$dir" && gonice build -buildvcs=false -trimpath -ldflags="$ldflags" -o "$out" "${pkgs[@]}")
+	local i
+	for i in "${!missing[@]}"; do
+		name="${missing[$i]}" pkg="${pkgs[$i]}"
+		# Several packages: rename ".../core" to the wanted name (capi-manager).
+		if [ "${#pkgs[@]}" -gt 1 ] && [ "${pkg##*/}" != "$name" ]; then
+			mv -f "$tmp_dir/${pkg##*/}" "$tmp_dir/$name" || die "go build did not produce ${pkg##*/} for $name"
+		fi
 		[ -x "$tmp_dir/$name" ] || die "go build did not produce $name"
 		mkdir -p "$cache/$name-$version"
 		mv -f "$tmp_dir/$name" "$(bin "$name" "$version")" # atomic: same filesystem
@@ -160,28 +230,52 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	kube_ldflags+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=$(kube_major) -X $p.gitMinor=$(kube_minor) -X $p.gitTreeState=clean -X $p.gitCommit="
 done
 
+# Same for Cluster API (hack/scripts/release/version.sh): clusterctl version and
+# the manager's "Version: ..." log line read sigs.k8s.io/cluster-api/version.
+# gitCommit and buildDate stay empty (unknown here; keeps the build reproducible).
+capi_ldflags="-s -w"
+p=sigs.k8s.io/cluster-api/version
+capi_ldflags+=" -X $p.gitVersion=$CAPI_VERSION -X $p.gitMajor=$(major "$CAPI_VERSION") -X $p.gitMinor=$(minor "$CAPI_VERSION") -X $p.gitTreeState=clean"
+
 build "$here/etcd" "$ETCD_VERSION" "-s -w" \
 	etcd=go.etcd.io/etcd/server/v3
 build "$here/kube" "$KUBE_VERSION" "$kube_ldflags" \
 	kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
 	kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
 	kubectl=k8s.io/kubernetes/cmd/kubectl
+build "$here/capi" "$CAPI_VERSION" "$capi_ldflags" \
+	capi-manager=sigs.k8s.io/cluster-api/core \
+	clusterctl=sigs.k8s.io/cluster-api/cmd/clusterctl
+
+# The CAPI module's source tree (CRDs, RBAC, webhook manifests) in the module
+# cache. "go mod download" re-extracts it if the module cache was cleaned since
+# the binaries were built; with a warm cache it does not touch the network.
+capi_dir="$(cd "$here/capi" && gonice mod download -json sigs.k8s.io/cluster-api |
+	sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+[ -d "$capi_dir/core/config/crd/bases" ] ||
+	die "sigs.k8s.io/cluster-api $CAPI_VERSION: no core/config/crd/bases in module dir '$capi_dir'"
+case "$capi_dir" in
+*[[:space:]\'\"\\\$\`]*) die "module cache path must not contain spaces or quotes (tools.env is KEY=value): $capi_dir" ;;
+esac
 
 tools=(
 	"etcd $ETCD_VERSION ETCD"
 	"kube-apiserver $KUBE_VERSION KUBE_APISERVER"
 	"kube-controller-manager $KUBE_VERSION KUBE_CONTROLLER_MANAGER"
 	"kubectl $KUBE_VERSION KUBECTL"
+	"capi-manager $CAPI_VERSION CAPI_MANAGER"
+	"clusterctl $CAPI_VERSION CLUSTERCTL"
 )
 envfile="$(mktemp "$cache/.tools.env.XXXXXX")"
 chmod 644 "$envfile"
 {
 	printf '# Generated by test/tools/build.sh; source it or parse KEY=value.\n'
-	printf 'KUBE_VERSION=%s\nETCD_VERSION=%s\n' "$KUBE_VERSION" "$ETCD_VERSION"
+	printf 'KUBE_VERSION=%s\nETCD_VERSION=%s\nCAPI_VERSION=%s\n' "$KUBE_VERSION" "$ETCD_VERSION" "$CAPI_VERSION"
 	for t in "${tools[@]}"; do
 		read -r name version var <<<"$t"
 		printf '%s=%s\n' "$var" "$(bin "$name" "$version")"
 	done
+	printf 'CAPI_MODULE_DIR=%s\n' "$capi_dir"
 } >"$envfile"
 mv -f "$envfile" "$cache/tools.env"
 log "wrote $cache/tools.env"
@@ -190,3 +284,4 @@ for t in "${tools[@]}"; do
 	read -r name version var <<<"$t"
 	printf '%s %s %s\n' "$name" "$version" "$(bin "$name" "$version")" >&3
 done
+printf 'capi-module %s %s\n' "$CAPI_VERSION" "$capi_dir" >&3
