@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers (STYLE §2 Tests): unit (pure, seconds), integration (real
-// kube-apiserver started by the global setup), package (npm pack + consumer app).
+// Tiers (STYLE §2 Tests): unit (pure, seconds), integration (real kube-apiserver
+// started by the global setup), contract (real CAPI manager and clusterctl),
+// package (npm pack + consumer app).
 export default defineConfig({
   test: {
     projects: [
@@ -18,6 +19,10 @@ export default defineConfig({
           // Suites share one control plane; each uses its own namespace.
           fileParallelism: false,
         },
+      },
+      {
+        // The CAPI contract e2e builds its own control plane (or uses a kind cluster).
+        test: { name: 'contract', include: ['test/contract/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 600_000, fileParallelism: false },
       },
       {
         test: { name: 'package', include: ['test/package/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 },

@@ -19,6 +19,10 @@ export interface Tools {
   kubeApiserver: string;
   kubeControllerManager: string;
   kubectl: string;
+  /** The Cluster API core manager, clusterctl and the module they came from (CRDs, RBAC). */
+  capiManager: string;
+  clusterctl: string;
+  capiModuleDir: string;
   versions: Record<string, string>;
 }
 
@@ -44,6 +48,9 @@ export async function buildTools(): Promise<Tools> {
     kubeApiserver: need('kube-apiserver'),
     kubeControllerManager: need('kube-controller-manager'),
     kubectl: need('kubectl'),
+    capiManager: need('capi-manager'),
+    clusterctl: need('clusterctl'),
+    capiModuleDir: need('capi-module'),
     versions,
   };
 }
@@ -253,7 +260,8 @@ export class ControlPlane {
       `--kubeconfig=${this.kubeconfigPath}`,
       `--authentication-kubeconfig=${this.kubeconfigPath}`,
       `--authorization-kubeconfig=${this.kubeconfigPath}`,
-      '--controllers=garbagecollector,namespace',
+      // GC, namespace deletion, and ClusterRole aggregation (CAPI's manager role).
+      '--controllers=garbagecollector,namespace,clusterrole-aggregation',
       '--leader-elect=false',
       // No serving port: nothing scrapes it in tests.
       '--secure-port=0',

@@ -1,0 +1,192 @@
+// The Cluster API v1beta2 contract, against the real CAPI manager and the real
+// clusterctl: a CAPI Cluster, Machine and MachineDeployment work with
+// banlieue's infrastructure kinds, through RBAC that is really enforced.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { waitFor } from '../support/wait.js';
+import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
+
+const CAPI = 'cluster.x-k8s.io/v1beta2';
+const INFRA = 'infrastructure.banlieue.io/v1alpha1';
+const GROUP = 'infrastructure.banlieue.io';
+
+interface Kinds {
+  backend: string;
+  cluster: string;
+  machine: string;
+  template: string;
+  machineSpec: Record<string, unknown>;
+  providerID: string;
+}
+
+const KINDS: Kinds[] = [
+  { backend: 'vsphere', cluster: 'VSphereCluster', machine: 'VSphereMachine', template: 'VSphereMachineTemplate', machineSpec: { template: 'ubuntu', numCpus: 2, memoryMiB: 4096 }, providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' },
+  { backend: 'proxmox', cluster: 'ProxmoxCluster', machine: 'ProxmoxMachine', template: 'ProxmoxMachineTemplate', machineSpec: { templateVmid: 9000, cores: 2, memoryMiB: 4096, osDiskSizeGiB: 20, nics: [{ name: 'net0', bridge: 'vmbr0' }] }, providerID: 'proxmox://4211a1b2-1111-2222-3333-444455556666' },
+  { backend: 'libvirt', cluster: 'LibvirtCluster', machine: 'LibvirtMachine', template: 'LibvirtMachineTemplate', machineSpec: { pool: 'default', bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' }, vcpus: 2, memoryMiB: 4096, disks: [{ name: 'os', sizeGiB: 20 }] }, providerID: 'libvirt://4211a1b2-1111-2222-3333-444455556666' },
+  { backend: 'cloud-hypervisor', cluster: 'CloudHypervisorCluster', machine: 'CloudHypervisorMachine', template: 'CloudHypervisorMachineTemplate', machineSpec: { bootSource: { kind: 'image', image: 'ubuntu.raw' }, cpus: { boot: 2 }, memory: { sizeMiB: 4096 }, osDiskSizeGiB: 20, storageClass: 'local' }, providerID: 'cloudhypervisor://4211a1b2-1111-2222-3333-444455556666' },
+];
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('Cluster API v1beta2 contract', () => {
+  let env: CapiEnvironment;
+  const get = async (kind: string, ns: string, name: string): Promise<Json | undefined> =>
+    env.kubectl(['get', kind, name, '-n', ns, '-o', 'json']).then((o) => JSON.parse(o) as Json, () => undefined);
+  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> => env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
+
+  beforeAll(async () => {
+    env = process.env.E2E_CAPI_ENV === 'kind' ? await kindEnvironment() : await localEnvironment();
+    // The e2e log names what it ran against.
+    process.stdout.write(`Cluster API manager ${env.versions.capi}; clusterctl ${env.versions.clusterctl}\n`);
+  }, 600_000);
+
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('runs the real CAPI manager and clusterctl of the pinned release', () => {
+    expect(env.versions.capi).toMatch(/^v1\.14\.\d+$/);
+    expect(env.versions.clusterctl).toMatch(/^v1\.14\.\d+$/);
+  });
+
+  it('aggregates our infrastructure rules, and nothing of banlieue.io, into the CAPI manager role', async () => {
+    const aggregated = JSON.parse(await env.kubectl(['get', 'clusterrole', 'capi-aggregated-manager-role', '-o', 'json'])) as Json;
+    const rules = aggregated.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    const ours = rules.find((r) => r.apiGroups.includes(GROUP) && r.resources.includes('vsphereclusters'));
+    expect(ours?.verbs).toEqual(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']);
+    expect(ours?.resources).toEqual(expect.arrayContaining(['vspheremachines/status', 'proxmoxmachinetemplates', 'cloudhypervisorclustertemplates']));
+    expect(rules.some((r) => r.apiGroups.includes('banlieue.io'))).toBe(false);
+    const controllerRole = JSON.parse(await env.kubectl(['get', 'clusterrole', 'banlieue-controller', '-o', 'json'])) as Json;
+    expect(Object.keys(controllerRole.metadata.labels ?? {})).not.toContain('cluster.x-k8s.io/aggregate-to-manager');
+  });
+
+  describe.each(KINDS)('with $cluster and $machine', (k) => {
+    const ns = `capi-${k.backend}`;
+    const provider = (name: string): Json => ({
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'Provider',
+      metadata: { name, namespace: ns },
+      spec: {
+        providerClassRef: { name: k.backend },
+        connection: k.backend === 'cloud-hypervisor' ? { endpoint: 'unix:///run/banlieue' } : { endpoint: k.backend === 'libvirt' ? 'qemu+tls://kvm.example.com/system' : 'https://backend.example.com', credentialsRef: { name: 'creds' } },
+      },
+    });
+
+    beforeAll(async () => {
+      await env.kubectl(['create', 'namespace', ns]);
+      for (const p of ['site-a', 'site-b']) {
+        await apply(provider(p));
+        const fds = ['fd-1', 'fd-2', 'fd-3'].map((fd) => ({ name: `${p}-${fd}`, labels: { name: `${p}-${fd}`, site: p } }));
+        await env.kubectl(['patch', 'provider', p, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { failureDomains: fds } })]);
+      }
+    });
+
+    it('provisions the Cluster infrastructure: ownerRef, six failure domains, endpoint', async () => {
+      await apply({ apiVersion: INFRA, kind: k.cluster, metadata: { name: 'work', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 }, providerRefs: [{ name: 'site-a' }, { name: 'site-b' }], controlPlaneFailureDomainSelector: { matchLabels: { site: 'site-a' } } } });
+      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'work', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: k.cluster, name: 'work' } } });
+      const infra = await waitFor('the Cluster ownerRef on the InfraCluster', async () => {
+        const o = await get(k.cluster, ns, 'work');
+        return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster' && r.name === 'work') ? o : undefined;
+      }, 60_000);
+      expect(infra.status.failureDomains).toHaveLength(6);
+      const cluster = await waitFor('Cluster infrastructureProvisioned', async () => {
+        const c = await get('cluster.cluster.x-k8s.io', ns, 'work');
+        return c?.status?.initialization?.infrastructureProvisioned === true && c.spec.controlPlaneEndpoint?.host ? c : undefined;
+      }, 60_000);
+      expect(cluster.spec.controlPlaneEndpoint).toEqual({ host: '192.0.2.10', port: 6443 });
+      const fds = cluster.status.failureDomains as { name: string; controlPlane?: boolean }[];
+      expect(fds.map((f) => f.name).sort()).toEqual(['site-a-fd-1', 'site-a-fd-2', 'site-a-fd-3', 'site-b-fd-1', 'site-b-fd-2', 'site-b-fd-3']);
+      expect(fds.filter((f) => f.controlPlane).map((f) => f.name).sort()).toEqual(['site-a-fd-1', 'site-a-fd-2', 'site-a-fd-3']);
+    });
+
+    it('adopts a Machine infrastructure object and reflects what the provider reports', async () => {
+      await apply({ apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { ...k.machineSpec, providerRef: { name: 'site-a' } } });
+      await apply({
+        apiVersion: CAPI,
+        kind: 'Machine',
+        metadata: { name: 'm1', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
+        spec: { clusterName: 'work', version: 'v1.35.4', failureDomain: 'site-a-fd-2', bootstrap: { dataSecretName: 'm1-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: k.machine, name: 'm1' } },
+      });
+      const adopted = await waitFor('the Machine to own its infrastructure', async () => {
+        const o = await get(k.machine, ns, 'm1');
+        return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Machine' && r.controller) ? o : undefined;
+      }, 60_000);
+      expect(adopted.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
+      // Play the provider: identity in spec, then status.
+      await apply({ apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { providerID: k.providerID } }, `banlieue.io/provider-${k.backend}`);
+      await env.kubectl(['patch', k.machine, 'm1', '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { initialization: { provisioned: true }, failureDomain: 'site-a-fd-2', addresses: [{ type: 'InternalIP', address: '192.0.2.21' }, { type: 'ExternalIP', address: '198.51.100.21' }] } })]);
+      const machine = await waitFor('the Machine to reflect the provider', async () => {
+        const m = await get('machine.cluster.x-k8s.io', ns, 'm1');
+        return m?.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 2 ? m : undefined;
+      }, 60_000);
+      expect(machine.spec.providerID).toBe(k.providerID);
+      expect(machine.status.addresses).toEqual([{ type: 'InternalIP', address: '192.0.2.21' }, { type: 'ExternalIP', address: '198.51.100.21' }]);
+    });
+
+    it('clones three infrastructure machines from a template for a MachineDeployment', async () => {
+      await apply({ apiVersion: INFRA, kind: k.template, metadata: { name: 'workers', namespace: ns }, spec: { template: { spec: { ...k.machineSpec, providerRef: { name: 'site-b' } } } } });
+      const labels = { 'cluster.x-k8s.io/cluster-name': 'work', 'cluster.x-k8s.io/deployment-name': 'workers' };
+      await apply({
+        apiVersion: CAPI,
+        kind: 'MachineDeployment',
+        metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
+        spec: {
+          clusterName: 'work',
+          replicas: 3,
+          // What CAPI's defaulting webhook would set; webhooks are not served here.
+          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { clusterName: 'work', version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: k.template, name: 'workers' } } },
+        },
+      });
+      const clones = await waitFor('three cloned infrastructure machines', async () => {
+        const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
+        const cloned = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers');
+        // Each clone ends up owned by the Machine it was made for.
+        const owned = cloned.filter((m) => (m.metadata.ownerReferences ?? []).some((r: Json) => r.kind === 'Machine' && r.controller));
+        return owned.length === 3 ? owned : undefined;
+      }, 90_000).catch(async (err: unknown) => {
+        // Say where CAPI stopped: the MachineDeployment and MachineSet conditions.
+        const state = await env.kubectl(['get', 'machinedeployments,machinesets,machines', '-n', ns, '-o', 'yaml']);
+        const capiSaid = env.capiLogs().split('\n').filter((l) => l.includes('workers') && /error|fail/i.test(l)).slice(-5).join('\n');
+        throw new Error(`${String(err)}\nCAPI manager:\n${capiSaid}\n${state.slice(0, 6000)}`);
+      });
+      for (const clone of clones) {
+        expect(clone.metadata.annotations['cluster.x-k8s.io/cloned-from-name']).toBe('workers');
+        expect(clone.spec).toMatchObject({ ...k.machineSpec, providerRef: { name: 'site-b' } });
+        expect(clone.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
+      }
+    });
+
+    it('deletes the infrastructure with the Machine, and the InfraCluster with the Cluster', async () => {
+      await env.kubectl(['delete', 'machine.cluster.x-k8s.io', 'm1', '-n', ns, '--wait=false']);
+      await waitFor('the InfraMachine to go with its Machine', async () => (await get(k.machine, ns, 'm1')) === undefined, 60_000);
+      await env.kubectl(['delete', 'cluster.cluster.x-k8s.io', 'work', '-n', ns, '--wait=false']);
+      await waitFor('the InfraCluster to go with its Cluster', async () => (await get(k.cluster, ns, 'work')) === undefined, 120_000);
+    });
+  });
+
+  it('is refused by RBAC once our role no longer aggregates into CAPI (the rules are really enforced)', async () => {
+    const ns = 'capi-rbac';
+    await env.kubectl(['create', 'namespace', ns]);
+    await env.kubectl(['label', 'clusterrole', 'banlieue-capi-infrastructure', 'cluster.x-k8s.io/aggregate-to-manager-']);
+    try {
+      await waitFor('our rules to leave the aggregated role', async () => {
+        const role = parse(await env.kubectl(['get', 'clusterrole', 'capi-aggregated-manager-role', '-o', 'yaml'])) as Json;
+        return !(role.rules as { apiGroups: string[] }[]).some((r) => r.apiGroups.includes(GROUP)) || undefined;
+      }, 60_000);
+      await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'denied', namespace: ns }, spec: {} });
+      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'denied', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VSphereCluster', name: 'denied' } } });
+      await waitFor('a Forbidden answer to the CAPI manager', () => /forbidden[^\n]*vsphereclusters|vsphereclusters[^\n]*forbidden/i.test(env.capiLogs()) || undefined, 90_000);
+      const infra = await get('VSphereCluster', ns, 'denied');
+      expect(infra?.metadata.ownerReferences ?? []).toEqual([]);
+    } finally {
+      await env.kubectl(['label', 'clusterrole', 'banlieue-capi-infrastructure', 'cluster.x-k8s.io/aggregate-to-manager=true', '--overwrite']);
+    }
+    // Restored: CAPI can now take ownership.
+    await waitFor('the Cluster to own its VSphereCluster again', async () => {
+      const o = await get('VSphereCluster', ns, 'denied');
+      return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster') || undefined;
+    }, 120_000);
+  });
+});

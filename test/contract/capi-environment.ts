@@ -1,0 +1,185 @@
+// Where the CAPI contract e2e runs. `local` (make e2e-capi): a real
+// kube-apiserver on loopback, CAPI's CRDs and RBAC from the Go module cache,
+// the real CAPI manager as a process, banlieue installed by the real clusterctl
+// from a local repository. `kind` (make kind-e2e-capi): a kind cluster where
+// `clusterctl init` installed CAPI and banlieue. The test code is the same.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments, stringify } from 'yaml';
+import { buildTools, ControlPlane, freePort } from '../support/control-plane.js';
+import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { applyCrdsFromDist } from '../support/crds.js';
+import { waitFor } from '../support/wait.js';
+
+const run = promisify(execFile);
+export const RELEASE_DIR = 'target/clusterctl/release';
+const PACKAGE_VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+export const BANLIEUE_TAG = `v${PACKAGE_VERSION}`;
+
+export interface CapiEnvironment {
+  /** Admin kubeconfig, for the test's own reads and writes. */
+  readonly kubeconfig: string;
+  readonly versions: { capi: string; clusterctl: string };
+  kubectl(args: string[], input?: string): Promise<string>;
+  /** Everything the CAPI manager logged so far. */
+  capiLogs(): string;
+  stop(): Promise<void>;
+}
+
+/** A kubeconfig for ServiceAccount `ns/name`, so that RBAC really applies to the process using it. */
+async function serviceAccountKubeconfig(cp: ControlPlane, ns: string, name: string): Promise<string> {
+  const request = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86400 } });
+  const out = await cp.kubectl(['create', '--raw', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, '-f', '-'], request);
+  const token = (JSON.parse(out) as { status: { token: string } }).status.token;
+  const path = join(cp.dir, `${ns}-${name}.kubeconfig`);
+  writeFileSync(path, cp.kubeconfig(`system:serviceaccount:${ns}:${name}`, token));
+  return path;
+}
+
+/** CAPI's manager RBAC as its release installs it: manager-role aggregated, bound through the aggregated role only. */
+function capiRbac(moduleDir: string): string {
+  const read = (file: string): Record<string, any>[] => // eslint-disable-line @typescript-eslint/no-explicit-any
+    parseAllDocuments(readFileSync(join(moduleDir, 'core/config/rbac', file), 'utf8')).map((d) => d.toJS() as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const [managerRole] = read('role.yaml');
+  const [aggregated] = read('aggregated_role.yaml');
+  if (!managerRole || !aggregated) throw new Error('CAPI RBAC manifests not found in the module cache');
+  managerRole.metadata = { name: 'capi-manager-role', labels: { 'cluster.x-k8s.io/aggregate-to-manager': 'true' } };
+  aggregated.metadata = { name: 'capi-aggregated-manager-role' };
+  const docs = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system' } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'capi-manager', namespace: 'capi-system' } },
+    managerRole,
+    aggregated,
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'capi-manager-rolebinding' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'capi-aggregated-manager-role' },
+      subjects: [{ kind: 'ServiceAccount', name: 'capi-manager', namespace: 'capi-system' }],
+    },
+  ];
+  return docs.map((d) => stringify(d)).join('---\n');
+}
+
+/** banlieue's release assets, processed by the real clusterctl from a local repository. */
+async function clusterctlGenerate(clusterctl: string, dir: string): Promise<string> {
+  for (const file of ['infrastructure-components.yaml', 'metadata.yaml']) {
+    if (!existsSync(join(RELEASE_DIR, file))) throw new Error(`${RELEASE_DIR}/${file} missing: run make clusterctl-components`);
+  }
+  const version = join(dir, 'repository', 'infrastructure-banlieue', BANLIEUE_TAG);
+  mkdirSync(version, { recursive: true });
+  for (const file of readdirSync(RELEASE_DIR)) copyFileSync(join(RELEASE_DIR, file), join(version, file));
+  const config = join(dir, 'clusterctl.yaml');
+  writeFileSync(config, stringify({ providers: [{ name: 'banlieue', type: 'InfrastructureProvider', url: `file://${join(version, 'infrastructure-components.yaml')}` }] }));
+  const { stdout } = await run(clusterctl, ['generate', 'provider', '--infrastructure', `banlieue:${BANLIEUE_TAG}`, '--config', config], {
+    // clusterctl looks up its latest release online unless told not to.
+    env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', XDG_CONFIG_HOME: dir, HOME: dir },
+    maxBuffer: 64 << 20,
+  });
+  return stdout;
+}
+
+async function selfSignedCert(dir: string): Promise<string> {
+  const certDir = join(dir, 'capi-webhook-certs');
+  mkdirSync(certDir, { recursive: true });
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certDir, 'tls.key'), '-out', join(certDir, 'tls.crt')]);
+  return certDir;
+}
+
+function startCapiManager(binary: string, kubeconfig: string, certDir: string, ports: { webhook: number; health: number }, logPath: string): ChildProcess {
+  const child = spawn(binary, [
+    `--kubeconfig=${kubeconfig}`,
+    '--leader-elect=false',
+    `--webhook-port=${ports.webhook}`,
+    `--webhook-cert-dir=${certDir}`,
+    `--health-addr=127.0.0.1:${ports.health}`,
+    '--diagnostics-address=0',
+    '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
+    '--sync-period=1m',
+    '-v=2',
+  ]);
+  const log = createWriteStream(logPath);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  return child;
+}
+
+export async function localEnvironment(): Promise<CapiEnvironment> {
+  const tools = await buildTools();
+  const cp = await ControlPlane.start(tools);
+  let capi: ChildProcess | undefined;
+  let controller: RoleProcess | undefined;
+  const capiLog = join(cp.dir, 'capi-manager.log');
+  const stop = async (): Promise<void> => {
+    await controller?.stop();
+    if (capi && capi.exitCode === null) {
+      const exited = new Promise((r) => capi?.once('exit', r));
+      capi.kill('SIGTERM');
+      await exited;
+    }
+    await cp.stop();
+  };
+  try {
+    const crds = join(tools.capiModuleDir, 'core/config/crd/bases');
+    await cp.kubectl(['apply', '--server-side', '-f', crds]);
+    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiRbac(tools.capiModuleDir));
+    await applyCrdsFromDist(cp);
+    const components = await clusterctlGenerate(tools.clusterctl, cp.dir);
+    await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], components);
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+
+    const ports = { webhook: await freePort(), health: await freePort() };
+    capi = startCapiManager(tools.capiManager, await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'), await selfSignedCert(cp.dir), ports, capiLog);
+    await waitFor('the CAPI manager to be ready', async () => {
+      if (capi?.exitCode !== null) throw new Error(`CAPI manager exited:\n${readFileSync(capiLog, 'utf8').slice(-3000)}`);
+      const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
+      return res?.ok;
+    }, 120_000);
+    // banlieue's controller with the identity and RBAC the components gave it.
+    controller = await startRole(['controller', '--kubeconfig', await serviceAccountKubeconfig(cp, 'banlieue-system', 'banlieue-controller'), '--no-leader-elect']);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const clusterctlVersion = (await run(tools.clusterctl, ['version', '-o', 'short'], { env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', HOME: cp.dir } })).stdout.trim();
+  return {
+    kubeconfig: cp.kubeconfigPath,
+    versions: { capi: /Version: (v[0-9.]+)/.exec(readFileSync(capiLog, 'utf8'))?.[1] ?? 'unknown', clusterctl: clusterctlVersion },
+    kubectl: (args, input) => cp.kubectl(args, input),
+    capiLogs: () => readFileSync(capiLog, 'utf8'),
+    stop,
+  };
+}
+
+/** `make kind-e2e-capi`: the cluster (kind + clusterctl init) is provided by the Makefile; KUBECONFIG points at it. */
+export async function kindEnvironment(): Promise<CapiEnvironment> {
+  const kubeconfig = process.env.KUBECONFIG;
+  if (!kubeconfig) throw new Error('kind e2e: KUBECONFIG must point at the kind cluster');
+  const kubectl = async (args: string[], input?: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = spawn('kubectl', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')}: ${err}`))));
+      child.stdin.end(input ?? '');
+    });
+  const logs = async (): Promise<string> => kubectl(['logs', '-n', 'capi-system', 'deploy/capi-controller-manager', '--tail=-1']);
+  let captured = await logs();
+  const image = await kubectl(['get', 'deploy', '-n', 'capi-system', 'capi-controller-manager', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']);
+  const controller = await startRole(['controller', '--kubeconfig', kubeconfig, '--no-leader-elect']);
+  const refresh = setInterval(() => void logs().then((l) => (captured = l)), 2000);
+  return {
+    kubeconfig,
+    versions: { capi: image.split(':').pop() ?? 'unknown', clusterctl: (await run('clusterctl', ['version', '-o', 'short'])).stdout.trim() },
+    kubectl,
+    capiLogs: () => captured,
+    stop: async () => {
+      clearInterval(refresh);
+      await controller.stop();
+    },
+  };
+}
