@@ -68,7 +68,7 @@ export class LeaderElector {
    * Wait until this process leads, then call `lead`; resolves when `signal`
    * aborts (after releasing the lease) and rejects when leadership is lost.
    */
-  async run(signal: AbortSignal, lead: (leaderSignal: AbortSignal) => void): Promise<void> {
+  async run(signal: AbortSignal, lead: (leaderSignal: AbortSignal) => Promise<void>): Promise<void> {
     while (!signal.aborted && !(await this.tryAcquireOrRenew())) await sleep(this.options.retryMs ?? 2000, signal);
     if (signal.aborted) return;
     this.log.info({ lease: `${this.options.namespace}/${this.options.name}`, identity: this.options.identity }, 'Became leader');
@@ -76,7 +76,7 @@ export class LeaderElector {
     const leaderAbort = new AbortController();
     setMaxListeners(0, leaderAbort.signal);
     signal.addEventListener('abort', () => leaderAbort.abort(), { once: true });
-    lead(leaderAbort.signal);
+    const leading = lead(leaderAbort.signal);
     let lastRenew = Date.now();
     while (!signal.aborted) {
       await sleep(this.options.renewMs ?? 5000, signal);
@@ -88,6 +88,9 @@ export class LeaderElector {
         throw new Error(`lost the lease ${this.options.namespace}/${this.options.name}`);
       }
     }
+    // Finish in-flight work before handing over, so two leaders never overlap.
+    leaderAbort.abort();
+    await leading;
     await this.release();
   }
 

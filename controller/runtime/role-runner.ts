@@ -78,18 +78,19 @@ export async function runRole(options: RoleOptions, lead: (ctx: RoleContext) => 
   options.log.info({ healthPort: servers.healthPort, metricsPort: servers.metricsPort, leaderElect: options.leaderElect }, 'Serving health and metrics');
 
   let running: Promise<void> = Promise.resolve();
-  const start = (signal: AbortSignal): void => {
+  const start = (signal: AbortSignal): Promise<void> => {
     running = lead({ api, metrics, log: options.log, signal }).catch((err: unknown) => {
       options.log.error({ err: err instanceof Error ? err.message : String(err) }, 'Role failed');
       shutdown.abort();
     });
+    return running;
   };
   try {
     if (elector) await elector.run(shutdown.signal, start);
     else {
       readiness = 'leader';
       metrics.leader.set({ role: options.role }, 1);
-      start(shutdown.signal);
+      void start(shutdown.signal);
       await new Promise<void>((resolve) => shutdown.signal.addEventListener('abort', () => resolve(), { once: true }));
     }
   } finally {

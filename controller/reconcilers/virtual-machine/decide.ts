@@ -2,7 +2,7 @@
 // observed to what it should do (STYLE §2 "How a reconciler reads"). Pause
 // and deletion are branches here; the reconciler only carries the plan out.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { ResolvedClass, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
@@ -211,7 +211,12 @@ function ownedStatus(vm: VirtualMachine): VirtualMachineStatus {
 
 function samePlacement(vm: VirtualMachine, p: Placement): boolean {
   const s = vm.status?.scheduled;
-  return !!s && s.providerName === p.providerName && s.failureDomain === p.failureDomain.name && JSON.stringify(s.resolvedStorage ?? []) === JSON.stringify(p.resolvedStorage) && JSON.stringify(s.resolvedNetworks ?? []) === JSON.stringify(p.resolvedNetworks);
+  return !!s && s.providerName === p.providerName && s.failureDomain === p.failureDomain.name && sameResolved(s.resolvedStorage ?? [], p.resolvedStorage) && sameResolved(s.resolvedNetworks ?? [], p.resolvedNetworks);
+}
+
+/** Field by field: the API server returns an object's keys in its own order, so JSON text would differ. */
+function sameResolved(live: readonly ResolvedClass[], wanted: readonly ResolvedClass[]): boolean {
+  return live.length === wanted.length && live.every((r, i) => r.className === wanted[i]?.className && r.backendId === wanted[i]?.backendId);
 }
 
 const placementMatches: ConditionInput = { type: ConditionType.PlacementValid, status: 'True', reason: Reason.PlacementMatches, message: '' };
