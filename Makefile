@@ -10,7 +10,7 @@ NPM_STAMP := node_modules/.install-stamp
 
 .PHONY: help
 help: ## Show the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -66,8 +66,16 @@ test-integration: deps tools build ## Tests against a real kube-apiserver + etcd
 test-package: deps build ## npm pack, install into a throwaway cdk8s app, synth and validate
 	npx vitest run --project package
 
+.PHONY: e2e-capi
+e2e-capi: deps tools clusterctl-components ## CAPI v1beta2 contract e2e: the real CAPI manager and clusterctl, no Docker
+	npx vitest run --project contract
+
+.PHONY: kind-e2e-capi
+kind-e2e-capi: deps tools clusterctl-components ## The same contract e2e on a kind cluster (needs Docker and kind)
+	test/contract/kind-e2e.sh
+
 .PHONY: test
-test: deps tools typecheck verify-gen clusterctl-components ## Everything CI runs
+test: deps tools typecheck verify-gen clusterctl-components ## Everything CI runs (unit, integration, contract e2e, package)
 	npx vitest run
 
 .PHONY: clean

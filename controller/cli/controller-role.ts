@@ -1,13 +1,14 @@
 // `banlieue controller`: the VirtualMachine scheduler, the InfraCluster
 // aggregation and VMImage readiness. Talks only to the Kubernetes API.
 import { apiVersionOf, type KindDefinition } from '../../infra/api/kind.js';
-import { INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS } from '../../infra/api/kinds.js';
+import { CLUSTER_KIND_BY_BACKEND, INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS, MACHINE_KIND_BY_BACKEND } from '../../infra/api/kinds.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VirtualMachineKind, type VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { VMClassKind, type VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { InfraCluster } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import { FieldManager } from '../../infra/api/well-known.js';
+import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
 import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
@@ -63,6 +64,17 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, ssa, systemClock), metrics, log, controllerOptions)] as const,
   );
 
+  const placementControllers = (Object.keys(MACHINE_KIND_BY_BACKEND) as (keyof typeof MACHINE_KIND_BY_BACKEND)[]).map((backend) => {
+    const machineKind = MACHINE_KIND_BY_BACKEND[backend].kind;
+    const machineInformer = machines.get(machineKind) as Informer<InfraMachineObject>;
+    const clusterInformer = clusters.get(CLUSTER_KIND_BY_BACKEND[backend].kind) as Informer<InfraCluster>;
+    const controller = new Controller(new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa), metrics, log, controllerOptions);
+    onAnyChange(machineInformer, (m) => [keyOf(m)], (k) => controller.enqueue(k));
+    // A cluster publishing failure domains unblocks its machines.
+    onAnyChange(clusterInformer, (c) => machineInformer.list(c.metadata.namespace).filter((m) => !m.spec.failureDomain).map(keyOf), (k) => controller.enqueue(k));
+    return controller;
+  });
+
   // Watches, not polling: each change requeues exactly what it affects.
   onAnyChange(vms, (vm) => [keyOf(vm), ...siblingsToRecheck(vms, vm)], (k) => vmController.enqueue(k));
   for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
@@ -88,7 +100,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   reportPhases(vms, metrics, signal);
 
   await Promise.all(running);
-  await Promise.all([vmController, imageController, ...clusterControllers.map(([, c]) => c)].map((c) => c.queue.shutDown()));
+  await Promise.all([vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c)].map((c) => c.queue.shutDown()));
 }
 
 /** The VirtualMachine that owns an infrastructure machine, if any. */

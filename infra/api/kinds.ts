@@ -32,6 +32,14 @@ export const MACHINE_KIND_BY_BACKEND = {
   'cloud-hypervisor': CloudHypervisorMachineKind,
 } as const;
 
+/** InfraCluster kinds by backend. */
+export const CLUSTER_KIND_BY_BACKEND = {
+  vsphere: VSphereClusterKind,
+  proxmox: ProxmoxClusterKind,
+  libvirt: LibvirtClusterKind,
+  'cloud-hypervisor': CloudHypervisorClusterKind,
+} as const;
+
 export const INFRA_MACHINE_KINDS = [VSphereMachineKind, ProxmoxMachineKind, LibvirtMachineKind, CloudHypervisorMachineKind] as const;
 export const INFRA_MACHINE_TEMPLATE_KINDS = [
   VSphereMachineTemplateKind,

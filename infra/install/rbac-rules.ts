@@ -48,6 +48,8 @@ export function controllerRules(): PolicyRule[] {
     // ownerReference. No list/watch: the controller cannot enumerate Secrets.
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+    // A CAPI Machine without a failure domain gets one for its infrastructure machine.
+    { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['get'] },
     ...eventRules,
   ];
 }

@@ -151,6 +151,14 @@ describe('Cluster API v1beta2 contract', () => {
         const capiSaid = env.capiLogs().split('\n').filter((l) => l.includes('workers') && /error|fail/i.test(l)).slice(-5).join('\n');
         throw new Error(`${String(err)}\nCAPI manager:\n${capiSaid}\n${state.slice(0, 6000)}`);
       });
+      // CAPI gives a MachineDeployment's Machines no failure domain; banlieue spreads them over the cluster's.
+      const spread = await waitFor('the clones to be spread over failure domains', async () => {
+        const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
+        const domains = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers').map((m) => m.spec.failureDomain as string | undefined);
+        return domains.length === 3 && domains.every((d) => d) ? domains : undefined;
+      }, 60_000);
+      expect(new Set(spread).size).toBe(3);
+      spread.forEach((d) => expect(d).toMatch(/^site-b-fd-[123]$/));
       for (const clone of clones) {
         expect(clone.metadata.annotations['cluster.x-k8s.io/cloned-from-name']).toBe('workers');
         expect(clone.spec).toMatchObject({ ...k.machineSpec, providerRef: { name: 'site-b' } });

@@ -1,0 +1,79 @@
+// Gives a CAPI-owned infrastructure machine without a failure domain the
+// least-used one of its cluster, before any provider creates the VM.
+import type { InfraCluster } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
+import { Label } from '../../../infra/api/well-known.js';
+import type { Reconciler } from '../../runtime/controller.js';
+import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import { keyOf, type Informer } from '../../runtime/informer.js';
+import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import type { Logger } from '../../runtime/log.js';
+import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import type { InfraMachineObject } from '../virtual-machine/infra-builders.js';
+import { decideMachineFailureDomain } from './decide.js';
+
+const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
+
+export class CapiMachinePlacementReconciler implements Reconciler {
+  readonly name: string;
+  /** Failure domains decided but maybe not yet in the cache, by machine key. */
+  private readonly assumed = new Map<string, string>();
+
+  constructor(
+    readonly kind: string,
+    private readonly machines: Informer<InfraMachineObject>,
+    private readonly clusters: Informer<InfraCluster>,
+    private readonly api: KubeApi,
+    private readonly ssa: ServerSideApply,
+  ) {
+    this.name = `${kind.toLowerCase()}-placement`;
+  }
+
+  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+    const m = this.machines.get(key);
+    const owner = m?.metadata.ownerReferences?.find((r) => r.kind === 'Machine' && r.apiVersion.startsWith('cluster.x-k8s.io/') && r.controller);
+    const clusterName = m?.metadata.labels?.[Label.capiClusterName];
+    if (!m || !owner || !clusterName || m.spec.failureDomain || m.metadata.deletionTimestamp) return done;
+    if (await this.machineHasFailureDomain(m.metadata.namespace ?? '', owner.name)) return done;
+    const cluster = this.clusters.list(m.metadata.namespace).find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
+    if (!cluster?.status?.failureDomains?.length) return waiting(10_000);
+    // From here to assume: no await, so concurrent reconciles see each other.
+    const placement = decideMachineFailureDomain({
+      failureDomains: cluster.status.failureDomains,
+      controlPlane: m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined,
+      peers: this.peers(m).map((p) => p.spec.failureDomain ?? this.assumed.get(keyOf(p))),
+      ...(m.spec.providerRef ? { providerName: m.spec.providerRef.name } : {}),
+    });
+    if (!placement) return waiting(30_000);
+    this.assumed.set(key, placement.failureDomain);
+    log.info({ failureDomain: placement.failureDomain }, 'Placing CAPI machine');
+    await this.ssa.apply({
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      metadata: { name: m.metadata.name, namespace: m.metadata.namespace },
+      spec: { failureDomain: placement.failureDomain, ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }) },
+    });
+    return done;
+  }
+
+  /** The cluster's other machines of the same group: one MachineDeployment, or the control plane. */
+  private peers(m: InfraMachineObject): InfraMachineObject[] {
+    const labels = m.metadata.labels ?? {};
+    const group = (o: InfraMachineObject): string | undefined =>
+      o.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? 'control-plane' : o.metadata.labels?.[DEPLOYMENT_LABEL];
+    return this.machines
+      .list(m.metadata.namespace)
+      .filter((o) => o.metadata.name !== m.metadata.name && o.metadata.labels?.[Label.capiClusterName] === labels[Label.capiClusterName] && group(o) === group(m));
+  }
+
+  /** CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. */
+  private async machineHasFailureDomain(namespace: string, name: string): Promise<boolean> {
+    try {
+      const machine = await this.api.get<{ spec?: { failureDomain?: string } }>({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', metadata: { name, namespace } });
+      return !!machine.spec?.failureDomain;
+    } catch (err) {
+      if (err instanceof ApiStatusError && err.code === 404) return true;
+      throw err;
+    }
+  }
+}
