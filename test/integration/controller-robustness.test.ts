@@ -9,6 +9,7 @@ import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
+import { applyObjects, createBackend, patchStatus, virtualMachine } from '../support/private-plane-fixtures.js';
 
 const VIRTUAL_MACHINES = 'virtualmachines.banlieue.io';
 const VSPHERE_MACHINES = 'vspheremachines.infrastructure.banlieue.io';
@@ -48,51 +49,8 @@ async function startController(...args: string[]): Promise<RoleProcess> {
 const apply = (objects: object[]): Promise<string> =>
   plane().kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
 
-const patchStatus = (resource: string, ns: string, name: string, status: object): Promise<string> =>
-  plane().kubectl(['patch', resource, name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
 
-/** A namespace with a vSphere Provider publishing `domains`, and a class and image usable there (named after the namespace). */
-async function createBackend(ns: string, domains = ['fd-a']): Promise<void> {
-  await plane().kubectl(['create', 'namespace', ns]);
-  await apply([
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'Provider',
-      metadata: { name: 'vsphere', namespace: ns },
-      spec: {
-        providerClassRef: { name: 'vsphere' },
-        connection: { endpoint: 'https://vc.example.com/sdk', credentialsRef: { name: 'creds' } },
-        capabilities: { storageClasses: [{ name: 'fast', target: { datastore: 'ds1' } }], networkClasses: [{ name: 'lan', target: { portGroup: 'pg1' } }] },
-      },
-    },
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'VMClass',
-      metadata: { name: `${ns}-small` },
-      spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
-    },
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'VMImage',
-      metadata: { name: `${ns}-ubuntu` },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu' }] },
-    },
-  ]);
-  const failureDomains = domains.map((name) => ({
-    name,
-    labels: { name },
-    attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'], raw: { datacenter: 'dc1', cluster: `cluster-${name}` } },
-  }));
-  await patchStatus('providers.banlieue.io', ns, 'vsphere', { failureDomains });
-  await plane().kubectl(['patch', 'vmimages.banlieue.io', `${ns}-ubuntu`, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { perProvider: [{ providerNamespace: ns, providerName: 'vsphere', ready: true }] } })]);
-}
 
-const virtualMachine = (ns: string, name: string): object => ({
-  apiVersion: 'banlieue.io/v1alpha1',
-  kind: 'VirtualMachine',
-  metadata: { name, namespace: ns },
-  spec: { classRef: { name: `${ns}-small` }, imageRef: { name: `${ns}-ubuntu` } },
-});
 
 /** What a vSphere provider reports once the machine runs. */
 const provisioned = (address: string): object => ({
@@ -138,14 +96,14 @@ const logged = (p: RoleProcess): string[] =>
 describe('controller robustness against a real kube-apiserver', () => {
   it('resumes its watches after kube-apiserver restarts and schedules new VMs without restarting itself', async () => {
     const ns = 'apiserver-restart';
-    await createBackend(ns);
+    await createBackend(plane(), ns);
     const controller = await startController();
-    await apply([virtualMachine(ns, 'before')]);
+    await applyObjects(plane(), [virtualMachine(ns, 'before')]);
     await waitScheduled(ns, 'before');
     const startedAt = await controller.metric('banlieue_process_process_start_time_seconds');
 
     await plane().restartApiserver();
-    await apply([virtualMachine(ns, 'after')]);
+    await applyObjects(plane(), [virtualMachine(ns, 'after')]);
 
     // Its backoff may have grown while the apiserver was down: allow for it.
     await waitScheduled(ns, 'after', 90_000);
@@ -161,9 +119,9 @@ describe('controller robustness against a real kube-apiserver', () => {
 
   it('relists when its watch resourceVersion has expired (410 Gone) and still converges', async () => {
     const ns = 'watch-expired';
-    await createBackend(ns);
+    await createBackend(plane(), ns);
     const controller = await startController();
-    await apply([virtualMachine(ns, 'before')]);
+    await applyObjects(plane(), [virtualMachine(ns, 'before')]);
     await waitScheduled(ns, 'before');
 
     // Writes the controller does not watch move etcd's revision past every
@@ -174,7 +132,7 @@ describe('controller robustness against a real kube-apiserver', () => {
     await plane().restartApiserver();
 
     await waitFor('the controller to log "Watch expired, relisting"', () => logged(controller).includes('Watch expired, relisting'), 90_000);
-    await apply([virtualMachine(ns, 'after')]);
+    await applyObjects(plane(), [virtualMachine(ns, 'after')]);
     await waitScheduled(ns, 'after', 90_000);
     expect(controller.child.exitCode, controller.logs()).toBeNull();
   });
@@ -183,7 +141,7 @@ describe('controller robustness against a real kube-apiserver', () => {
     const ns = 'steady-state';
     const count = 50;
     const resyncSeconds = 10;
-    await createBackend(ns, ['fd-a', 'fd-b', 'fd-c']);
+    await createBackend(plane(), ns, ['fd-a', 'fd-b', 'fd-c']);
     const controller = await startController('--resync-period', String(resyncSeconds));
     const names = Array.from({ length: count }, (_, i) => `vm-${String(i).padStart(2, '0')}`);
     await apply(names.map((n) => virtualMachine(ns, n)));
@@ -191,7 +149,7 @@ describe('controller robustness against a real kube-apiserver', () => {
 
     // Play the vSphere provider: every machine comes up.
     for (let i = 0; i < count; i += 10) {
-      await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(VSPHERE_MACHINES, ns, n, provisioned(`192.0.2.${10 + i + j}`))));
+      await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(plane(), VSPHERE_MACHINES, ns, n, provisioned(`192.0.2.${10 + i + j}`))));
     }
     await waitFor(`all ${count} VirtualMachines Ready`, async () => (await list(VIRTUAL_MACHINES, ns)).filter((vm) => hasCondition(vm, 'Ready', 'True')).length === count, 120_000);
 

@@ -8,6 +8,7 @@ import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
+import { applyObjects, createBackend, virtualMachine } from '../support/private-plane-fixtures.js';
 
 const LEASE_SECONDS = 6;
 /** How often a standby retries: `banlieue controller` derives it from the lease duration (controller-command.ts). */
@@ -39,44 +40,7 @@ afterAll(async () => {
   await cp?.stop();
 });
 
-const apply = (objects: object[]): Promise<string> =>
-  plane().kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
-
-/** A namespace with a vSphere Provider with one failure domain, and a class and image usable there (named after the namespace). */
-async function createBackend(ns: string): Promise<void> {
-  await plane().kubectl(['create', 'namespace', ns]);
-  await apply([
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'Provider',
-      metadata: { name: 'vsphere', namespace: ns },
-      spec: {
-        providerClassRef: { name: 'vsphere' },
-        connection: { endpoint: 'https://vc.example.com/sdk', credentialsRef: { name: 'creds' } },
-        capabilities: { storageClasses: [{ name: 'fast', target: { datastore: 'ds1' } }], networkClasses: [{ name: 'lan', target: { portGroup: 'pg1' } }] },
-      },
-    },
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'VMClass',
-      metadata: { name: `${ns}-small` },
-      spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
-    },
-    {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'VMImage',
-      metadata: { name: `${ns}-ubuntu` },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu' }] },
-    },
-  ]);
-  const failureDomain = { name: 'fd-a', labels: { name: 'fd-a' }, attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'], raw: { datacenter: 'dc1', cluster: 'c1' } } };
-  await plane().kubectl(['patch', 'providers.banlieue.io', 'vsphere', '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { failureDomains: [failureDomain] } })]);
-  const perProvider = [{ providerNamespace: ns, providerName: 'vsphere', ready: true }];
-  await plane().kubectl(['patch', 'vmimages.banlieue.io', `${ns}-ubuntu`, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { perProvider } })]);
-}
-
-const createVm = (ns: string, name: string): Promise<string> =>
-  apply([{ apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name, namespace: ns }, spec: { classRef: { name: `${ns}-small` }, imageRef: { name: `${ns}-ubuntu` } } }]);
+const createVm = (ns: string, name: string): Promise<string> => applyObjects(plane(), [virtualMachine(ns, name)]);
 
 /** Wait until the VM is Scheduled=True and its VSphereMachine exists. */
 async function waitScheduled(ns: string, name: string): Promise<void> {
@@ -129,7 +93,7 @@ function watchHolders(ns: string, lease: string): () => string[] {
 describe('controller leader election', () => {
   it('lets exactly one replica lead; the standby makes no API writes while the leader schedules', async () => {
     const ns = 'one-leader';
-    await createBackend(ns);
+    await createBackend(plane(), ns);
     const [a, b] = await startPair(ns, 'lease-one');
 
     expect(await a.health('/readyz')).toEqual([200, 'leader']);
@@ -146,7 +110,7 @@ describe('controller leader election', () => {
 
   it('hands leadership to the standby within one lease duration after the leader is killed, and the new leader schedules', async () => {
     const ns = 'leader-killed';
-    await createBackend(ns);
+    await createBackend(plane(), ns);
     const [a, b] = await startPair(ns, 'lease-crash');
 
     const killedAt = Date.now();
@@ -165,7 +129,7 @@ describe('controller leader election', () => {
 
   it('releases the Lease when the leader stops gracefully, so the standby takes over without waiting for expiry', async () => {
     const ns = 'leader-stopped';
-    await createBackend(ns);
+    await createBackend(plane(), ns);
     const [a, b] = await startPair(ns, 'lease-release');
     const holders = watchHolders(ns, 'lease-release');
     await waitFor('the Lease watch to start', () => holders().length > 0);
