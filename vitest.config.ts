@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Tiers (STYLE §2 Tests): unit (pure, seconds), integration (real kube-apiserver
-// started by the global setup), contract (real CAPI manager and clusterctl),
-// package (npm pack + consumer app).
+// started by the global setup), peers (backend clients against real peers),
+// contract (real CAPI manager and clusterctl), package (npm pack + consumer app).
 export default defineConfig({
   test: {
     projects: [
@@ -19,6 +19,11 @@ export default defineConfig({
           // Suites share one control plane; each uses its own namespace.
           fileParallelism: false,
         },
+      },
+      {
+        // Backend clients against real peers (vcsim, libvirtd) or test/sims/ simulators;
+        // each file starts its own peer on a loopback port.
+        test: { name: 'peers', include: ['test/peers/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 600_000 },
       },
       {
         // The CAPI contract e2e builds its own control plane (or uses a kind cluster).

@@ -1,0 +1,47 @@
+// The error every backend client throws (STYLE §2 "Errors and conditions");
+// provider.ts maps `kind` to TransientError / TerminalError.
+// Lives here until a second backend needs it; then it moves to controller/backends/.
+
+/** What went wrong, as the provider needs to know it. */
+export const BackendErrorKind = {
+  /** The object (VM, task, datastore…) does not exist (any more). */
+  NotFound: 'NotFound',
+  /** Credentials refused, session gone and re-login failed, or no permission. */
+  Unauthorized: 'Unauthorized',
+  /** Network, TLS, timeout, HTTP-level or transient server trouble: retry later. */
+  Unreachable: 'Unreachable',
+  /** The backend refused the request as asked (wrong state, duplicate, bad argument). */
+  Rejected: 'Rejected',
+  /** An asynchronous task ran and ended in error. */
+  TaskFailed: 'TaskFailed',
+} as const;
+export type BackendErrorKind = (typeof BackendErrorKind)[keyof typeof BackendErrorKind];
+
+export interface BackendErrorOptions {
+  /** The underlying error (socket error, parse error…). */
+  readonly cause?: unknown;
+  /**
+   * A machine-readable detail beside `kind`, e.g. Node's TLS code
+   * `DEPTH_ZERO_SELF_SIGNED_CERT` or `TaskDeadlineExceeded`.
+   */
+  readonly code?: string;
+}
+
+export class BackendError extends Error {
+  readonly code: string | undefined;
+
+  constructor(
+    readonly kind: BackendErrorKind,
+    message: string,
+    options: BackendErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BackendError';
+    this.code = options.code;
+  }
+}
+
+/** True for a BackendError, of `kind` when given. */
+export function isBackendError(error: unknown, kind?: BackendErrorKind): error is BackendError {
+  return error instanceof BackendError && (kind === undefined || error.kind === kind);
+}

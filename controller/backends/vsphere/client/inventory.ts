@@ -1,0 +1,152 @@
+// The inventory a Provider discovers: datacenters, clusters, datastores and
+// networks (upstream-backends §1.2), each read in one PropertyCollector call.
+import type { ObjectContent, PropertyCollector } from './property-collector.js';
+import type { ServiceContent, ManagedObjectReference } from './vim-types.js';
+import { toBoolean, toMoRef, toMoRefs, toNumber } from './wire-values.js';
+
+export interface DatacenterInfo {
+  readonly ref: ManagedObjectReference;
+  readonly name: string;
+  readonly vmFolder: ManagedObjectReference;
+  readonly hostFolder: ManagedObjectReference;
+  readonly datastoreFolder: ManagedObjectReference;
+  readonly networkFolder: ManagedObjectReference;
+}
+
+export interface ClusterInfo {
+  readonly ref: ManagedObjectReference;
+  readonly name: string;
+  /** The cluster's root resource pool (`Resources`). */
+  readonly resourcePool: ManagedObjectReference;
+  readonly datastores: readonly ManagedObjectReference[];
+  readonly networks: readonly ManagedObjectReference[];
+}
+
+export interface DatastoreInfo {
+  readonly ref: ManagedObjectReference;
+  readonly name: string;
+  /** A `StoragePod` parent means the datastore is in an SDRS cluster. */
+  readonly parent: ManagedObjectReference | undefined;
+  readonly freeSpace: number;
+  readonly capacity: number;
+  readonly accessible: boolean;
+}
+
+export type NetworkInfo =
+  | { readonly kind: 'standard' | 'opaque'; readonly ref: ManagedObjectReference; readonly name: string }
+  | {
+      readonly kind: 'distributed';
+      readonly ref: ManagedObjectReference;
+      readonly name: string;
+      /** DVPortgroup key, for a NIC's port backing. */
+      readonly portgroupKey: string;
+      /** The switch's UUID, for a NIC's port backing. */
+      readonly switchUuid: string;
+      /** An uplink port group (connects hosts, not VMs). */
+      readonly uplink: boolean;
+    };
+
+export class Inventory {
+  constructor(
+    private readonly serviceContent: ServiceContent,
+    private readonly properties: PropertyCollector,
+  ) {}
+
+  async datacenters(): Promise<DatacenterInfo[]> {
+    const contents = await this.properties.listManagedObjects(this.serviceContent.rootFolder, [
+      { type: 'Datacenter', pathSet: ['name', 'vmFolder', 'hostFolder', 'datastoreFolder', 'networkFolder'] },
+    ]);
+    return contents.map((c) => ({
+      ref: c.obj,
+      name: name(c),
+      vmFolder: moRef(c, 'vmFolder'),
+      hostFolder: moRef(c, 'hostFolder'),
+      datastoreFolder: moRef(c, 'datastoreFolder'),
+      networkFolder: moRef(c, 'networkFolder'),
+    }));
+  }
+
+  /** Clusters (ClusterComputeResource) under `root`, e.g. a datacenter. */
+  async clusters(root: ManagedObjectReference): Promise<ClusterInfo[]> {
+    const contents = await this.properties.listManagedObjects(root, [
+      { type: 'ClusterComputeResource', pathSet: ['name', 'resourcePool', 'datastore', 'network'] },
+    ]);
+    return contents.map((c) => ({
+      ref: c.obj,
+      name: name(c),
+      resourcePool: moRef(c, 'resourcePool'),
+      datastores: toMoRefs(c.props.get('datastore')),
+      networks: toMoRefs(c.props.get('network')),
+    }));
+  }
+
+  async datastores(root: ManagedObjectReference): Promise<DatastoreInfo[]> {
+    const contents = await this.properties.listManagedObjects(root, [
+      { type: 'Datastore', pathSet: ['name', 'parent', 'summary.freeSpace', 'summary.capacity', 'summary.accessible'] },
+    ]);
+    return contents.map((c) => {
+      const parent = c.props.get('parent');
+      return {
+        ref: c.obj,
+        name: name(c),
+        parent: parent === undefined ? undefined : toMoRef(parent),
+        freeSpace: toNumber(c.props.get('summary.freeSpace')) ?? 0,
+        capacity: toNumber(c.props.get('summary.capacity')) ?? 0,
+        accessible: toBoolean(c.props.get('summary.accessible')) ?? false,
+      };
+    });
+  }
+
+  /** Standard, distributed and opaque networks under `root`, with what a NIC backing needs. */
+  async networks(root: ManagedObjectReference): Promise<NetworkInfo[]> {
+    const contents = await this.properties.listManagedObjects(root, [
+      { type: 'Network', pathSet: ['name'] },
+      { type: 'OpaqueNetwork', pathSet: ['name'] },
+      { type: 'DistributedVirtualPortgroup', pathSet: ['name', 'key', 'config.distributedVirtualSwitch', 'config.uplink'] },
+    ]);
+    const switchUuids = await this.switchUuids(contents);
+    return contents.map((c): NetworkInfo => {
+      if (c.obj.type === 'DistributedVirtualPortgroup') {
+        const dvs = moRef(c, 'config.distributedVirtualSwitch');
+        return {
+          kind: 'distributed',
+          ref: c.obj,
+          name: name(c),
+          portgroupKey: c.props.get('key')?.text ?? c.obj.value,
+          switchUuid: switchUuids.get(dvs.value) ?? '',
+          uplink: toBoolean(c.props.get('config.uplink')) ?? false,
+        };
+      }
+      return { kind: c.obj.type === 'OpaqueNetwork' ? 'opaque' : 'standard', ref: c.obj, name: name(c) };
+    });
+  }
+
+  /** uuid of every switch the port groups name, by switch moref value, in one call. */
+  private async switchUuids(contents: readonly ObjectContent[]): Promise<Map<string, string>> {
+    const switches = new Map<string, ManagedObjectReference>();
+    for (const c of contents) {
+      const dvs = c.props.get('config.distributedVirtualSwitch');
+      if (dvs !== undefined) switches.set(dvs.text, toMoRef(dvs));
+    }
+    if (switches.size === 0) return new Map();
+    const refs = [...switches.values()];
+    const found = await this.properties.retrieve([
+      {
+        // One spec per concrete type (VmwareDistributedVirtualSwitch, …).
+        propSet: [...new Set(refs.map((r) => r.type))].map((type) => ({ type, pathSet: ['uuid'] })),
+        objectSet: refs.map((obj) => ({ obj })),
+      },
+    ]);
+    return new Map(found.map((c) => [c.obj.value, c.props.get('uuid')?.text ?? '']));
+  }
+}
+
+function name(content: ObjectContent): string {
+  return content.props.get('name')?.text ?? '';
+}
+
+function moRef(content: ObjectContent, path: string): ManagedObjectReference {
+  const value = content.props.get(path);
+  if (value === undefined) throw new Error(`${content.obj.type} ${content.obj.value}: no ${path}`);
+  return toMoRef(value);
+}

@@ -1,0 +1,73 @@
+// Waiting for a vim25 Task: poll `info` until success or error, with a deadline.
+import { setTimeout as delay } from 'node:timers/promises';
+import { BackendError, BackendErrorKind } from './backend-error.js';
+import type { PropertyCollector } from './property-collector.js';
+import type { ManagedObjectReference, TaskState } from './vim-types.js';
+import { faultFromTask } from './vsphere-fault.js';
+import type { XmlElement } from './xml-element.js';
+
+export interface TaskWaitOptions {
+  /** Give up after this long; the task goes on on the server. @default 600000 (10 min) */
+  readonly timeoutMs?: number;
+  /** First poll interval; it doubles up to `maxPollMs`. @default 100 */
+  readonly initialPollMs?: number;
+  /** Longest poll interval (upstream polls every 3 s). @default 3000 */
+  readonly maxPollMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A finished task: its `info.result` when it has one (e.g. the new VM of a clone). */
+export interface TaskOutcome {
+  readonly result: XmlElement | undefined;
+}
+
+export interface TaskInfo {
+  readonly state: TaskState;
+  /** Method name, e.g. `CloneVM_Task`. */
+  readonly name: string;
+  readonly result: XmlElement | undefined;
+  readonly error: XmlElement | undefined;
+}
+
+export class Tasks {
+  constructor(private readonly properties: PropertyCollector) {}
+
+  async info(task: ManagedObjectReference): Promise<TaskInfo> {
+    const content = await this.properties.retrieveOne(task, ['info']);
+    const info = content.props.get('info');
+    const state = info?.childText('state');
+    if (info === undefined || !isTaskState(state)) throw new Error(`Task ${task.value}: no info.state`);
+    return { state, name: info.childText('name') ?? task.value, result: info.child('result'), error: info.child('error') };
+  }
+
+  /**
+   * Resolves when the task succeeds. A task that ends in error throws a
+   * VsphereFault of kind TaskFailed carrying the fault type; running past the
+   * deadline throws BackendError Unreachable with code `TaskDeadlineExceeded`.
+   */
+  async wait(task: ManagedObjectReference, options: TaskWaitOptions = {}): Promise<TaskOutcome> {
+    const deadline = Date.now() + (options.timeoutMs ?? 600_000);
+    const maxPollMs = options.maxPollMs ?? 3_000;
+    let pollMs = options.initialPollMs ?? 100;
+    for (;;) {
+      const info = await this.info(task);
+      if (info.state === 'success') return { result: info.result };
+      if (info.state === 'error') {
+        if (info.error === undefined) throw new BackendError(BackendErrorKind.TaskFailed, `${info.name}: failed without a fault`);
+        throw faultFromTask(info.name, info.error);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, {
+          code: 'TaskDeadlineExceeded',
+        });
+      }
+      await delay(Math.min(pollMs, left), undefined, { signal: options.signal });
+      pollMs = Math.min(pollMs * 2, maxPollMs);
+    }
+  }
+}
+
+function isTaskState(state: string | undefined): state is TaskState {
+  return state === 'queued' || state === 'running' || state === 'success' || state === 'error';
+}

@@ -1,0 +1,176 @@
+// HTTPS transport for vim25 SOAP: one keep-alive agent per endpoint, the
+// session cookie, a deadline per call, and TLS verified against the Provider's
+// CA bundle. Faults and network trouble leave here as BackendErrors.
+import { Agent, request } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { createSecureContext } from 'node:tls';
+import { BackendError, BackendErrorKind } from './backend-error.js';
+import { decodeResponse, encodeRequest, type XmlFields } from './soap-envelope.js';
+import { faultFromSoap } from './vsphere-fault.js';
+import type { XmlElement } from './xml-element.js';
+
+export interface SoapTransportOptions {
+  /** The SDK URL, e.g. `https://vcenter.example.com/sdk`. Must be https. */
+  readonly endpoint: string;
+  /**
+   * PEM bundle of the CAs to trust instead of Node's default roots. At least one
+   * certificate. @default Node's default roots
+   */
+  readonly caPem?: string;
+  /** Skip certificate and host name checks (wins over `caPem`). @default false */
+  readonly insecureSkipTLSVerify?: boolean;
+  /**
+   * Sent as `SOAPAction: urn:vim25/<apiVersion>`; selects the wire version of
+   * the API. 8.0.1.0 is understood by vCenter 8.0U1+ (and ignored by vcsim).
+   * @default '8.0.1.0'
+   */
+  readonly apiVersion?: string;
+  /** Deadline for one call, connect to last byte. @default 120000 (120 s) */
+  readonly timeoutMs?: number;
+}
+
+/** One layer down from the session: a SOAP call and its cookie. */
+export interface SoapCaller {
+  /** POSTs `<method>fields</method>`; resolves to the `<methodResponse>` element. */
+  call(method: string, fields: XmlFields): Promise<XmlElement>;
+  /** Forgets the session cookie (before logging in again). */
+  clearSession(): void;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+const SESSION_COOKIE = 'vmware_soap_session';
+// A response this large is a broken server or proxy, not an inventory.
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+export class HttpsSoapTransport implements SoapCaller {
+  private readonly url: URL;
+  private readonly agent: Agent;
+  private readonly soapAction: string;
+  private readonly timeoutMs: number;
+  private cookie: string | undefined;
+
+  constructor(options: SoapTransportOptions) {
+    this.url = parseEndpoint(options.endpoint);
+    const insecure = options.insecureSkipTLSVerify ?? false;
+    if (options.caPem !== undefined && !insecure) checkCaPem(options.caPem);
+    this.agent = new Agent({
+      keepAlive: true,
+      rejectUnauthorized: !insecure,
+      ...(options.caPem !== undefined && !insecure ? { ca: options.caPem } : {}),
+    });
+    this.soapAction = `urn:vim25/${options.apiVersion ?? '8.0.1.0'}`;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  get endpoint(): string {
+    return this.url.href;
+  }
+
+  async call(method: string, fields: XmlFields): Promise<XmlElement> {
+    const { status, body } = await this.post(method, encodeRequest(method, fields));
+    let decoded;
+    try {
+      decoded = decodeResponse(body);
+    } catch (cause) {
+      throw httpError(method, status, cause);
+    }
+    if (decoded.kind === 'fault') throw faultFromSoap(method, decoded.fault);
+    if (status !== 200) throw httpError(method, status);
+    return decoded.body;
+  }
+
+  clearSession(): void {
+    this.cookie = undefined;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private post(method: string, payload: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = {
+        'Content-Type': 'text/xml; charset=utf-8',
+        'Content-Length': Buffer.byteLength(payload),
+        SOAPAction: this.soapAction,
+      };
+      if (this.cookie !== undefined) headers.Cookie = `${SESSION_COOKIE}=${this.cookie}`;
+      const req = request(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
+        this.keepCookie(res);
+        readBody(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), fail);
+      });
+      const timer = setTimeout(() => {
+        req.destroy(new BackendError(BackendErrorKind.Unreachable, `${method}: no response within ${this.timeoutMs} ms from ${this.url.host}`, { code: 'Timeout' }));
+      }, this.timeoutMs);
+      timer.unref();
+      function fail(error: unknown): void {
+        clearTimeout(timer);
+        reject(error);
+      }
+      req.on('error', (error) => fail(error instanceof BackendError ? error : networkError(method, this.url, error)));
+      req.on('close', () => clearTimeout(timer));
+      req.end(payload);
+    });
+  }
+
+  private keepCookie(res: IncomingMessage): void {
+    for (const header of res.headers['set-cookie'] ?? []) {
+      const [pair = ''] = header.split(';');
+      const eq = pair.indexOf('=');
+      // vCenter quotes the value ("52f1…"); it is sent back exactly as received.
+      if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) this.cookie = pair.slice(eq + 1).trim();
+    }
+  }
+}
+
+function parseEndpoint(endpoint: string): URL {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new TypeError(`endpoint "${endpoint}" is not a URL`);
+  }
+  if (url.protocol !== 'https:') throw new TypeError(`endpoint "${endpoint}" must be https`);
+  if (url.username !== '' || url.password !== '') throw new TypeError('endpoint must not carry credentials');
+  return url;
+}
+
+function checkCaPem(caPem: string): void {
+  if (!caPem.includes('-----BEGIN CERTIFICATE-----')) throw new TypeError('caPem holds no PEM certificate');
+  try {
+    createSecureContext({ ca: caPem });
+  } catch (cause) {
+    throw new TypeError(`caPem is not a valid PEM bundle: ${(cause as Error).message}`, { cause });
+  }
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) res.destroy(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`));
+      else chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+function networkError(method: string, url: URL, error: Error): BackendError {
+  const code = (error as NodeJS.ErrnoException).code;
+  // TLS verification failures are Unreachable too: the endpoint cannot be used as
+  // configured. `code` (e.g. DEPTH_ZERO_SELF_SIGNED_CERT) tells them apart.
+  return new BackendError(BackendErrorKind.Unreachable, `${method}: ${url.host}: ${error.message}`, {
+    cause: error,
+    ...(code === undefined ? {} : { code }),
+  });
+}
+
+function httpError(method: string, status: number, cause?: unknown): BackendError {
+  const kind = status === 401 || status === 403 ? BackendErrorKind.Unauthorized : BackendErrorKind.Unreachable;
+  const why = cause === undefined ? '' : `: ${(cause as Error).message}`;
+  return new BackendError(kind, `${method}: HTTP ${status}, not a SOAP response${why}`, { cause, code: `HTTP${status}` });
+}
