@@ -6,6 +6,8 @@ import { newLogger, type LogLevel } from '../runtime/log.js';
 import { runRole } from '../runtime/role-runner.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
+import { runProviderRole } from './provider-role.js';
+import { backendNamed } from '../backends/registry.js';
 
 export function toInt(flag: string): (value: string) => number {
   return (value) => {
@@ -45,8 +47,14 @@ export interface ControllerFlags extends RoleFlags {
   resyncPeriod: number;
 }
 
-export async function runControllerCommand(flags: ControllerFlags): Promise<void> {
-  const log = newLogger({ role: 'controller', level: flags.logLevel });
+export interface ProviderFlags extends RoleFlags {
+  namespace?: string;
+  concurrency: number;
+  rediscoverPeriod: number;
+}
+
+/** The RoleOptions every role derives from its flags. */
+function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runRole>[0] {
   let kubeConfig;
   try {
     kubeConfig = loadKubeConfig(flags.kubeconfig);
@@ -55,21 +63,43 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
   }
   const leaseMs = flags.leaseDuration * 1000;
   const identity = flags.leaderElectionIdentity ?? process.env.POD_NAME;
+  return {
+    role,
+    kubeConfig,
+    log: newLogger({ role, level: flags.logLevel }),
+    healthPort: flags.healthPort,
+    metricsPort: flags.metricsPort,
+    bindAddress: flags.bindAddress,
+    leaderElect: flags.leaderElect,
+    leaderElectionNamespace: flags.leaderElectionNamespace,
+    leaderElectionId: flags.leaderElectionId,
+    ...(identity ? { identity } : {}),
+    leaseDurationMs: leaseMs,
+    renewMs: Math.max(1000, Math.round(leaseMs / 3)),
+    retryMs: Math.max(500, Math.round(leaseMs / 7)),
+  };
+}
+
+export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
+  const backend = backendNamed(backendName);
+  if (!backend) throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: vsphere)`);
+  const options = roleOptionsFrom(`provider-${backendName}`, flags);
+  await runRole(options, (ctx) =>
+    runProviderRole(ctx, backend, {
+      ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      concurrency: flags.concurrency,
+      rediscoverMs: flags.rediscoverPeriod * 1000,
+      identity: options.identity ?? `banlieue-provider-${backendName}`,
+    }),
+  );
+}
+
+export async function runControllerCommand(flags: ControllerFlags): Promise<void> {
+  const options = roleOptionsFrom('controller', flags);
+  const identity = options.identity;
   await runRole(
     {
-      role: 'controller',
-      kubeConfig,
-      log,
-      healthPort: flags.healthPort,
-      metricsPort: flags.metricsPort,
-      bindAddress: flags.bindAddress,
-      leaderElect: flags.leaderElect,
-      leaderElectionNamespace: flags.leaderElectionNamespace,
-      leaderElectionId: flags.leaderElectionId,
-      ...(identity ? { identity } : {}),
-      leaseDurationMs: leaseMs,
-      renewMs: Math.max(1000, Math.round(leaseMs / 3)),
-      retryMs: Math.max(500, Math.round(leaseMs / 7)),
+      ...options,
     },
     (ctx) =>
       runControllerRole(ctx, {

@@ -7,7 +7,7 @@ import { loadKubeConfig } from '../runtime/kube-config.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { validateFiles } from './validate.js';
-import { roleOptions, runControllerCommand, toInt, type ControllerFlags } from './controller-command.js';
+import { roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
 
 function parseBackends(value: string): Backend[] {
   const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
@@ -74,6 +74,27 @@ export function buildProgram(): Command {
     .addOption(roleOptions.logLevel())
     .action(async (opts: ControllerFlags) => {
       await runControllerCommand(opts);
+    });
+
+  program
+    .command('provider')
+    .description('run a provider role: connect to the backend, publish failure domains and reachability')
+    .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--namespace <ns>', 'watch one namespace (default: all)')
+    .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
+    .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
+    .addOption(roleOptions.healthPort())
+    .addOption(roleOptions.metricsPort())
+    .addOption(roleOptions.bindAddress())
+    .option('--no-leader-elect', 'run without leader election (a single replica)')
+    .addOption(roleOptions.leaderElectionNamespace())
+    .option('--leader-election-id <name>', 'Lease name (default: banlieue-provider-<backend>)')
+    .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
+    .addOption(roleOptions.leaseDuration())
+    .addOption(roleOptions.logLevel())
+    .action(async (backend: string, opts: ProviderFlags) => {
+      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? `banlieue-provider-${backend}` });
     });
 
   program

@@ -8,7 +8,7 @@ import type { KubeApi } from './kube-api.js';
 export interface EventTarget {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; uid?: string };
+  metadata: { name?: string; namespace?: string; uid?: string };
 }
 
 const DEDUP_WINDOW_MS = 10 * 60_000;
@@ -25,7 +25,8 @@ export class EventRecorder {
 
   /** Record an event; failures are logged, never thrown (events are best effort). */
   async record(target: EventTarget, type: 'Normal' | 'Warning', reason: string, note: string): Promise<void> {
-    const key = `${target.metadata.uid ?? target.metadata.name}|${reason}|${note}`;
+    const name = target.metadata.name ?? '';
+    const key = `${target.metadata.uid ?? name}|${reason}|${note}`;
     const now = Date.now();
     if ((this.recent.get(key) ?? 0) > now - DEDUP_WINDOW_MS) return;
     this.recent.set(key, now);
@@ -34,7 +35,7 @@ export class EventRecorder {
     const event = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: `${target.metadata.name}.${randomBytes(8).toString('hex')}`, namespace },
+      metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
       eventTime: new Date(now).toISOString().replace('Z', '000Z'),
       reportingController: this.reportingController,
       reportingInstance: this.reportingInstance,
@@ -45,7 +46,7 @@ export class EventRecorder {
       regarding: {
         apiVersion: target.apiVersion,
         kind: target.kind,
-        name: target.metadata.name,
+        name,
         namespace: target.metadata.namespace,
         uid: target.metadata.uid,
       },

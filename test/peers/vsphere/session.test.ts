@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendError } from '../../../controller/backends/vsphere/client/backend-error.js';
+import { BackendError } from '../../../controller/backends/backend-error.js';
 import { Inventory } from '../../../controller/backends/vsphere/client/inventory.js';
 import { PropertyCollector } from '../../../controller/backends/vsphere/client/property-collector.js';
 import { VsphereSession } from '../../../controller/backends/vsphere/client/session.js';

@@ -1,6 +1,6 @@
 // PropertyCollector reads (RetrievePropertiesEx + ContinueRetrievePropertiesEx)
 // and the container-view listing every inventory walk is built on.
-import { BackendError, BackendErrorKind } from './backend-error.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { XmlFields } from './soap-envelope.js';
 import type { VimInvoker } from './session.js';
 import type { ManagedObjectReference } from './vim-types.js';

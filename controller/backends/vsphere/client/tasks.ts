@@ -1,6 +1,6 @@
 // Waiting for a vim25 Task: poll `info` until success or error, with a deadline.
 import { setTimeout as delay } from 'node:timers/promises';
-import { BackendError, BackendErrorKind } from './backend-error.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { PropertyCollector } from './property-collector.js';
 import type { ManagedObjectReference, TaskState } from './vim-types.js';
 import { faultFromTask } from './vsphere-fault.js';

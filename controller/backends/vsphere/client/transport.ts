@@ -4,7 +4,7 @@
 import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { createSecureContext } from 'node:tls';
-import { BackendError, BackendErrorKind } from './backend-error.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { decodeResponse, encodeRequest, type XmlFields } from './soap-envelope.js';
 import { faultFromSoap } from './vsphere-fault.js';
 import type { XmlElement } from './xml-element.js';

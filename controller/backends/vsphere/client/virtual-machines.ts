@@ -1,7 +1,7 @@
 // VM reads and operations: clone, reconfigure, power, destroy, template.
 // Task methods wait for their task; startClone returns the task for callers
 // that keep it (to wait it out after a restart instead of cloning twice).
-import { BackendError, BackendErrorKind } from './backend-error.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { PropertyCollector } from './property-collector.js';
 import type { VimInvoker } from './session.js';
 import type { TaskWaitOptions, Tasks } from './tasks.js';

@@ -1,6 +1,6 @@
 // vim25 faults as typed errors. The fault's type name (xsi:type of the fault
 // detail) decides the kind; faultstring is only ever a message, never matched.
-import { BackendError, BackendErrorKind } from './backend-error.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { localName, type XmlElement } from './xml-element.js';
 
 /**

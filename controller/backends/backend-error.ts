@@ -1,6 +1,6 @@
 // The error every backend client throws (STYLE §2 "Errors and conditions");
 // provider.ts maps `kind` to TransientError / TerminalError.
-// Lives here until a second backend needs it; then it moves to controller/backends/.
+// Shared by every backend client.
 
 /** What went wrong, as the provider needs to know it. */
 export const BackendErrorKind = {

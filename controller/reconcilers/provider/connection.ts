@@ -1,0 +1,52 @@
+// A Provider's connection, read fresh on every reconcile: the Secret and CA
+// are read by name (never listed or watched), so a rotated credential takes
+// effect at the next reconcile with no restart.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { Reason } from '../../../infra/api/conditions.js';
+import type { Connection } from '../../backends/backend.js';
+import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+
+export type ConnectionResult = { readonly ok: true; readonly connection: Connection } | { readonly ok: false; readonly reason: Reason; readonly message: string };
+
+interface DataObject {
+  data?: Record<string, string>;
+}
+
+async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, string> | undefined> {
+  try {
+    const obj = await api.get<DataObject>({ apiVersion: 'v1', kind, metadata: { name, namespace } });
+    const data = obj.data ?? {};
+    return kind === 'Secret' ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) : data;
+  } catch (err) {
+    if (err instanceof ApiStatusError && err.code === 404) return undefined;
+    throw err;
+  }
+}
+
+export async function resolveConnection(api: KubeApi, provider: Provider, credentialKeys: readonly string[]): Promise<ConnectionResult> {
+  const ns = provider.metadata.namespace ?? '';
+  const { connection } = provider.spec;
+  let credentials: Record<string, string> = {};
+  if (connection.credentialsRef) {
+    const name = connection.credentialsRef.name;
+    const data = await readData(api, 'Secret', ns, name);
+    if (!data) return { ok: false, reason: Reason.SecretMissing, message: `Secret ${name} (spec.connection.credentialsRef) not found in namespace ${ns}` };
+    const missing = credentialKeys.filter((k) => !data[k]);
+    if (missing.length > 0) return { ok: false, reason: Reason.SecretInvalid, message: `Secret ${name} lacks key${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` };
+    credentials = data;
+  }
+  const ca = connection.caBundle;
+  let caPem: string | undefined;
+  if (ca?.inline) caPem = ca.inline;
+  else if (ca?.configMapRef || ca?.secretRef) {
+    const ref = (ca.configMapRef ?? ca.secretRef) as { name: string; key?: string };
+    const kind = ca.configMapRef ? 'ConfigMap' : 'Secret';
+    const key = ref.key ?? 'ca.crt';
+    caPem = (await readData(api, kind, ns, ref.name))?.[key];
+    if (!caPem) return { ok: false, reason: Reason.ConnectFailed, message: `${kind} ${ref.name} key ${key} (spec.connection.caBundle) not found` };
+  }
+  return {
+    ok: true,
+    connection: { endpoint: connection.endpoint, credentials, ...(caPem ? { caPem } : {}), insecureSkipTLSVerify: connection.insecureSkipTLSVerify ?? false },
+  };
+}

@@ -1,0 +1,31 @@
+// Provider status from one discovery outcome (pure).
+import type { FailureDomainStatus, Provider, ProviderStatus } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { isPaused, pausedCondition } from '../paused.js';
+
+export type DiscoveryOutcome =
+  | { readonly ok: true; readonly failureDomains: FailureDomainStatus[] }
+  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+
+export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutcome | undefined, now: Date): ProviderStatus {
+  const current = provider.status ?? {};
+  const generation = provider.metadata.generation;
+  if (isPaused(provider) || !outcome) {
+    return { ...current, conditions: setConditions(current.conditions, [pausedCondition(provider, generation)], now) };
+  }
+  if (!outcome.ok) {
+    const down: ConditionInput = { type: ConditionType.ProviderReachable, status: 'False', reason: outcome.reason, message: outcome.message };
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };
+    // Keep the last known failure domains: placed VMs stay placed while the backend is away.
+    return { ...current, conditions: setConditions(current.conditions, [down, ready, pausedCondition(provider, generation)], now) };
+  }
+  const count = outcome.failureDomains.length;
+  const reachable: ConditionInput = { type: ConditionType.ProviderReachable, status: 'True', reason: Reason.Reconciled, message: '' };
+  const ready: ConditionInput = { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: `${count} failure domain${count === 1 ? '' : 's'}` };
+  return {
+    ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
+    conditions: setConditions(current.conditions, [reachable, ready, pausedCondition(provider, generation)], now),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+}

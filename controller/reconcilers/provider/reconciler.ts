@@ -1,0 +1,63 @@
+// Provider (any backend): connect with fresh credentials, discover, publish
+// failure domains and ProviderReachable/Ready. Generic over Backend.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
+import type { Backend } from '../../backends/backend.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Reconciler } from '../../runtime/controller.js';
+import { done, type ReconcileResult } from '../../runtime/errors.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import type { Informer } from '../../runtime/informer.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import type { Logger } from '../../runtime/log.js';
+import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import { applyStatus } from '../../runtime/status-writer.js';
+import { isPaused } from '../paused.js';
+import { resolveConnection } from './connection.js';
+import { decideProviderStatus, type DiscoveryOutcome } from './decide.js';
+
+export class ProviderReconciler implements Reconciler {
+  readonly name = 'provider';
+  readonly kind = 'Provider';
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly providers: Informer<Provider>,
+    private readonly api: KubeApi,
+    private readonly ssa: ServerSideApply,
+    private readonly events: EventRecorder,
+    private readonly clock: Clock,
+    /** How often the inventory is read again without events. */
+    private readonly rediscoverMs: number,
+  ) {}
+
+  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+    const provider = this.providers.get(key);
+    if (!provider || provider.spec.providerClassRef.name !== this.backend.name) return done;
+    const outcome = isPaused(provider) ? undefined : await this.discover(provider, log);
+    const status = decideProviderStatus(provider, outcome, this.clock.now());
+    const before = provider.status?.conditions?.find((c) => c.type === ConditionType.ProviderReachable);
+    if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
+      const after = status.conditions?.find((c) => c.type === ConditionType.ProviderReachable);
+      if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
+        await this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');
+      }
+    }
+    return { requeueAfterMs: this.rediscoverMs };
+  }
+
+  private async discover(provider: Provider, log: Logger): Promise<DiscoveryOutcome> {
+    const resolved = await resolveConnection(this.api, provider, this.backend.credentialKeys);
+    if (!resolved.ok) return resolved;
+    try {
+      const failureDomains = await this.backend.discover(provider, resolved.connection);
+      return { ok: true, failureDomains };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn({ backend: this.backend.name, err: message }, 'Discovery failed');
+      const connectProblem = err instanceof BackendError && (err.kind === BackendErrorKind.Unauthorized || err.kind === BackendErrorKind.Unreachable);
+      return { ok: false, reason: connectProblem ? Reason.ConnectFailed : Reason.InventoryFailed, message };
+    }
+  }
+}

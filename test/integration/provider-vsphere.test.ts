@@ -1,0 +1,86 @@
+// `banlieue provider vsphere` against vcsim and the real API server: a
+// Provider discovers its failure domains, reports reachability, and recovers
+// from wrong credentials or a wrong CA without a restart.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { TestApi, type Obj } from '../support/fixtures.js';
+import { createNamespace } from '../support/kube.js';
+import { makeCertificates, startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+
+describe('vSphere provider role', () => {
+  const t = new TestApi();
+  let ns: string;
+  let removeNs: () => Promise<void>;
+  let vcsim: Vcsim;
+  let role: RoleProcess;
+
+  const secret = (password: string): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-creds', namespace: ns }, stringData: { username: vcsim.username, password } });
+  const provider = (caPem: string): Obj => ({
+    apiVersion: 'banlieue.io/v1alpha1',
+    kind: 'Provider',
+    metadata: { name: 'vcsim', namespace: ns },
+    spec: {
+      providerClassRef: { name: 'vsphere' },
+      connection: { endpoint: vcsim.url, credentialsRef: { name: 'vcsim-creds' }, caBundle: { inline: caPem } },
+      capabilities: { features: ['hotAddCPU'] },
+    },
+  });
+
+  beforeAll(async () => {
+    ({ name: ns, remove: removeNs } = await createNamespace('vsphere'));
+    vcsim = await startVcsim({ datacenters: 2, clusters: 2 });
+    role = await startRole(['provider', 'vsphere', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, '--rediscover-period', '2']);
+  }, 120_000);
+
+  afterAll(async () => {
+    await role?.stop();
+    await vcsim?.stop();
+    await removeNs?.();
+  });
+
+  it('reports SecretMissing until the credentials Secret exists', async () => {
+    const p = await t.apply(provider(vcsim.caPem));
+    await t.condition(p, 'ProviderReachable', 'False', 'SecretMissing');
+  });
+
+  it('discovers one failure domain per (datacenter, cluster) and becomes Ready', async () => {
+    await t.apply(secret(vcsim.password));
+    const ready = await t.condition(provider(vcsim.caPem), 'Ready', 'True', 'Reconciled');
+    const fds = ready.status?.failureDomains as { name: string; labels: Record<string, string>; attributes: { raw: Record<string, string>; features?: string[] } }[];
+    expect(fds).toHaveLength(4);
+    for (const fd of fds) {
+      expect(fd.name).toMatch(/^vcsim-/);
+      expect(fd.labels).toMatchObject({ name: fd.name, datacenter: fd.attributes.raw.datacenter, cluster: fd.attributes.raw.cluster });
+      expect(fd.attributes.features).toEqual(['hotAddCPU']);
+    }
+    expect(new Set(fds.map((f) => f.attributes.raw.datacenter)).size).toBe(2);
+  });
+
+  it('reports ConnectFailed for a wrong password, and recovers once the Secret is fixed, without a restart', async () => {
+    await t.apply(secret('wrong-password'));
+    const down = await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'False', 'ConnectFailed');
+    expect(JSON.stringify(down.status?.conditions)).not.toContain('wrong-password');
+    // The failure domains already published stay: placed VMs stay placed.
+    expect(down.status?.failureDomains).toHaveLength(4);
+    await t.apply(secret(vcsim.password));
+    await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'True', 'Reconciled');
+    expect(role.child.exitCode).toBeNull();
+  });
+
+  it('refuses a CA bundle that did not sign the endpoint certificate, and accepts the right one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'banlieue-other-ca-'));
+    try {
+      const other = await makeCertificates(dir, 'someone-else');
+      await t.apply(provider(other.caPem));
+      const refused = await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'False', 'ConnectFailed');
+      expect(JSON.stringify(refused.status?.conditions)).toMatch(/certificate|verify|self.signed|issuer/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await t.apply(provider(vcsim.caPem));
+    await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'True', 'Reconciled');
+  });
+});
