@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
+import { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { makeCertificates, startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+import { waitFor } from '../support/wait.js';
 
 describe('vSphere provider role', () => {
   const t = new TestApi();
@@ -68,6 +70,37 @@ describe('vSphere provider role', () => {
     await t.apply(secret(vcsim.password));
     await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'True', 'Reconciled');
     expect(role.child.exitCode).toBeNull();
+  });
+
+  it('writes its VMImage rows: a template found is ready, a missing one is TemplateNotFound', async () => {
+    // A template in vcsim, made the way an image pipeline would.
+    const client = await VsphereClient.connect({ endpoint: vcsim.url, username: vcsim.username, password: vcsim.password, caPem: vcsim.caPem });
+    try {
+      const [dc] = await client.inventory.datacenters();
+      if (!dc) throw new Error('vcsim has no datacenter');
+      const [cluster] = await client.inventory.clusters(dc.hostFolder);
+      const source = await client.search.findByInventoryPath(`${dc.name}/vm/${dc.name}_C0_RP0_VM0`);
+      if (!cluster || !source) throw new Error('vcsim inventory is not as expected');
+      const template = await client.vms.clone(source, dc.vmFolder, `ubuntu-${ns}`, { location: { pool: cluster.resourcePool }, powerOn: false });
+      await client.vms.markAsTemplate(template);
+    } finally {
+      await client.close();
+    }
+    const image = (name: string, ref: string): Obj => ({
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'VMImage',
+      metadata: { name },
+      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref }] },
+    });
+    const rowOf = async (name: string): Promise<Record<string, unknown> | undefined> =>
+      ((await t.get(image(name, '')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find((r) => r.providerNamespace === ns && r.providerName === 'vcsim');
+    await t.apply(image(`found-${ns}`, `ubuntu-${ns}`));
+    await t.apply(image(`missing-${ns}`, 'no-such-template'));
+    const found = await waitFor('a ready row', async () => ((await rowOf(`found-${ns}`))?.ready === true ? rowOf(`found-${ns}`) : undefined));
+    expect(found).toMatchObject({ ready: true, resolvedRef: expect.stringContaining(`ubuntu-${ns}`) });
+    const missing = await waitFor('a not-ready row', async () => ((await rowOf(`missing-${ns}`))?.reason ? rowOf(`missing-${ns}`) : undefined));
+    expect(missing).toMatchObject({ ready: false, reason: 'TemplateNotFound' });
+    for (const name of [`found-${ns}`, `missing-${ns}`]) await t.delete(image(name, ''));
   });
 
   it('refuses a CA bundle that did not sign the endpoint certificate, and accepts the right one', async () => {

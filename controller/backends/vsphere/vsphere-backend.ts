@@ -1,26 +1,45 @@
 // The vSphere backend: a vCenter (or vcsim) reached over vim25 SOAP.
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { Backend, Connection } from '../backend.js';
+import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import type { Backend, Connection, ImageResolution } from '../backend.js';
 import { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { toFailureDomains } from './mapping.js';
 
+/** A session for one call: no client outlives a reconcile, so rotated credentials apply next time. */
+async function withClient<T>(connection: Connection, use: (client: VsphereClient) => Promise<T>): Promise<T> {
+  const client = await VsphereClient.connect({
+    endpoint: connection.endpoint,
+    username: connection.credentials.username ?? '',
+    password: connection.credentials.password ?? '',
+    ...(connection.caPem ? { caPem: connection.caPem } : {}),
+    insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
+  });
+  try {
+    return await use(client);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** The template named `ref`, looked up in every datacenter. */
+async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
+  for (const dc of await client.inventory.datacenters()) {
+    const match = (await client.vms.list(dc.vmFolder)).find((vm) => vm.template && vm.name === ref);
+    if (match) return { ready: true, resolvedRef: `${dc.name}/${match.name}` };
+  }
+  return { ready: false, reason: 'TemplateNotFound', message: `no template named "${ref}" in any datacenter` };
+}
+
 export const vsphereBackend: Backend = {
   name: 'vsphere',
   credentialKeys: ['username', 'password'],
-  async discover(provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> {
-    // No client outlives a reconcile: rotated credentials apply next time.
-    const client = await VsphereClient.connect({
-      endpoint: connection.endpoint,
-      username: connection.credentials.username ?? '',
-      password: connection.credentials.password ?? '',
-      ...(connection.caPem ? { caPem: connection.caPem } : {}),
-      insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
-    });
-    try {
-      return toFailureDomains(provider, await discoverInventory(client));
-    } finally {
-      await client.close().catch(() => undefined);
+  discover: (provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> =>
+    withClient(connection, async (client) => toFailureDomains(provider, await discoverInventory(client))),
+  resolveImage: (_provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution> => {
+    if (source.kind !== 'Template') {
+      return Promise.resolve({ ready: false, reason: 'UnsupportedSource', message: `vSphere images must be kind Template, not ${source.kind}` });
     }
+    return withClient(connection, (client) => findTemplate(client, source.ref));
   },
 };
