@@ -4,12 +4,10 @@
 // This file runs its own control plane: it restarts the apiserver and reads a
 // clean audit log.
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTools, ControlPlane } from '../support/control-plane.js';
+import { describe, expect, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
-import { applyObjects, createBackend, patchStatus, virtualMachine } from '../support/private-plane-fixtures.js';
+import { applyObjects, createBackend, usePrivatePlane, patchStatus, virtualMachine } from '../support/private-plane-fixtures.js';
 
 const VIRTUAL_MACHINES = 'virtualmachines.banlieue.io';
 const VSPHERE_MACHINES = 'vspheremachines.infrastructure.banlieue.io';
@@ -18,31 +16,15 @@ interface Listed {
   items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
 }
 
-let cp: ControlPlane | undefined;
-const running: RoleProcess[] = [];
+const { plane, track } = usePrivatePlane();
 
-function plane(): ControlPlane {
-  if (!cp) throw new Error('the control plane did not start');
-  return cp;
-}
 
-beforeAll(async () => {
-  cp = await ControlPlane.start(await buildTools());
-  await applyCrdsFromDist(cp);
-});
 
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.kill()));
-});
 
-afterAll(async () => {
-  await Promise.all(running.splice(0).map((p) => p.kill()));
-  await cp?.stop();
-});
 
 async function startController(...args: string[]): Promise<RoleProcess> {
   const controller = await startRole(['controller', '--kubeconfig', plane().kubeconfigPath, '--no-leader-elect', ...args]);
-  running.push(controller);
+  track(controller);
   return controller;
 }
 

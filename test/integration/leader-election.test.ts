@@ -3,12 +3,10 @@
 // nothing, and the standby takes over when the leader crashes or stops.
 // This file runs its own control plane so its replicas see no other suite's objects.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTools, ControlPlane } from '../support/control-plane.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
-import { applyObjects, createBackend, virtualMachine } from '../support/private-plane-fixtures.js';
+import { applyObjects, createBackend, usePrivatePlane, virtualMachine } from '../support/private-plane-fixtures.js';
 
 const LEASE_SECONDS = 6;
 /** How often a standby retries: `banlieue controller` derives it from the lease duration (controller-command.ts). */
@@ -16,29 +14,15 @@ const RETRY_MS = Math.max(500, Math.round((LEASE_SECONDS * 1000) / 7));
 /** Allowance for a request or two and for this test's polling, on a busy machine. */
 const SLACK_MS = 2000;
 
-let cp: ControlPlane | undefined;
-const running: RoleProcess[] = [];
+const { plane, track } = usePrivatePlane();
 const watchers: ChildProcess[] = [];
 
-function plane(): ControlPlane {
-  if (!cp) throw new Error('the control plane did not start');
-  return cp;
-}
 
-beforeAll(async () => {
-  cp = await ControlPlane.start(await buildTools());
-  await applyCrdsFromDist(cp);
-});
 
 afterEach(async () => {
   for (const w of watchers.splice(0)) w.kill('SIGKILL');
-  await Promise.all(running.splice(0).map((p) => p.kill()));
 });
 
-afterAll(async () => {
-  await Promise.all(running.splice(0).map((p) => p.kill()));
-  await cp?.stop();
-});
 
 const createVm = (ns: string, name: string): Promise<string> => applyObjects(plane(), [virtualMachine(ns, name)]);
 
@@ -68,7 +52,7 @@ async function startReplica(ns: string, lease: string, identity: string): Promis
     '--leader-election-identity', identity,
     '--lease-duration', String(LEASE_SECONDS),
   ]);
-  running.push(replica);
+  track(replica);
   return replica;
 }
 

@@ -1,6 +1,9 @@
 // Fixtures for suites that run their own control plane (robustness, leader
 // election): written with kubectl, as a user and a provider would.
-import type { ControlPlane } from './control-plane.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { buildTools, ControlPlane } from './control-plane.js';
+import type { RoleProcess } from './controller-process.js';
+import { applyCrdsFromDist } from './crds.js';
 
 export const applyObjects = (cp: ControlPlane, objects: object[]): Promise<string> =>
   cp.kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
@@ -52,3 +55,34 @@ export const virtualMachine = (ns: string, name: string): object => ({
   metadata: { name, namespace: ns },
   spec: { classRef: { name: `${ns}-small` }, imageRef: { name: `${ns}-ubuntu` } },
 });
+
+/**
+ * A control plane of the suite's own (for suites that restart it or count its
+ * writes), with CRDs from dist/, started before and stopped after the suite;
+ * role processes given to `track` are killed after each test.
+ */
+export function usePrivatePlane(): { plane: () => ControlPlane; track: (p: RoleProcess) => RoleProcess } {
+  let cp: ControlPlane | undefined;
+  const running: RoleProcess[] = [];
+  beforeAll(async () => {
+    cp = await ControlPlane.start(await buildTools());
+    await applyCrdsFromDist(cp);
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.kill()));
+  });
+  afterAll(async () => {
+    await Promise.all(running.splice(0).map((p) => p.kill()));
+    await cp?.stop();
+  });
+  return {
+    plane: () => {
+      if (!cp) throw new Error('the control plane did not start');
+      return cp;
+    },
+    track: (p) => {
+      running.push(p);
+      return p;
+    },
+  };
+}

@@ -4,7 +4,8 @@
 // controller's conditions are untouched (list-map keyed by Provider).
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { PerProviderImageStatus, VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import { BackendError } from '../../backends/backend-error.js';
+import { Reason } from '../../../infra/api/conditions.js';
+import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
 import type { Backend } from '../../backends/backend.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
@@ -60,7 +61,7 @@ export class ImageRowsReconciler implements Reconciler {
       };
     } catch (err) {
       log.warn({ backend: this.backend.name, err: err instanceof Error ? err.message : String(err) }, 'Image lookup failed');
-      return { ...id, ready: false, reason: err instanceof BackendError && err.kind === 'Unreachable' ? 'ConnectFailed' : 'LookupFailed', message: err instanceof Error ? err.message : String(err) };
+      return { ...id, ready: false, reason: err instanceof BackendError && err.kind === BackendErrorKind.Unreachable ? Reason.ConnectFailed : 'LookupFailed', message: err instanceof Error ? err.message : String(err) };
     }
   }
 }
