@@ -51,6 +51,9 @@ export interface ProviderFlags extends RoleFlags {
   namespace?: string;
   concurrency: number;
   rediscoverPeriod: number;
+  machineConcurrency: number;
+  pollPeriod: number;
+  resyncPeriod: number;
 }
 
 /** The RoleOptions every role derives from its flags. */
@@ -89,6 +92,8 @@ export async function runProviderCommand(backendName: string, flags: ProviderFla
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
+      machineConcurrency: flags.machineConcurrency,
+      machineTimings: { pollMs: Math.max(1, flags.pollPeriod) * 1000, resyncMs: Math.max(1, flags.resyncPeriod) * 1000 },
       identity: options.identity ?? `banlieue-provider-${backendName}`,
     }),
   );

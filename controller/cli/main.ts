@@ -78,12 +78,15 @@ export function buildProgram(): Command {
 
   program
     .command('provider')
-    .description('run a provider role: connect to the backend, publish failure domains and reachability')
+    .description('run a provider role: publish failure domains and reachability, provision its machine kind')
     .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
     .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
     .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
+    .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
+    .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
+    .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300)
     .addOption(roleOptions.healthPort())
     .addOption(roleOptions.metricsPort())
     .addOption(roleOptions.bindAddress())

@@ -1,11 +1,13 @@
 // `banlieue provider <backend>`: the Providers of one backend (discovery,
-// failure domains, reachability) and its VMImage rows. Machines come next.
+// failure domains, reachability), its VMImage rows and its machine kind.
 import { apiVersionOf } from '../../infra/api/kind.js';
+import { MACHINE_KIND_BY_BACKEND } from '../../infra/api/kinds.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { FieldManager } from '../../infra/api/well-known.js';
 import type { Backend } from '../backends/backend.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
+import { InfraMachineReconciler, type InfraMachine, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller.js';
@@ -18,6 +20,8 @@ export interface ProviderRoleOptions {
   readonly namespace?: string;
   readonly concurrency: number;
   readonly rediscoverMs: number;
+  readonly machineConcurrency: number;
+  readonly machineTimings: InfraMachineTimings;
   readonly identity: string;
 }
 
@@ -53,9 +57,31 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
     if (reachable(p) !== reachable(old)) recheckImages();
   });
 
-  const running = Promise.all([providers.run(signal), images.run(signal)]);
-  await Promise.all([providers.waitForSync(), images.waitForSync()]);
-  log.info({ backend: backend.name }, 'Caches synced; reconciling Providers');
+  const machineKind = MACHINE_KIND_BY_BACKEND[backend.name];
+  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
+  const machineController = new Controller(
+    new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings),
+    metrics,
+    log,
+    { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs },
+  );
+  // Our own status writes change neither generation nor metadata we read: they do not retrigger.
+  machines.on('add', (m) => machineController.enqueue(keyOf(m))).on('update', (m, old) => {
+    const changed = (x?: InfraMachine): string => JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences]);
+    if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m));
+  });
+  // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines.
+  providers.on('update', (p, old) => {
+    if (JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
+    for (const m of machines.list(p.metadata.namespace)) {
+      if (m.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') machineController.enqueue(keyOf(m));
+    }
+  });
+
+  const running = Promise.all([providers.run(signal), images.run(signal), machines.run(signal)]);
+  await Promise.all([providers.waitForSync(), images.waitForSync(), machines.waitForSync()]);
+  machineController.startResync(() => machines.list().map(keyOf), signal);
+  log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
   await running;
-  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown()]);
+  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
 }

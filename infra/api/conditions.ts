@@ -80,6 +80,22 @@ export const Reason = {
   InventoryFailed: 'InventoryFailed',
   /** Provider: a declared storage or network class is usable in no failure domain. */
   CapabilitiesIncomplete: 'CapabilitiesIncomplete',
+  /** InfraMachine: spec.providerRef names no Provider of this backend, or no Provider publishes the failure domain. */
+  ProviderNotFound: 'ProviderNotFound',
+  /** InfraMachine: no failure domain yet (spec, owning CAPI Machine) and the Provider offers more than one. */
+  WaitingForFailureDomain: 'WaitingForFailureDomain',
+  /** InfraMachine: the failure domain is not published by the Provider. */
+  FailureDomainNotFound: 'FailureDomainNotFound',
+  /** InfraMachine: the owning CAPI Machine has no spec.bootstrap.dataSecretName yet. */
+  WaitingForBootstrapData: 'WaitingForBootstrapData',
+  /** InfraMachine: the backend refused to create or configure the VM; see the message. */
+  ProvisionFailed: 'ProvisionFailed',
+  /** InfraMachine: the VM is on; no IP address reported by the guest yet. */
+  WaitingForAddress: 'WaitingForAddress',
+  /** InfraMachine: the provisioned VM no longer exists on the backend; it is not re-created. Delete the machine to replace it. */
+  BackendMissing: 'BackendMissing',
+  /** InfraMachine: being deleted; the VM could not be removed yet (see the message). */
+  DeletionFailed: 'DeletionFailed',
   /** InfraCluster: no Provider matched providerRefs / providerSelector. */
   NoProviders: 'NoProviders',
   /** VMImage: no Provider has reported a row yet. */

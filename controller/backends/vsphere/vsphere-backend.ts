@@ -2,25 +2,11 @@
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { Backend, Connection, ImageResolution } from '../backend.js';
-import { VsphereClient } from './client/vsphere-client.js';
+import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
+import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
-
-/** A session for one call: no client outlives a reconcile, so rotated credentials apply next time. */
-async function withClient<T>(connection: Connection, use: (client: VsphereClient) => Promise<T>): Promise<T> {
-  const client = await VsphereClient.connect({
-    endpoint: connection.endpoint,
-    username: connection.credentials.username ?? '',
-    password: connection.credentials.password ?? '',
-    ...(connection.caPem ? { caPem: connection.caPem } : {}),
-    insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
-  });
-  try {
-    return await use(client);
-  } finally {
-    await client.close().catch(() => undefined);
-  }
-}
+import { withClient } from './with-client.js';
 
 /** The template named `ref`, looked up in every datacenter. */
 async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
@@ -42,4 +28,5 @@ export const vsphereBackend: Backend = {
     }
     return withClient(connection, (client) => findTemplate(client, source.ref));
   },
+  machines: vsphereMachines,
 };

@@ -81,4 +81,47 @@ export interface EthernetCard {
   readonly wire: XmlElement;
 }
 
+/** A virtual disk (`config.hardware.device[]` of type VirtualDisk). */
+export interface VirtualDiskInfo {
+  readonly key: number;
+  readonly controllerKey: number;
+  readonly unitNumber: number | undefined;
+  readonly capacityKB: number;
+  readonly label: string | undefined;
+  /** backing.datastore */
+  readonly datastore: ManagedObjectReference | undefined;
+  /** backing.fileName, e.g. "[LocalDS_0] vm/vm.vmdk" */
+  readonly fileName: string | undefined;
+  /** The device as read, sent back whole (with a new capacity) by a grow. */
+  readonly wire: XmlElement;
+}
+
+/** A controller disks attach to (ParaVirtualSCSIController, VirtualLsiLogicController, ..., VirtualNVMEController, VirtualAHCIController). */
+export interface DiskControllerInfo {
+  readonly key: number;
+  /** Concrete controller type, e.g. `ParaVirtualSCSIController`. */
+  readonly deviceType: string;
+  readonly busNumber: number;
+  /** Keys of the devices attached: the controller's own `device` list, as read. */
+  readonly deviceKeys: readonly number[];
+  /**
+   * unitNumbers taken on this controller by any device (disks, CD-ROMs…), from
+   * the devices' own controllerKey/unitNumber: the `device` list holds keys, not
+   * units, and vcsim leaves it stale. toDiskControllers always sets it.
+   * @default none beyond the disks passed to nextFreeUnits
+   */
+  readonly unitsInUse?: readonly number[];
+}
+
+/** A VM's virtual hardware, as one read (VirtualMachines.hardware). */
+export interface VmHardware {
+  readonly numCPUs: number | undefined;
+  readonly memoryMB: number | undefined;
+  /** config.firmware: 'bios' | 'efi' */
+  readonly firmware: string | undefined;
+  readonly cards: readonly EthernetCard[];
+  readonly disks: readonly VirtualDiskInfo[];
+  readonly diskControllers: readonly DiskControllerInfo[];
+}
+
 export type TaskState = 'queued' | 'running' | 'success' | 'error';

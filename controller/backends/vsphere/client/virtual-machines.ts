@@ -5,10 +5,10 @@ import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { PropertyCollector } from './property-collector.js';
 import type { VimInvoker } from './session.js';
 import type { TaskWaitOptions, Tasks } from './tasks.js';
-import type { EthernetCard, ManagedObjectReference, VmSummary } from './vim-types.js';
-import { VM_SUMMARY_PATHS, toEthernetCards, toVmSummary } from './vm-decoders.js';
+import type { EthernetCard, ManagedObjectReference, VmHardware, VmSummary } from './vim-types.js';
+import { VM_SUMMARY_PATHS, toDiskControllers, toEthernetCards, toVirtualDisks, toVmSummary } from './vm-decoders.js';
 import { cloneSpecFields, configSpecFields, type CloneSpec, type VmConfigSpec } from './vm-specs.js';
-import { moRefFields, toMoRef } from './wire-values.js';
+import { moRefFields, toMoRef, toNumber } from './wire-values.js';
 import type { XmlFields } from './soap-envelope.js';
 
 export class VirtualMachines {
@@ -32,6 +32,32 @@ export class VirtualMachines {
   async ethernetCards(vm: ManagedObjectReference): Promise<EthernetCard[]> {
     const content = await this.properties.retrieveOne(vm, ['config.hardware.device']);
     return toEthernetCards(content.props.get('config.hardware.device'));
+  }
+
+  /** Sizing, firmware and devices in one read, so they describe one config version. */
+  async hardware(vm: ManagedObjectReference): Promise<VmHardware> {
+    const content = await this.properties.retrieveOne(vm, [
+      'config.hardware.device',
+      'config.hardware.numCPU',
+      'config.hardware.memoryMB',
+      'config.firmware',
+    ]);
+    const devices = content.props.get('config.hardware.device');
+    return {
+      numCPUs: toNumber(content.props.get('config.hardware.numCPU')),
+      memoryMB: toNumber(content.props.get('config.hardware.memoryMB')),
+      firmware: content.props.get('config.firmware')?.text,
+      cards: toEthernetCards(devices),
+      disks: toVirtualDisks(devices),
+      diskControllers: toDiskControllers(devices),
+    };
+  }
+
+  /** `config.extraConfig` as key → value (values as their text). */
+  async extraConfig(vm: ManagedObjectReference): Promise<Map<string, string>> {
+    const content = await this.properties.retrieveOne(vm, ['config.extraConfig']);
+    const options = content.props.get('config.extraConfig')?.childrenNamed('OptionValue') ?? [];
+    return new Map(options.map((option) => [option.childText('key') ?? '', option.childText('value') ?? '']));
   }
 
   /** CloneVM_Task; resolves to the Task. `folder` is where the clone is registered. */
@@ -68,6 +94,11 @@ export class VirtualMachines {
   /** A hard power-off. Already off: fault InvalidPowerState, as for powerOn. */
   async powerOff(vm: ManagedObjectReference, wait?: TaskWaitOptions): Promise<void> {
     await this.runTask('PowerOffVM_Task', vm, {}, wait);
+  }
+
+  /** Not powered on (off, or already suspended): fault InvalidPowerState, as for powerOn. */
+  async suspend(vm: ManagedObjectReference, wait?: TaskWaitOptions): Promise<void> {
+    await this.runTask('SuspendVM_Task', vm, {}, wait);
   }
 
   /**

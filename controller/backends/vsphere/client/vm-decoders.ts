@@ -1,6 +1,16 @@
-// Pure decoders: PropertyCollector results → VmSummary and EthernetCard.
+// Pure decoders: PropertyCollector results → VmSummary, and the devices of
+// `config.hardware.device` → EthernetCard, VirtualDiskInfo, DiskControllerInfo.
 import type { ObjectContent } from './property-collector.js';
-import type { EthernetCard, GuestNic, NicBacking, VirtualMachinePowerState, VmSummary } from './vim-types.js';
+import { diskControllerBus } from './disk-units.js';
+import type {
+  DiskControllerInfo,
+  EthernetCard,
+  GuestNic,
+  NicBacking,
+  VirtualDiskInfo,
+  VirtualMachinePowerState,
+  VmSummary,
+} from './vim-types.js';
 import { localName, type XmlElement } from './xml-element.js';
 import { toBoolean, toMoRef, toNumber } from './wire-values.js';
 
@@ -48,12 +58,10 @@ export function toVmSummary(content: ObjectContent): VmSummary {
 export function toEthernetCards(devices: XmlElement | undefined): EthernetCard[] {
   const cards: EthernetCard[] = [];
   for (const device of devices?.children ?? []) {
-    const deviceType = device.xsiType === undefined ? undefined : localName(device.xsiType);
+    const deviceType = deviceTypeOf(device);
     if (deviceType === undefined || !ETHERNET_CARD_TYPES.has(deviceType)) continue;
-    const key = toNumber(device.child('key'));
-    if (key === undefined) throw new Error(`${deviceType} without a key`);
     cards.push({
-      key,
+      key: requiredNumber(device, deviceType, 'key'),
       deviceType,
       label: device.child('deviceInfo')?.childText('label'),
       macAddress: emptyToUndefined(device.childText('macAddress')),
@@ -62,6 +70,76 @@ export function toEthernetCards(devices: XmlElement | undefined): EthernetCard[]
     });
   }
   return cards;
+}
+
+/** The VirtualDisks in a `config.hardware.device` value. */
+export function toVirtualDisks(devices: XmlElement | undefined): VirtualDiskInfo[] {
+  const disks: VirtualDiskInfo[] = [];
+  for (const device of devices?.children ?? []) {
+    if (deviceTypeOf(device) !== 'VirtualDisk') continue;
+    const backing = device.child('backing');
+    const datastore = backing?.child('datastore');
+    disks.push({
+      key: requiredNumber(device, 'VirtualDisk', 'key'),
+      controllerKey: requiredNumber(device, 'VirtualDisk', 'controllerKey'),
+      unitNumber: toNumber(device.child('unitNumber')),
+      capacityKB: capacityKB(device),
+      label: device.child('deviceInfo')?.childText('label'),
+      datastore: datastore === undefined ? undefined : toMoRef(datastore),
+      fileName: emptyToUndefined(backing?.childText('fileName')),
+      wire: device,
+    });
+  }
+  return disks;
+}
+
+/** The controllers disks attach to (SCSI, NVMe, SATA) in a `config.hardware.device` value. */
+export function toDiskControllers(devices: XmlElement | undefined): DiskControllerInfo[] {
+  const all = devices?.children ?? [];
+  const controllers: DiskControllerInfo[] = [];
+  for (const device of all) {
+    const deviceType = deviceTypeOf(device);
+    if (deviceType === undefined || diskControllerBus(deviceType) === undefined) continue;
+    const key = requiredNumber(device, deviceType, 'key');
+    controllers.push({
+      key,
+      deviceType,
+      busNumber: requiredNumber(device, deviceType, 'busNumber'),
+      deviceKeys: device.childrenNamed('device').flatMap((d) => toNumber(d) ?? []),
+      unitsInUse: unitsOn(key, all),
+    });
+  }
+  return controllers;
+}
+
+/** Units taken on controller `key`, read from the devices themselves. */
+function unitsOn(key: number, devices: readonly XmlElement[]): number[] {
+  const units: number[] = [];
+  for (const device of devices) {
+    const unit = toNumber(device.child('unitNumber'));
+    if (unit !== undefined && toNumber(device.child('controllerKey')) === key) units.push(unit);
+  }
+  return units;
+}
+
+/** capacityInKB is required by the schema; servers since 5.5 also send capacityInBytes. */
+function capacityKB(disk: XmlElement): number {
+  const kb = toNumber(disk.child('capacityInKB'));
+  if (kb !== undefined) return kb;
+  const bytes = toNumber(disk.child('capacityInBytes'));
+  if (bytes === undefined) throw new Error('VirtualDisk without a capacity');
+  return Math.floor(bytes / 1024);
+}
+
+function deviceTypeOf(device: XmlElement): string | undefined {
+  return device.xsiType === undefined ? undefined : localName(device.xsiType);
+}
+
+/** A child number the schema requires. */
+function requiredNumber(device: XmlElement, deviceType: string, name: string): number {
+  const value = toNumber(device.child(name));
+  if (value === undefined) throw new Error(`${deviceType} without a ${name}`);
+  return value;
 }
 
 function toNicBacking(backing: XmlElement | undefined): NicBacking {

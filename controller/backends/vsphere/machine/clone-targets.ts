@@ -1,0 +1,127 @@
+// Where a VSphereMachine is cloned from and to, resolved by name in the
+// inventory: datacenter and cluster (spec, else the failure domain), resource
+// pool, folder, datastore (a StoragePod resolves to its roomiest member), the
+// port group of each NIC, and the template. Unknown names are NotFound with the
+// field in the message; read only when a clone is due.
+import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import type { ClusterInfo, DatacenterInfo, NetworkInfo } from '../client/inventory.js';
+import type { ManagedObjectReference } from '../client/vim-types.js';
+import type { NicTarget } from '../client/vm-specs.js';
+import type { VsphereClient } from '../client/vsphere-client.js';
+
+export interface CloneTargets {
+  readonly datacenter: DatacenterInfo;
+  readonly cluster: ClusterInfo;
+  readonly pool: ManagedObjectReference;
+  readonly folder: ManagedObjectReference;
+  /** Unset: the disks stay on the template's datastore. */
+  readonly datastore: { readonly ref: ManagedObjectReference; readonly name: string } | undefined;
+  readonly template: ManagedObjectReference;
+  /** One per spec.network entry, in order. */
+  readonly nics: readonly NicTarget[];
+}
+
+export async function resolveCloneTargets(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): Promise<CloneTargets> {
+  const dcName = spec.datacenter ?? raw.datacenter;
+  const clusterName = spec.cluster ?? raw.cluster;
+  if (!dcName || !clusterName) {
+    throw new BackendError(BackendErrorKind.Rejected, 'no datacenter/cluster: set spec.datacenter and spec.cluster, or a failure domain that has them');
+  }
+  const datacenters = await client.inventory.datacenters();
+  const datacenter = datacenters.find((dc) => dc.name === dcName);
+  if (!datacenter) throw notFound(`datacenter "${dcName}" (spec.datacenter)`);
+  const cluster = (await client.inventory.clusters(datacenter.hostFolder)).find((c) => c.name === clusterName);
+  if (!cluster) throw notFound(`cluster "${clusterName}" in datacenter ${dcName} (spec.cluster)`);
+  return {
+    datacenter,
+    cluster,
+    pool: await resolvePool(client, datacenter, cluster, spec.resourcePool, raw.resourcePool),
+    folder: spec.folder ? await byPath(client, inventoryPath(datacenter, 'vm', spec.folder), `folder "${spec.folder}" (spec.folder)`) : datacenter.vmFolder,
+    datastore: spec.datastore ? await resolveDatastore(client, datacenter, cluster, spec.datastore) : undefined,
+    template: await resolveTemplate(client, datacenters, datacenter, spec),
+    nics: await resolveNics(client, datacenter, cluster, spec.network ?? []),
+  };
+}
+
+/** `<dc>/<root>/<path>` unless `path` already starts at a datacenter. */
+function inventoryPath(dc: DatacenterInfo, root: 'vm' | 'host', path: string): string {
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  return trimmed.startsWith(`${dc.name}/`) ? trimmed : `${dc.name}/${root}/${trimmed}`;
+}
+
+async function resolvePool(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, wanted: string | undefined, rootName: string | undefined): Promise<ManagedObjectReference> {
+  if (!wanted || wanted === rootName || wanted === 'Resources') return cluster.resourcePool;
+  const path = wanted.includes('/') ? inventoryPath(dc, 'host', wanted) : `${dc.name}/host/${cluster.name}/Resources/${wanted}`;
+  return byPath(client, path, `resource pool "${wanted}" (spec.resourcePool)`);
+}
+
+async function resolveDatastore(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, name: string): Promise<{ ref: ManagedObjectReference; name: string }> {
+  const reachable = new Set(cluster.datastores.map((r) => r.value));
+  const datastores = (await client.inventory.datastores(dc.ref)).filter((ds) => reachable.has(ds.ref.value) && ds.accessible);
+  const exact = datastores.find((ds) => ds.name === name);
+  if (exact) return { ref: exact.ref, name: exact.name };
+  // A datastore cluster: its member with the most free space (what SDRS would do first).
+  const pods = await client.properties.retrieve([
+    { propSet: [{ type: 'StoragePod', pathSet: ['name'] }], objectSet: [...new Map(datastores.flatMap((ds) => (ds.parent?.type === 'StoragePod' ? [[ds.parent.value, ds.parent]] : []))).values()].map((obj) => ({ obj })) },
+  ]);
+  const pod = pods.find((p) => p.props.get('name')?.text === name);
+  const members = pod ? datastores.filter((ds) => ds.parent?.value === pod.obj.value).sort((a, b) => b.freeSpace - a.freeSpace) : [];
+  const [roomiest] = members;
+  if (!roomiest) throw notFound(`datastore or datastore cluster "${name}" reachable from cluster ${cluster.name} (spec.datastore)`);
+  return { ref: roomiest.ref, name: roomiest.name };
+}
+
+/**
+ * spec.template: a name (looked up in the target datacenter, then in every
+ * other), `<datacenter>/<name>` as VMImage rows write it, or a full inventory
+ * path; with spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`.
+ */
+async function resolveTemplate(client: VsphereClient, datacenters: readonly DatacenterInfo[], target: DatacenterInfo, spec: VSphereMachineSpec): Promise<ManagedObjectReference> {
+  const what = `template "${spec.template}" (spec.template)`;
+  if (spec.templateFolder) return byPath(client, `${inventoryPath(target, 'vm', spec.templateFolder)}/${spec.template}`, what);
+  if (spec.template.includes('/')) {
+    const found = await client.search.findByInventoryPath(spec.template);
+    if (found) return found;
+    const [dcName, ...rest] = spec.template.split('/');
+    const dc = datacenters.find((d) => d.name === dcName);
+    const named = dc ? await findNamed(client, dc, rest.join('/')) : undefined;
+    if (named) return named;
+    throw notFound(what);
+  }
+  for (const dc of [target, ...datacenters.filter((d) => d.name !== target.name)]) {
+    const named = await findNamed(client, dc, spec.template);
+    if (named) return named;
+  }
+  throw notFound(what);
+}
+
+/** A template named `name` in the datacenter, else a VM of that name (CAPV clones either). */
+async function findNamed(client: VsphereClient, dc: DatacenterInfo, name: string): Promise<ManagedObjectReference | undefined> {
+  const matches = (await client.vms.list(dc.vmFolder)).filter((vm) => vm.name === name);
+  return (matches.find((vm) => vm.template) ?? matches[0])?.ref;
+}
+
+async function resolveNics(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, nics: NonNullable<VSphereMachineSpec['network']>): Promise<NicTarget[]> {
+  if (nics.length === 0) return [];
+  const reachable = new Set(cluster.networks.map((r) => r.value));
+  const networks = (await client.inventory.networks(dc.ref)).filter((n) => reachable.has(n.ref.value));
+  return nics.map((nic) => toNicTarget(networks.find((n) => n.name === nic.portGroup), nic.portGroup, cluster.name));
+}
+
+function toNicTarget(network: NetworkInfo | undefined, portGroup: string, cluster: string): NicTarget {
+  if (!network) throw notFound(`port group "${portGroup}" reachable from cluster ${cluster} (spec.network[].portGroup)`);
+  if (network.kind === 'distributed') return { kind: 'distributed', switchUuid: network.switchUuid, portgroupKey: network.portgroupKey };
+  if (network.kind === 'opaque') throw new BackendError(BackendErrorKind.Rejected, `port group "${portGroup}" is an NSX opaque network, which banlieue does not attach yet`);
+  return { kind: 'network', network: network.ref, deviceName: network.name };
+}
+
+async function byPath(client: VsphereClient, path: string, what: string): Promise<ManagedObjectReference> {
+  const found = await client.search.findByInventoryPath(path);
+  if (!found) throw notFound(`${what} at inventory path ${path}`);
+  return found;
+}
+
+function notFound(what: string): BackendError {
+  return new BackendError(BackendErrorKind.NotFound, `no ${what}`);
+}

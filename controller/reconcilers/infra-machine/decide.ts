@@ -1,0 +1,85 @@
+// InfraMachine status from the outcome of one pass (pure). Fields other passes
+// wrote (addresses, backend references) are kept when this pass learned
+// nothing new, so a blocked pass never erases what is known.
+import type { Condition, MachineAddress, PowerState } from '../../../infra/api/common.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import type { MachineObservation } from '../../backends/backend.js';
+import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { pausedCondition, type Pausable } from '../paused.js';
+
+/** The status every InfraMachine kind shares (machineStatusFields), plus backend fields. */
+export interface InfraMachineStatus {
+  initialization?: { provisioned?: boolean };
+  addresses?: MachineAddress[];
+  failureDomain?: string;
+  observedPowerState?: PowerState;
+  conditions?: Condition[];
+  observedGeneration?: number;
+  [backendField: string]: unknown;
+}
+
+export interface StatusSubject extends Pausable {
+  readonly metadata: Pausable['metadata'];
+  readonly spec: { readonly desiredPowerState?: PowerState; readonly paused?: boolean };
+  readonly status?: InfraMachineStatus;
+}
+
+export type PassOutcome =
+  | { readonly kind: 'paused' }
+  /** Something the pass needed is missing or refused; nothing changed on the backend. */
+  | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string }
+  /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
+  | {
+      readonly kind: 'observed';
+      readonly observation: MachineObservation | undefined;
+      readonly failureDomain: string;
+      /** Backend-specific status fields, e.g. vmRef. */
+      readonly backendStatus: Readonly<Record<string, string>>;
+      readonly uuid: string;
+    };
+
+export function isProvisioned(machine: { readonly status?: InfraMachineStatus }): boolean {
+  return machine.status?.initialization?.provisioned === true;
+}
+
+export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome, now: Date): InfraMachineStatus {
+  const current: InfraMachineStatus = { ...machine.status };
+  const generation = machine.metadata.generation;
+  const paused = pausedCondition(machine, generation);
+  if (outcome.kind === 'paused') return { ...current, conditions: setConditions(current.conditions, [paused], now) };
+  if (outcome.kind === 'blocked') {
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };
+    return { ...current, conditions: setConditions(current.conditions, [ready, paused], now) };
+  }
+  const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
+  const { observation } = outcome;
+  const status: InfraMachineStatus = {
+    ...current,
+    ...outcome.backendStatus,
+    failureDomain: outcome.failureDomain,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  if (!observation) {
+    const ready: ConditionInput = {
+      type: ConditionType.Ready,
+      status: 'False',
+      reason: Reason.BackendMissing,
+      message: `the VM with UUID ${outcome.uuid} no longer exists on the backend; it is not re-created: delete this machine to replace it`,
+    };
+    return { ...status, conditions: setConditions(current.conditions, [ready, paused], now) };
+  }
+  status.initialization = { provisioned: true };
+  status.observedPowerState = observation.powerState;
+  status.addresses = [...observation.addresses];
+  return { ...status, conditions: setConditions(current.conditions, [readyFor(observation, desired), paused], now) };
+}
+
+function readyFor(observation: MachineObservation, desired: PowerState): ConditionInput {
+  if (observation.powerState !== desired) {
+    return { type: ConditionType.Ready, status: 'False', reason: Reason.Pending, message: `the VM is ${observation.powerState}, to be ${desired}` };
+  }
+  if (desired === 'PoweredOn' && observation.addresses.length === 0) {
+    return { type: ConditionType.Ready, status: 'False', reason: Reason.WaitingForAddress, message: 'powered on; waiting for the guest to report an IP address' };
+  }
+  return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '' };
+}

@@ -1,0 +1,38 @@
+// The UUID a machine's VM is created with, and the providerID that carries it
+// (DESIGN §3, docs/adr/0005-vm-identity-in-spec.md). spec.providerID wins:
+// it survives `clusterctl move` (new UIDs) and a restart between "written"
+// and "created". Without one, the UUID derives from the owning
+// VirtualMachine's UID (what the controller offers the guest as
+// ${PROVIDER_ID}), else from the machine's own UID (CAPI-owned machines).
+import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { CORE_GROUP } from '../../../infra/api/kind.js';
+import { PROVIDER_ID_SCHEME, machineUuid } from '../virtual-machine/machine-identity.js';
+
+export interface IdentitySource {
+  readonly metadata: {
+    readonly uid?: string;
+    readonly ownerReferences?: readonly { readonly apiVersion: string; readonly kind: string; readonly uid: string; readonly controller?: boolean }[];
+  };
+  readonly spec: { readonly providerID?: string };
+}
+
+export type MachineIdentity =
+  | { readonly ok: true; readonly uuid: string; readonly providerID: string; /** Not yet in spec: write it before creating anything. */ readonly unwritten: boolean }
+  | { readonly ok: false; readonly message: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function machineIdentity(backend: Backend, machine: IdentitySource): MachineIdentity {
+  const scheme = `${PROVIDER_ID_SCHEME[backend]}://`;
+  const existing = machine.spec.providerID;
+  if (existing !== undefined) {
+    const uuid = existing.startsWith(scheme) ? existing.slice(scheme.length).toLowerCase() : '';
+    if (!UUID.test(uuid)) return { ok: false, message: `spec.providerID "${existing}" is not ${scheme}<UUID>` };
+    return { ok: true, uuid, providerID: existing, unwritten: false };
+  }
+  const owner = machine.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'VirtualMachine' && r.apiVersion.startsWith(`${CORE_GROUP}/`));
+  const uid = owner?.uid ?? machine.metadata.uid;
+  if (!uid) return { ok: false, message: 'the machine has no metadata.uid' };
+  const uuid = machineUuid(uid);
+  return { ok: true, uuid, providerID: `${scheme}${uuid}`, unwritten: true };
+}

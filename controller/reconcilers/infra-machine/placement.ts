@@ -1,0 +1,66 @@
+// Which Provider and failure domain run a machine (pure): spec.providerRef,
+// else the one Provider of this backend publishing the failure domain. The
+// failure domain is the machine's, else its CAPI Machine's, else the
+// Provider's only one.
+import type { Backend, FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { Reason } from '../../../infra/api/conditions.js';
+
+export interface MachinePlacementInput {
+  readonly backend: Backend;
+  readonly namespace: string;
+  /** spec.providerRef.name */
+  readonly providerName?: string;
+  /** spec.failureDomain, else the owning CAPI Machine's. */
+  readonly failureDomain?: string;
+  /** Providers in the machine's namespace (any backend). */
+  readonly providers: readonly Provider[];
+}
+
+export type MachinePlacement =
+  | { readonly ok: true; readonly provider: Provider; readonly failureDomain: FailureDomainStatus }
+  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+
+export function resolveMachinePlacement(input: MachinePlacementInput): MachinePlacement {
+  const { backend, namespace, providerName, failureDomain } = input;
+  const mine = input.providers.filter((p) => p.spec.providerClassRef.name === backend);
+  if (providerName !== undefined) {
+    const provider = input.providers.find((p) => p.metadata.name === providerName);
+    if (!provider) return fail(Reason.ProviderNotFound, `Provider ${providerName} (spec.providerRef) not found in namespace ${namespace}`);
+    if (!mine.includes(provider)) {
+      return fail(Reason.ProviderNotFound, `Provider ${providerName} is of class ${provider.spec.providerClassRef.name}, this machine needs ${backend}`);
+    }
+    return inProvider(provider, failureDomain);
+  }
+  if (failureDomain !== undefined) {
+    const publishing = mine.filter((p) => p.status?.failureDomains?.some((fd) => fd.name === failureDomain));
+    const [only] = publishing;
+    if (!only) return fail(Reason.ProviderNotFound, `no ${backend} Provider in namespace ${namespace} publishes failure domain ${failureDomain}`);
+    if (publishing.length > 1) {
+      const names = publishing.map((p) => p.metadata.name).join(', ');
+      return fail(Reason.ProviderNotFound, `failure domain ${failureDomain} is published by several Providers (${names}); set spec.providerRef`);
+    }
+    return inProvider(only, failureDomain);
+  }
+  const [only] = mine;
+  if (mine.length === 1 && only) return inProvider(only, undefined);
+  return fail(Reason.WaitingForFailureDomain, 'no failure domain yet: set spec.failureDomain or spec.providerRef');
+}
+
+function inProvider(provider: Provider, failureDomain: string | undefined): MachinePlacement {
+  const domains = provider.status?.failureDomains ?? [];
+  const name = provider.metadata.name ?? '';
+  if (failureDomain !== undefined) {
+    const fd = domains.find((d) => d.name === failureDomain);
+    if (fd) return { ok: true, provider, failureDomain: fd };
+    const known = domains.length > 0 ? ` (it has ${domains.map((d) => d.name).join(', ')})` : '';
+    return fail(Reason.FailureDomainNotFound, `Provider ${name} publishes no failure domain ${failureDomain}${known}`);
+  }
+  const [only] = domains;
+  if (domains.length === 1 && only) return { ok: true, provider, failureDomain: only };
+  if (domains.length === 0) return fail(Reason.FailureDomainNotFound, `Provider ${name} publishes no failure domains yet`);
+  return fail(Reason.WaitingForFailureDomain, `Provider ${name} has ${domains.length} failure domains: set spec.failureDomain`);
+}
+
+function fail(reason: Reason, message: string): MachinePlacement {
+  return { ok: false, reason, message };
+}

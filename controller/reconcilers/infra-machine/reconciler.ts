@@ -1,0 +1,233 @@
+// A provider role's machine kind (any backend): finalizer, identity in
+// spec.providerID before anything is created, placement, user-data, then the
+// backend converges the VM and the status says what it found. Generic over
+// MachineBackend (STYLE §2): adding a backend touches nothing here.
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { Reason } from '../../../infra/api/conditions.js';
+import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
+import type { ObjectMeta } from '../../../infra/api/kind.js';
+import { Finalizer } from '../../../infra/api/well-known.js';
+import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
+import type { Backend, Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Reconciler } from '../../runtime/controller.js';
+import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { ensureFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
+import type { Informer } from '../../runtime/informer.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import type { Logger } from '../../runtime/log.js';
+import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import { applyStatus } from '../../runtime/status-writer.js';
+import { isPaused } from '../paused.js';
+import { resolveConnection } from '../provider/connection.js';
+import { decideMachineStatus, isProvisioned, type InfraMachineStatus, type PassOutcome } from './decide.js';
+import { machineIdentity } from './identity.js';
+import { capiOwner, getOwningMachine, type CapiMachine } from './owning-machine.js';
+import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
+import { readUserData } from './user-data.js';
+
+/** The fields of an InfraMachine this reconciler reads (machineSpecFields). */
+export interface InfraMachine {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta & { finalizers?: string[]; deletionTimestamp?: string };
+  spec: {
+    providerRef?: { name: string };
+    providerID?: string;
+    failureDomain?: string;
+    desiredPowerState?: 'PoweredOn' | 'PoweredOff' | 'Suspended';
+    userDataSecretRef?: { name: string; key?: string };
+    paused?: boolean;
+  };
+  status?: InfraMachineStatus;
+}
+
+export interface InfraMachineTimings {
+  /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
+  readonly pollMs: number;
+  /** Re-read a converged VM this often (power drift, addresses). */
+  readonly resyncMs: number;
+}
+
+type Blocked = { readonly ok: false; readonly reason: Reason; readonly message: string };
+interface Resolved {
+  readonly ok: true;
+  readonly connection: Connection;
+  readonly request: MachineRequest<unknown>;
+  readonly failureDomain: string;
+}
+
+export class InfraMachineReconciler implements Reconciler {
+  readonly name: string;
+  readonly kind: string;
+  private readonly finalizer: string;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly machines: Informer<InfraMachine>,
+    private readonly providers: Informer<Provider>,
+    private readonly api: KubeApi,
+    private readonly ssa: ServerSideApply,
+    private readonly events: EventRecorder,
+    private readonly clock: Clock,
+    private readonly timings: InfraMachineTimings,
+  ) {
+    this.kind = MACHINE_KIND_BY_BACKEND[backend.name].kind;
+    this.name = this.kind.toLowerCase();
+    this.finalizer = Finalizer.infraMachine(this.kind);
+  }
+
+  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+    const machine = this.machines.get(key);
+    if (!machine) return done;
+    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log);
+    if (isPaused(machine)) {
+      await this.writeStatus(machine, { kind: 'paused' });
+      return done;
+    }
+    await ensureFinalizer(this.api, machine, this.finalizer);
+
+    const identity = machineIdentity(this.backend.name, machine);
+    if (!identity.ok) return this.block(machine, Reason.ProvisionFailed, identity.message);
+    if (identity.unwritten) {
+      // Written before anything exists on the backend, so a crash from here on finds the VM again by it.
+      await this.ssa.apply({ apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name, namespace: machine.metadata.namespace }, spec: { providerID: identity.providerID } });
+      log.info({ providerID: identity.providerID }, 'Set providerID');
+    }
+    const provisioned = isProvisioned(machine);
+    const resolved = await this.resolve(machine, identity, { needUserData: !provisioned });
+    if (!resolved.ok) return this.block(machine, resolved.reason, resolved.message);
+
+    let observation: MachineObservation | undefined;
+    try {
+      observation = await this.backend.machines.ensure(resolved.connection, resolved.request, { mayCreate: !provisioned, firstBoot: !provisioned, log });
+    } catch (err) {
+      const { reason, message } = describeBackendError(err);
+      log.warn({ reason, err: message }, 'Backend pass failed');
+      await this.writeStatus(machine, { kind: 'blocked', reason, message });
+      // A spec the backend refuses (no such template, datastore…) waits for a fix; anything else retries with backoff.
+      if (err instanceof BackendError && (err.kind === BackendErrorKind.Rejected || err.kind === BackendErrorKind.NotFound)) {
+        return waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs));
+      }
+      throw err;
+    }
+    for (const action of observation?.actions ?? []) await this.recordAction(machine, action, observation, identity.uuid);
+    const outcome: PassOutcome = {
+      kind: 'observed',
+      observation,
+      failureDomain: resolved.failureDomain,
+      backendStatus: observation?.statusFields ?? {},
+      uuid: identity.uuid,
+    };
+    const status = await this.writeStatus(machine, outcome);
+    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    if (!observation && !provisioned) return waiting(this.timings.pollMs);
+    return ready?.status === 'True' || ready?.reason === Reason.BackendMissing ? waiting(this.timings.resyncMs) : waiting(this.timings.pollMs);
+  }
+
+  private async reconcileDelete(machine: InfraMachine, log: Logger): Promise<ReconcileResult> {
+    if (!hasFinalizer(machine, this.finalizer)) return done;
+    const identity = machineIdentity(this.backend.name, machine);
+    // No providerID was ever written: nothing was created.
+    if (identity.ok && !identity.unwritten) {
+      const resolved = await this.resolve(machine, identity, { needUserData: false });
+      if (!resolved.ok && resolved.reason === Reason.ProviderNotFound) {
+        // The Provider is gone (often: its namespace is being deleted); nothing can reach the VM.
+        await this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
+      } else if (!resolved.ok) {
+        return this.block(machine, Reason.DeletionFailed, resolved.message);
+      } else {
+        try {
+          await this.backend.machines.destroy(resolved.connection, resolved.request, log);
+        } catch (err) {
+          const { message } = describeBackendError(err);
+          log.warn({ err: message }, 'Deleting the VM failed');
+          await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message });
+          throw err;
+        }
+        log.info({ uuid: identity.uuid }, 'Deleted the VM');
+        await this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
+      }
+    }
+    await removeFinalizer(this.api, machine, this.finalizer);
+    return done;
+  }
+
+  /** Provider, failure domain, connection and (before the first boot) user-data. */
+  private async resolve(machine: InfraMachine, identity: { uuid: string; providerID: string }, want: { needUserData: boolean }): Promise<Resolved | Blocked> {
+    const namespace = machine.metadata.namespace ?? '';
+    let capiMachine: CapiMachine | undefined;
+    const owningMachine = async (): Promise<CapiMachine | undefined> => (capiMachine ??= capiOwner(machine) ? await getOwningMachine(this.api, machine) : undefined);
+    const failureDomain = machine.spec.failureDomain ?? (await owningMachine())?.spec?.failureDomain;
+    const placement: MachinePlacement = resolveMachinePlacement({
+      backend: this.backend.name,
+      namespace,
+      ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
+      ...(failureDomain ? { failureDomain } : {}),
+      providers: this.providers.list(namespace),
+    });
+    if (!placement.ok) return placement;
+    const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
+    if (!connection.ok) return connection;
+    let userData: string | undefined;
+    if (want.needUserData) {
+      const read = await readUserData(this.api, machine, await owningMachine());
+      if (!read.ok) return read;
+      userData = read.userData;
+    }
+    return {
+      ok: true,
+      connection: connection.connection,
+      failureDomain: placement.failureDomain.name,
+      request: {
+        name: machine.metadata.name ?? '',
+        namespace,
+        uuid: identity.uuid,
+        providerID: identity.providerID,
+        spec: machine.spec,
+        raw: placement.failureDomain.attributes?.raw ?? {},
+        userData,
+      },
+    };
+  }
+
+  private async block(machine: InfraMachine, reason: Reason, message: string): Promise<ReconcileResult> {
+    await this.writeStatus(machine, { kind: 'blocked', reason, message });
+    return waiting(this.timings.pollMs);
+  }
+
+  private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
+    const status = decideMachineStatus(machine, outcome, this.clock.now());
+    const before = machine.status?.conditions?.find((c) => c.type === 'Ready');
+    if (await applyStatus(this.ssa, machine, status)) {
+      const after = status.conditions?.find((c) => c.type === 'Ready');
+      if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && after.reason !== Reason.WaitingForAddress && after.reason !== Reason.Pending) {
+        await this.events.record(machine, 'Warning', after.reason, after.message);
+      }
+    }
+    return status;
+  }
+
+  private async recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string): Promise<void> {
+    const vm = `VM ${observation?.ref ?? ''} (UUID ${uuid})`;
+    const notes: Record<MachineAction, string> = {
+      Created: `Created ${vm}`,
+      Adopted: `Adopted ${vm}: found by its UUID, created by an earlier pass`,
+      GuestDataWritten: `Wrote user-data and metadata for the first boot of ${vm}`,
+      PoweredOn: `Powered on ${vm}`,
+      PoweredOff: `Powered off ${vm}`,
+      Suspended: `Suspended ${vm}`,
+    };
+    await this.events.record(machine, 'Normal', action, notes[action]);
+  }
+}
+
+/** A condition reason and message for a backend failure; the message never holds credentials. */
+function describeBackendError(err: unknown): { reason: Reason; message: string } {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof BackendError && (err.kind === BackendErrorKind.Unauthorized || err.kind === BackendErrorKind.Unreachable)) {
+    return { reason: Reason.ConnectFailed, message };
+  }
+  return { reason: Reason.ProvisionFailed, message };
+}

@@ -1,0 +1,43 @@
+// The rendered user-data of a machine: spec.userDataSecretRef, else the
+// owning CAPI Machine's bootstrap Secret (key `value`, CAPI bootstrap
+// contract). Secrets are read by name only; the value never reaches logs,
+// Events or status.
+import { Reason } from '../../../infra/api/conditions.js';
+import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import type { CapiMachine } from './owning-machine.js';
+
+export type UserDataResult =
+  | { readonly ok: true; readonly userData: string | undefined }
+  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+
+export interface UserDataSource {
+  readonly metadata: { readonly namespace?: string };
+  readonly spec: { readonly userDataSecretRef?: { readonly name: string; readonly key?: string } };
+}
+
+/**
+ * @param capiMachine the owning CAPI Machine, when there is one (undefined: a
+ * machine written for a VirtualMachine, whose user-data is optional).
+ */
+export async function readUserData(api: KubeApi, machine: UserDataSource, capiMachine: CapiMachine | undefined): Promise<UserDataResult> {
+  const namespace = machine.metadata.namespace ?? '';
+  const ref = machine.spec.userDataSecretRef;
+  if (ref) return readKey(api, namespace, ref.name, ref.key ?? 'value', 'spec.userDataSecretRef');
+  if (!capiMachine) return { ok: true, userData: undefined };
+  const name = capiMachine.spec?.bootstrap?.dataSecretName;
+  if (!name) return { ok: false, reason: Reason.WaitingForBootstrapData, message: 'the owning Machine has no spec.bootstrap.dataSecretName yet' };
+  return readKey(api, namespace, name, 'value', "the owning Machine's spec.bootstrap.dataSecretName");
+}
+
+async function readKey(api: KubeApi, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
+  let data: Record<string, string> | undefined;
+  try {
+    data = (await api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } })).data;
+  } catch (err) {
+    if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+    return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) not found in namespace ${namespace}` };
+  }
+  const value = data?.[key];
+  if (value === undefined) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) has no key ${key}` };
+  return { ok: true, userData: Buffer.from(value, 'base64').toString('utf8') };
+}
