@@ -89,3 +89,7 @@ demo: deps tools synth ## Run banlieue end to end on a real local control plane 
 .PHONY: dev-cluster
 dev-cluster: deps tools synth ## Start a local control plane with banlieue's CRDs; prints export KUBECONFIG=...
 	npx tsx test/support/dev-cluster.ts
+
+.PHONY: bench
+bench: deps tools ## Benchmarks: N VirtualMachines end to end on vcsim (BENCH_VMS, default 50); prints times, API writes per VM, RSS
+	npx tsx test/bench/run.ts

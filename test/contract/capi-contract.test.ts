@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { waitFor } from '../support/wait.js';
+import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
+import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld } from '../support/vsphere-world.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 
 const CAPI = 'cluster.x-k8s.io/v1beta2';
@@ -171,6 +174,94 @@ describe('Cluster API v1beta2 contract', () => {
       await waitFor('the InfraMachine to go with its Machine', async () => (await get(k.machine, ns, 'm1')) === undefined, 60_000);
       await env.kubectl(['delete', 'cluster.cluster.x-k8s.io', 'work', '-n', ns, '--wait=false']);
       await waitFor('the InfraCluster to go with its Cluster', async () => (await get(k.cluster, ns, 'work')) === undefined, 120_000);
+    });
+  });
+
+  describe('Machines provisioned by `banlieue provider vsphere` (vcsim as vCenter)', () => {
+    const ns = 'capi-vsphere-vcsim';
+    let vcsim: Vcsim;
+    let client: VsphereClient;
+    const bootstrap = '#cloud-config\nruncmd: [kubeadm join]\n';
+    const machines = async (): Promise<Json[]> =>
+      (JSON.parse(await env.kubectl(['get', 'vspheremachines', '-n', ns, '-o', 'json'])) as { items: Json[] }).items;
+
+    beforeAll(async () => {
+      vcsim = await startVcsim({ datacenters: 1, clusters: 2 });
+      client = await vcsimClient(vcsim);
+      await makeTemplate(client, 'ubuntu-2404');
+      await env.kubectl(['create', 'namespace', ns]);
+      const world = vsphereWorld(ns, vcsim, 'capi', 'ubuntu-2404');
+      await apply(world.secret);
+      await apply(world.provider);
+      // The provider runs as its ServiceAccount: the components' RBAC is what it gets.
+      await env.startProvider('vsphere', ['--namespace', ns, '--poll-period', '1', '--rediscover-period', '5']);
+      await waitFor('the Provider to discover vcsim', async () => ((await get('provider', ns, 'vcsim'))?.status?.failureDomains?.length === 2 ? true : undefined), 60_000);
+      // A bootstrap provider's output, as CAPI's bootstrap contract shapes it.
+      await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'workers-bootstrap', namespace: ns }, stringData: { value: bootstrap, format: 'cloud-config' } });
+    }, 300_000);
+
+    afterAll(async () => {
+      await client?.close();
+      await vcsim?.stop();
+    });
+
+    it('provisions a MachineDeployment: VMs in vCenter, providerID and addresses on the Machines, bootstrap data in guestinfo', async () => {
+      await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'real', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.50', port: 6443 }, providerRefs: [{ name: 'vcsim' }] } });
+      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'real', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VSphereCluster', name: 'real' } } });
+      await apply({
+        apiVersion: INFRA,
+        kind: 'VSphereMachineTemplate',
+        metadata: { name: 'workers', namespace: ns },
+        spec: { template: { spec: { template: 'ubuntu-2404', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'VM Network' }] } } },
+      });
+      const labels = { 'cluster.x-k8s.io/cluster-name': 'real', 'cluster.x-k8s.io/deployment-name': 'workers' };
+      await apply({
+        apiVersion: CAPI,
+        kind: 'MachineDeployment',
+        metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'real' } },
+        spec: {
+          clusterName: 'real',
+          replicas: 2,
+          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { clusterName: 'real', version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: 'VSphereMachineTemplate', name: 'workers' } } },
+        },
+      });
+      const provisioned = await waitFor('two VSphereMachines with a providerID and a VM', async () => {
+        const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string');
+        const found = await Promise.all(list.map((m) => client.search.findVmByBiosUuid(uuidOf(m.spec.providerID as string))));
+        return list.length === 2 && found.every((vm) => vm) ? list : undefined;
+      }, 120_000);
+      // Play VMware Tools: each guest reports an address.
+      for (const [i, m] of provisioned.entries()) await playTools(client, uuidOf(m.spec.providerID as string), `10.50.0.${i + 10}`);
+
+      const capiMachines = await waitFor('the Machines to take providerID and addresses from their VSphereMachines', async () => {
+        const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', ns, '-o', 'json'])) as { items: Json[] }).items;
+        return list.length === 2 && list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1) ? list : undefined;
+      }, 120_000);
+      const byProviderId = new Map(provisioned.map((m) => [m.spec.providerID as string, m]));
+      for (const m of capiMachines) {
+        const infra = byProviderId.get(m.spec.providerID as string);
+        expect(infra, `Machine ${m.metadata.name as string} providerID ${m.spec.providerID as string}`).toBeDefined();
+        expect(m.status.addresses[0].address).toMatch(/^10\.50\.0\.1[01]$/);
+        // The VM's UUID is the infra machine's own UID's: no VirtualMachine in between.
+        expect(infra?.metadata.ownerReferences.some((r: Json) => r.kind === 'Machine' && r.controller)).toBe(true);
+        const vm = await client.search.findVmByBiosUuid(uuidOf(m.spec.providerID as string));
+        if (!vm) throw new Error('VM vanished');
+        const userdata = (await client.vms.extraConfig(vm)).get('guestinfo.userdata') ?? '';
+        expect(Buffer.from(userdata, 'base64').toString('utf8')).toBe(bootstrap);
+      }
+      // Spread over both failure domains (vcsim clusters) by banlieue, each in the cluster it names.
+      expect(new Set(provisioned.map((m) => m.status?.failureDomain ?? m.spec.failureDomain)).size).toBe(2);
+    });
+
+    it('scaling the MachineDeployment to zero destroys the VMs', async () => {
+      const before = (await machines()).map((m) => uuidOf(m.spec.providerID as string));
+      expect(before).toHaveLength(2);
+      await env.kubectl(['patch', 'machinedeployment', 'workers', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { replicas: 0 } })]);
+      await waitFor('the VSphereMachines to go', async () => ((await machines()).length === 0 ? true : undefined), 120_000);
+      for (const uuid of before) expect(await client.search.findVmByBiosUuid(uuid)).toBeUndefined();
+      expect(await vmsNamed(client, 'workers-')).toEqual([]);
     });
   });
 

@@ -25,6 +25,8 @@ export interface CapiEnvironment {
   kubectl(args: string[], input?: string): Promise<string>;
   /** Everything the CAPI manager logged so far. */
   capiLogs(): string;
+  /** `banlieue provider <backend>` with the identity and RBAC the components give it; stopped by stop(). */
+  startProvider(backend: string, extraArgs?: string[]): Promise<RoleProcess>;
   stop(): Promise<void>;
 }
 
@@ -111,8 +113,10 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
   const cp = await ControlPlane.start(tools);
   let capi: ChildProcess | undefined;
   let controller: RoleProcess | undefined;
+  const providers: RoleProcess[] = [];
   const capiLog = join(cp.dir, 'capi-manager.log');
   const stop = async (): Promise<void> => {
+    for (const p of providers) await p.stop();
     await controller?.stop();
     if (capi && capi.exitCode === null) {
       const exited = new Promise((r) => capi?.once('exit', r));
@@ -149,6 +153,12 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     versions: { capi: /Version: (v[0-9.]+)/.exec(readFileSync(capiLog, 'utf8'))?.[1] ?? 'unknown', clusterctl: clusterctlVersion },
     kubectl: (args, input) => cp.kubectl(args, input),
     capiLogs: () => readFileSync(capiLog, 'utf8'),
+    startProvider: async (backend, extraArgs = []) => {
+      const kubeconfig = await serviceAccountKubeconfig(cp, 'banlieue-system', `banlieue-provider-${backend}`);
+      const role = await startRole(['provider', backend, '--kubeconfig', kubeconfig, '--no-leader-elect', ...extraArgs]);
+      providers.push(role);
+      return role;
+    },
     stop,
   };
 }
@@ -171,14 +181,21 @@ export async function kindEnvironment(): Promise<CapiEnvironment> {
   let captured = await logs();
   const image = await kubectl(['get', 'deploy', '-n', 'capi-system', 'capi-controller-manager', '-o', 'jsonpath={.spec.template.spec.containers[0].image}']);
   const controller = await startRole(['controller', '--kubeconfig', kubeconfig, '--no-leader-elect']);
+  const providers: RoleProcess[] = [];
   const refresh = setInterval(() => void logs().then((l) => (captured = l)), 2000);
   return {
     kubeconfig,
     versions: { capi: image.split(':').pop() ?? 'unknown', clusterctl: (await run('clusterctl', ['version', '-o', 'short'])).stdout.trim() },
     kubectl,
     capiLogs: () => captured,
+    startProvider: async (backend, extraArgs = []) => {
+      const role = await startRole(['provider', backend, '--kubeconfig', kubeconfig, '--no-leader-elect', ...extraArgs]);
+      providers.push(role);
+      return role;
+    },
     stop: async () => {
       clearInterval(refresh);
+      for (const p of providers) await p.stop();
       await controller.stop();
     },
   };

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
-import { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { makeCertificates, startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+import { makeTemplate, vcsimClient } from '../support/vsphere-world.js';
 import { waitFor } from '../support/wait.js';
 
 describe('vSphere provider role', () => {
@@ -74,18 +74,8 @@ describe('vSphere provider role', () => {
 
   it('writes its VMImage rows: a template found is ready, a missing one is TemplateNotFound', async () => {
     // A template in vcsim, made the way an image pipeline would.
-    const client = await VsphereClient.connect({ endpoint: vcsim.url, username: vcsim.username, password: vcsim.password, caPem: vcsim.caPem });
-    try {
-      const [dc] = await client.inventory.datacenters();
-      if (!dc) throw new Error('vcsim has no datacenter');
-      const [cluster] = await client.inventory.clusters(dc.hostFolder);
-      const source = await client.search.findByInventoryPath(`${dc.name}/vm/${dc.name}_C0_RP0_VM0`);
-      if (!cluster || !source) throw new Error('vcsim inventory is not as expected');
-      const template = await client.vms.clone(source, dc.vmFolder, `ubuntu-${ns}`, { location: { pool: cluster.resourcePool }, powerOn: false });
-      await client.vms.markAsTemplate(template);
-    } finally {
-      await client.close();
-    }
+    const client = await vcsimClient(vcsim);
+    await makeTemplate(client, `ubuntu-${ns}`).finally(() => client.close());
     const image = (name: string, ref: string): Obj => ({
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',

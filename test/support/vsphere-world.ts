@@ -3,7 +3,9 @@
 // Tools plays (a guest IP) done through vcsim's SET.guest.ipAddress hook.
 import { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import type { Vcsim } from '../peers/vsphere/vcsim.js';
-import { CORE, type Obj } from './fixtures.js';
+import type { Obj } from './fixtures.js';
+
+const CORE = 'banlieue.io/v1alpha1';
 
 export function vcsimClient(vcsim: Vcsim): Promise<VsphereClient> {
   return VsphereClient.connect({ endpoint: vcsim.url, username: vcsim.username, password: vcsim.password, caPem: vcsim.caPem });

@@ -1,0 +1,42 @@
+// `make bench`: run every case (or those named: `npx tsx test/bench/run.ts vsphere`),
+// print each one's table and a `BENCH_RESULT {...}` line on stdout, progress on
+// stderr. Exits non-zero only when a case could not complete, never for slowness.
+import type { BenchCase } from './bench-case.js';
+import { Teardown } from './teardown.js';
+import { vsphereBench } from './vsphere.js';
+
+const CASES: readonly BenchCase[] = [vsphereBench];
+
+const began = performance.now();
+const say = (message: string): void => void process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !CASES.some((c) => c.name === name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown bench case ${unknown.join(', ')}; cases: ${CASES.map((c) => c.name).join(', ')}\n`);
+  process.exit(2);
+}
+
+let current: Teardown | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say(`${signal}: stopping everything the bench started`);
+    void (current?.run() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+let failed = false;
+for (const bench of CASES.filter((c) => wanted.length === 0 || wanted.includes(c.name))) {
+  const teardown = (current = new Teardown());
+  try {
+    const { table, result } = await bench.run(teardown, say);
+    process.stdout.write(`\n${table}\n\nBENCH_RESULT ${JSON.stringify({ case: bench.name, ...result })}\n`);
+  } catch (err) {
+    failed = true;
+    say(`${bench.name} did not complete: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  } finally {
+    await teardown.run();
+  }
+}
+// Exit explicitly: a keep-alive socket of a client must not hold the process open.
+process.exit(failed ? 1 : 0);

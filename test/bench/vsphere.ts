@@ -1,0 +1,306 @@
+// The vSphere case of `make bench`: N VirtualMachines end to end on vcsim —
+// created at once, Ready, deleted — through a real kube-apiserver, with
+// `banlieue controller` and `banlieue provider vsphere` as processes. The bench
+// plays VMware Tools (a guest IP) as each VM appears, as the integration test
+// does. It reports time to all Ready, API writes per VM and RSS; it asserts
+// nothing about speed.
+import { KubeConfig } from '@kubernetes/client-node';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { VmSummary } from '../../controller/backends/vsphere/client/vim-types.js';
+import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
+import { KubeApi } from '../../controller/runtime/kube-api.js';
+import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
+import { ConditionType } from '../../infra/api/conditions.js';
+import { startVcsim } from '../peers/vsphere/vcsim.js';
+import { buildTools, ControlPlane } from '../support/control-plane.js';
+import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { applyCrdsFromDist } from '../support/crds.js';
+import { CORE, INFRA, type Obj } from '../support/fixtures.js';
+import { waitFor } from '../support/wait.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
+import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from './audit-writes.js';
+import type { BenchCase, BenchReport } from './bench-case.js';
+import { processMemory, type ProcessMemory } from './process-memory.js';
+import { textTable } from './text-table.js';
+import type { Teardown } from './teardown.js';
+
+const NS = 'bench-vsphere';
+const TEMPLATE = 'bench-ubuntu';
+const PREFIX = 'bench-vm-';
+const DATACENTERS = 2;
+const CLUSTERS = 2;
+/** Flags of the provider role: a 1 s poll so that a guest IP is seen soon after Tools reports it (default 10 s). */
+const PROVIDER_FLAGS = ['--no-leader-elect', '--namespace', NS, '--poll-period', '1', '--rediscover-period', '5'];
+/** How often the bench looks at the API and vcsim: the resolution of every per-VM time. */
+const POLL_MS = 250;
+/** No banlieue write for this long ends a write window: several provider poll periods. */
+const QUIET_MS = 5_000;
+
+interface Env {
+  readonly cp: ControlPlane;
+  readonly api: KubeApi;
+  readonly user: ServerSideApply;
+  readonly client: VsphereClient;
+  readonly world: VsphereWorld;
+  readonly controller: RoleProcess;
+  readonly provider: RoleProcess;
+}
+
+/** When the bench first saw each step of one VM, in performance.now() ms. */
+interface VmProgress {
+  createdAt: number;
+  providerIdAt?: number;
+  clonedAt?: number;
+  readyAt?: number;
+}
+
+interface Memory {
+  readonly controller: ProcessMemory;
+  readonly provider: ProcessMemory;
+}
+
+interface Window {
+  readonly durationMs: number;
+  readonly writes: WriteCounts;
+  /** False when banlieue kept writing after the phase ended (writes at idle). */
+  readonly settled: boolean;
+  readonly memory: Memory;
+}
+
+interface Provisioned extends Window {
+  readonly progress: ReadonlyMap<string, VmProgress>;
+}
+
+interface Deprovisioned extends Window {
+  readonly vcsimLeft: number;
+}
+
+export const vsphereBench: BenchCase = {
+  name: 'vsphere',
+  async run(teardown, say) {
+    const n = envInt('BENCH_VMS', 50);
+    const timeoutMs = envInt('BENCH_TIMEOUT_S', 600) * 1000;
+    const env = await setUp(teardown, say);
+    try {
+      const names = Array.from({ length: n }, (_, i) => `${PREFIX}${String(i).padStart(3, '0')}`);
+      const startMemory = memoryOf(env);
+      const created = await provision(env, names, timeoutMs, say);
+      const deleted = await deprovision(env, names, timeoutMs, say);
+      return report(n, startMemory, created, deleted);
+    } catch (err) {
+      say(`--- provider-vsphere log tail ---\n${tail(env.provider.logs())}\n--- controller log tail ---\n${tail(env.controller.logs())}`);
+      throw err;
+    }
+  },
+};
+
+async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env> {
+  say('Starting kube-apiserver, etcd and kube-controller-manager');
+  const cp = await ControlPlane.start(await buildTools());
+  teardown.defer('control plane', () => cp.stop());
+  await applyCrdsFromDist(cp);
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfigPath);
+  // Not `banlieue/…`: the bench's own writes are not counted as banlieue's.
+  const api = new KubeApi(kc, { userAgent: 'banlieue-bench' });
+  const user = new ServerSideApply(api, 'banlieue-bench');
+  await user.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+
+  say(`Starting vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters)`);
+  const vcsim = await startVcsim({ datacenters: DATACENTERS, clusters: CLUSTERS });
+  teardown.defer('vcsim', () => vcsim.stop());
+  const client = await vcsimClient(vcsim);
+  teardown.defer('vcsim session', () => client.close());
+  await makeTemplate(client, TEMPLATE);
+  const world = vsphereWorld(NS, vcsim, 'bench', TEMPLATE);
+  for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await user.apply(obj);
+
+  say('Starting banlieue controller and banlieue provider vsphere');
+  const controller = await startRole(['controller', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--namespace', NS]);
+  teardown.defer('controller', () => stopRole(controller));
+  const provider = await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, ...PROVIDER_FLAGS]);
+  teardown.defer('provider', () => stopRole(provider));
+  await waitFor('Provider vcsim Ready', async () => isReady(await api.get<Obj>(world.provider)), 120_000);
+  return { cp, api, user, client, world, controller, provider };
+}
+
+/** Create every VM at once; play Tools for each as it appears in vcsim; wait until all are Ready. */
+async function provision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Provisioned> {
+  const from = auditOffset(env.cp.auditLogPath);
+  const progress = new Map<string, VmProgress>();
+  const start = performance.now();
+  await Promise.all(
+    names.map(async (name) => {
+      await env.user.apply(virtualMachine(env.world, name));
+      progress.set(name, { createdAt: performance.now() });
+    }),
+  );
+  say(`Created ${names.length} VirtualMachines in ${seconds(performance.now() - start)}`);
+
+  const deadline = start + timeoutMs;
+  const ips = new Map(names.map((name, i) => [name, `10.30.${Math.floor(i / 250)}.${(i % 250) + 1}`]));
+  let lastSaid = start;
+  for (;;) {
+    const [vms, machines, inVcsim] = await Promise.all([list(env.api, CORE, 'VirtualMachine'), list(env.api, INFRA, 'VSphereMachine'), benchVms(env.client)]);
+    const cloned = new Set(inVcsim.map((vm) => vm.uuid?.toLowerCase()));
+    const now = performance.now();
+    const plays: Promise<void>[] = [];
+    for (const machine of machines) {
+      const p = progress.get(machine.metadata.name);
+      const providerID: unknown = machine.spec?.providerID;
+      if (!p || typeof providerID !== 'string') continue;
+      p.providerIdAt ??= now;
+      const uuid = uuidOf(providerID).toLowerCase();
+      // Tools reports once, as soon as the clone exists; a lost race with the listing is retried next round.
+      if (p.clonedAt === undefined && cloned.has(uuid)) {
+        const play = async (): Promise<void> => {
+          if (await playTools(env.client, uuid, ips.get(machine.metadata.name) ?? '')) p.clonedAt = now;
+        };
+        plays.push(play());
+      }
+    }
+    for (const vm of vms) {
+      const p = progress.get(vm.metadata.name);
+      if (p && isReady(vm)) p.readyAt ??= now;
+    }
+    await Promise.all(plays);
+
+    const count = (step: keyof VmProgress): number => [...progress.values()].filter((p) => p[step] !== undefined).length;
+    if (count('readyAt') === names.length) break;
+    if (now > deadline || now - lastSaid > 5_000) {
+      const status = `providerID ${count('providerIdAt')}, cloned ${count('clonedAt')}, Ready ${count('readyAt')} of ${names.length}`;
+      if (now > deadline) throw new Error(`after ${seconds(timeoutMs)}: ${status}`);
+      say(`${seconds(now - start)}: ${status}`);
+      lastSaid = now;
+    }
+    await delay(POLL_MS);
+  }
+  const durationMs = Math.max(...[...progress.values()].map((p) => p.readyAt ?? 0)) - start;
+  say(`All ${names.length} Ready after ${seconds(durationMs)}; waiting for banlieue's writes to settle`);
+  const memory = memoryOf(env);
+  const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
+  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, progress };
+}
+
+/** Delete every VM at once; wait until the objects are gone, then until vcsim holds none of them. */
+async function deprovision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Deprovisioned> {
+  const from = auditOffset(env.cp.auditLogPath);
+  const start = performance.now();
+  await Promise.all(names.map(async (name) => env.api.request('DELETE', await env.api.pathOf(vmRef(name)))));
+  await waitFor(
+    'every VirtualMachine and VSphereMachine to be gone',
+    async () => (await list(env.api, CORE, 'VirtualMachine')).length + (await list(env.api, INFRA, 'VSphereMachine')).length === 0,
+    timeoutMs,
+  );
+  const durationMs = performance.now() - start;
+  say(`All ${names.length} gone after ${seconds(durationMs)}`);
+  // The provider destroys the VM before it removes its finalizer, so none should be left; a leak fails the run.
+  const left = await benchVms(env.client);
+  if (left.length > 0) throw new Error(`${left.length} VMs left in vcsim after their VirtualMachines were deleted: ${left.map((vm) => vm.name).join(', ')}`);
+  const memory = memoryOf(env);
+  const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
+  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcsimLeft: left.length };
+}
+
+function report(n: number, startMemory: Memory, created: Provisioned, deleted: Deprovisioned): BenchReport {
+  const perVm = (step: 'providerIdAt' | 'clonedAt' | 'readyAt'): number[] => [...created.progress.values()].map((p) => (p[step] ?? NaN) - p.createdAt);
+  const ready = percentiles(perVm('readyAt'));
+  const roles = [...new Set([...Object.keys(created.writes), ...Object.keys(deleted.writes)])].sort();
+  const writesPerVm = (w: WriteCounts): Record<string, number> => {
+    const byRole = Object.fromEntries(roles.map((role) => [role, round((w[role]?.total ?? 0) / n)]));
+    return { ...byRole, total: round(Object.values(w).reduce((sum, r) => sum + r.total, 0) / n) };
+  };
+  const rss = (role: keyof Memory): Record<string, number> => ({
+    start: startMemory[role].rssMiB,
+    allReady: created.memory[role].rssMiB,
+    allGone: deleted.memory[role].rssMiB,
+    peak: deleted.memory[role].peakMiB,
+  });
+  const result = {
+    vms: n,
+    vcsim: { datacenters: DATACENTERS, clusters: CLUSTERS },
+    providerFlags: PROVIDER_FLAGS.slice(3).join(' '),
+    timeToAllReadyMs: Math.round(created.durationMs),
+    perVmReadyMs: ready,
+    perVmProviderIdMs: percentiles(perVm('providerIdAt')),
+    perVmClonedMs: percentiles(perVm('clonedAt')),
+    timeToAllGoneMs: Math.round(deleted.durationMs),
+    vcsimVmsLeft: deleted.vcsimLeft,
+    apiWritesPerVm: { create: writesPerVm(created.writes), delete: writesPerVm(deleted.writes) },
+    apiWrites: { create: created.writes, delete: deleted.writes },
+    writesSettled: { create: created.settled, delete: deleted.settled },
+    rssMiB: { 'provider-vsphere': rss('provider'), controller: rss('controller') },
+    node: process.version,
+  };
+
+  const step = (label: string, p: { p50: number; p95: number }): string[] => [label, seconds(p.p50), seconds(p.p95)];
+  const writeRow = (role: string): string[] => [role, ...(['create', 'delete'] as const).map((phase) => String(result.apiWritesPerVm[phase][role] ?? 0))];
+  const failed = (w: WriteCounts): number => Object.values(w).reduce((sum, r) => sum + r.failed, 0);
+  const memRow = (label: string, r: Record<string, number>): string[] => [label, ...['start', 'allReady', 'allGone', 'peak'].map((k) => String(r[k]))];
+  const table = [
+    `vsphere: ${n} VirtualMachines on vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters), provider ${result.providerFlags}`,
+    textTable([
+      ['create → all Ready', seconds(created.durationMs)],
+      ['delete → all gone', seconds(deleted.durationMs)],
+      ['VMs left in vcsim', String(deleted.vcsimLeft)],
+    ]),
+    '  per VM, from its create:',
+    textTable([['', 'p50', 'p95'], step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', ready)], '    '),
+    `  API writes per VM (audit log; failed: ${failed(created.writes)} create, ${failed(deleted.writes)} delete${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
+    textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
+    '  RSS (MiB, /proc/<pid>/status; roles run from sources under tsx):',
+    textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-vsphere', result.rssMiB['provider-vsphere']), memRow('controller', result.rssMiB.controller)], '    '),
+  ].join('\n');
+  return { table, result };
+}
+
+function virtualMachine(world: VsphereWorld, name: string): Obj {
+  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name } } };
+}
+
+const vmRef = (name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } });
+
+async function list(api: KubeApi, apiVersion: string, kind: string): Promise<Obj[]> {
+  return (await api.request<{ items: Obj[] }>('GET', await api.pathOf({ apiVersion, kind, metadata: { namespace: NS } }))).items;
+}
+
+/** The bench's VMs in vcsim: one property-collector call for the whole inventory, not one search per VM. */
+async function benchVms(client: VsphereClient): Promise<VmSummary[]> {
+  const vms = await client.vms.list(client.session.serviceContent.rootFolder);
+  return vms.filter((vm) => !vm.template && vm.name.startsWith(PREFIX));
+}
+
+function isReady(obj: Obj): boolean {
+  const conditions = (obj.status?.conditions ?? []) as { type: string; status: string }[];
+  return conditions.some((c) => c.type === ConditionType.Ready && c.status === 'True');
+}
+
+function memoryOf(env: Env): Memory {
+  return { controller: processMemory(env.controller.child.pid), provider: processMemory(env.provider.child.pid) };
+}
+
+/** SIGTERM, and SIGKILL when the role has not exited after 10 s. */
+async function stopRole(role: RoleProcess): Promise<void> {
+  const timer = setTimeout(() => void role.kill(), 10_000);
+  await role.stop();
+  clearTimeout(timer);
+}
+
+/** Nearest-rank percentiles, ms. */
+function percentiles(values: number[]): { p50: number; p95: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => Math.round(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN);
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const round = (x: number): number => Math.round(x * 10) / 10;
+const tail = (text: string, lines = 20): string => text.trimEnd().split('\n').slice(-lines).join('\n');

@@ -1,0 +1,224 @@
+// decideMachineStatus: an InfraMachine's status from the outcome of one pass.
+import { describe, expect, it } from 'vitest';
+import type { Condition, MachineAddress } from '../../../../infra/api/common.js';
+import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
+import { Annotation } from '../../../../infra/api/well-known.js';
+import type { MachineObservation } from '../../../../controller/backends/backend.js';
+import {
+  decideMachineStatus,
+  isProvisioned,
+  type InfraMachineStatus,
+  type PassOutcome,
+  type StatusSubject,
+} from '../../../../controller/reconcilers/infra-machine/decide.js';
+import { findCondition } from '../../../../controller/runtime/conditions.js';
+
+const T0 = new Date('2025-01-01T00:00:00.000Z');
+const T1 = new Date('2025-01-01T00:05:00.000Z');
+const UUID = '74e4d702-bafd-5e07-8195-ab7a57a18b2a';
+
+const ADDRESSES: MachineAddress[] = [
+  { type: 'InternalIP', address: '10.0.0.5' },
+  { type: 'InternalIP', address: '2001:db8::5' },
+];
+
+/** What an earlier pass wrote: provisioned, running, with an address and a vmRef. */
+const PROVISIONED: InfraMachineStatus = {
+  initialization: { provisioned: true },
+  addresses: [{ type: 'InternalIP', address: '10.0.0.4' }],
+  failureDomain: 'fd-1',
+  observedPowerState: 'PoweredOn',
+  vmRef: 'vm-41',
+  biosUuid: UUID,
+  observedGeneration: 1,
+  conditions: [{ type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '', lastTransitionTime: '2024-12-31T00:00:00Z' }],
+};
+
+function machine(
+  opts: { spec?: StatusSubject['spec']; status?: InfraMachineStatus; annotations?: Record<string, string>; generation?: number } = {},
+): StatusSubject {
+  return {
+    metadata: { generation: opts.generation ?? 2, ...(opts.annotations ? { annotations: opts.annotations } : {}) },
+    spec: opts.spec ?? {},
+    ...(opts.status ? { status: opts.status } : {}),
+  };
+}
+
+function observation(change: Partial<MachineObservation> = {}): MachineObservation {
+  return {
+    ref: 'vm-42',
+    powerState: 'PoweredOn',
+    addresses: ADDRESSES,
+    actions: [],
+    statusFields: { vmRef: 'vm-42', biosUuid: UUID },
+    ...change,
+  };
+}
+
+function observed(found: MachineObservation | undefined): PassOutcome {
+  return { kind: 'observed', observation: found, failureDomain: 'fd-2', backendStatus: found?.statusFields ?? {}, uuid: UUID };
+}
+
+const ready = (status: InfraMachineStatus): Condition | undefined => findCondition(status.conditions, ConditionType.Ready);
+const paused = (status: InfraMachineStatus): Condition | undefined => findCondition(status.conditions, ConditionType.Paused);
+
+describe('InfraMachine status', () => {
+  describe('paused', () => {
+    it('keeps every field and sets Paused True, naming what pauses it', () => {
+      const status = decideMachineStatus(machine({ spec: { paused: true }, status: PROVISIONED }), { kind: 'paused' }, T0);
+
+      expect(status).toEqual({ ...PROVISIONED, conditions: [...(PROVISIONED.conditions ?? []), expect.any(Object)] });
+      expect(paused(status)).toEqual({
+        type: ConditionType.Paused,
+        status: 'True',
+        reason: Reason.Paused,
+        message: 'Reconciliation is paused: spec.paused is true',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+        observedGeneration: 2,
+      });
+      expect(ready(status)).toEqual(ready(PROVISIONED));
+    });
+
+    it('names the CAPI paused annotation when that is what pauses it', () => {
+      const status = decideMachineStatus(machine({ annotations: { [Annotation.capiPaused]: '' } }), { kind: 'paused' }, T0);
+      expect(paused(status)).toMatchObject({ status: 'True', message: `Reconciliation is paused: annotation ${Annotation.capiPaused} is set` });
+    });
+
+    it('does not record the generation as observed', () => {
+      const status = decideMachineStatus(machine({ spec: { paused: true }, status: PROVISIONED, generation: 5 }), { kind: 'paused' }, T0);
+      expect(status.observedGeneration).toBe(1);
+    });
+  });
+
+  describe('blocked', () => {
+    const blocked: PassOutcome = { kind: 'blocked', reason: Reason.ProviderNotFound, message: 'Provider north (spec.providerRef) not found in namespace team-a' };
+
+    it('keeps addresses, provisioned and backend fields and sets Ready False with the reason and message', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), blocked, T0);
+
+      expect(status).toMatchObject({
+        initialization: { provisioned: true },
+        addresses: PROVISIONED.addresses,
+        failureDomain: 'fd-1',
+        observedPowerState: 'PoweredOn',
+        vmRef: 'vm-41',
+        observedGeneration: 1,
+      });
+      expect(ready(status)).toEqual({
+        type: ConditionType.Ready,
+        status: 'False',
+        reason: Reason.ProviderNotFound,
+        message: 'Provider north (spec.providerRef) not found in namespace team-a',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+      });
+      expect(paused(status)).toMatchObject({ status: 'False', reason: Reason.NotPaused });
+    });
+
+    it('writes only conditions on a machine with no status yet', () => {
+      const status = decideMachineStatus(machine(), blocked, T0);
+      expect(Object.keys(status)).toEqual(['conditions']);
+      expect(isProvisioned({ status })).toBe(false);
+    });
+  });
+
+  describe('observed', () => {
+    it('is Ready True when the VM is on with an address, and reports what it found', () => {
+      const status = decideMachineStatus(machine(), observed(observation()), T0);
+
+      expect(status).toEqual({
+        initialization: { provisioned: true },
+        observedPowerState: 'PoweredOn',
+        addresses: ADDRESSES,
+        failureDomain: 'fd-2',
+        vmRef: 'vm-42',
+        biosUuid: UUID,
+        observedGeneration: 2,
+        conditions: [
+          { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '', lastTransitionTime: '2025-01-01T00:00:00Z' },
+          { type: ConditionType.Paused, status: 'False', reason: Reason.NotPaused, message: '', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 2 },
+        ],
+      });
+      expect(isProvisioned({ status })).toBe(true);
+    });
+
+    it('replaces the addresses, failure domain and backend fields an earlier pass wrote', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), observed(observation({ addresses: [ADDRESSES[0] as MachineAddress] })), T0);
+      expect(status).toMatchObject({ addresses: [ADDRESSES[0]], failureDomain: 'fd-2', vmRef: 'vm-42', observedGeneration: 2 });
+    });
+
+    it('is Ready False with WaitingForAddress when the VM is on but the guest reports no address', () => {
+      const status = decideMachineStatus(machine(), observed(observation({ addresses: [] })), T0);
+
+      expect(status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', addresses: [] });
+      expect(ready(status)).toMatchObject({
+        status: 'False',
+        reason: Reason.WaitingForAddress,
+        message: 'powered on; waiting for the guest to report an IP address',
+      });
+    });
+
+    it.each([
+      [undefined, 'PoweredOff', 'the VM is PoweredOff, to be PoweredOn'],
+      ['PoweredOn', 'Suspended', 'the VM is Suspended, to be PoweredOn'],
+      ['PoweredOff', 'PoweredOn', 'the VM is PoweredOn, to be PoweredOff'],
+      ['Suspended', 'PoweredOff', 'the VM is PoweredOff, to be Suspended'],
+    ] as const)('is Ready False with Pending when desired %s but the VM is %s', (desired, actual, message) => {
+      const spec = desired ? { desiredPowerState: desired } : {};
+      const status = decideMachineStatus(machine({ spec }), observed(observation({ powerState: actual })), T0);
+
+      expect(status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: actual });
+      expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.Pending, message });
+    });
+
+    it.each(['PoweredOff', 'Suspended'] as const)('is Ready True without an address when desired %s and the VM is so', (state) => {
+      const status = decideMachineStatus(machine({ spec: { desiredPowerState: state } }), observed(observation({ powerState: state, addresses: [] })), T0);
+
+      expect(status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: state, addresses: [] });
+      expect(ready(status)).toMatchObject({ status: 'True', reason: Reason.Reconciled });
+    });
+
+    it('is Ready False with BackendMissing, naming the UUID, when the provisioned VM is gone', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), observed(undefined), T0);
+
+      expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.BackendMissing, lastTransitionTime: '2025-01-01T00:00:00Z' });
+      expect(ready(status)?.message).toContain(`UUID ${UUID}`);
+      expect(ready(status)?.message).toContain('delete this machine to replace it');
+      expect(status).toMatchObject({ initialization: { provisioned: true }, vmRef: 'vm-41', failureDomain: 'fd-2', observedGeneration: 2 });
+    });
+
+    it('leaves provisioned unset when there is no VM yet', () => {
+      const status = decideMachineStatus(machine(), observed(undefined), T0);
+      expect(isProvisioned({ status })).toBe(false);
+      expect(status.addresses).toBeUndefined();
+    });
+
+    it('leaves observedGeneration alone when the object has no generation', () => {
+      const subject: StatusSubject = { metadata: {}, spec: {}, status: { observedGeneration: 1 } };
+      expect(decideMachineStatus(subject, observed(observation()), T0).observedGeneration).toBe(1);
+    });
+  });
+
+  describe('lastTransitionTime', () => {
+    it('is kept while Ready keeps its status, even when the reason changes', () => {
+      const first = decideMachineStatus(machine(), observed(observation({ addresses: [] })), T0);
+      const second = decideMachineStatus(machine({ status: first }), observed(observation({ powerState: 'PoweredOff' })), T1);
+
+      expect(ready(second)).toMatchObject({ status: 'False', reason: Reason.Pending, lastTransitionTime: '2025-01-01T00:00:00Z' });
+    });
+
+    it('is kept when nothing changed, so a repeated pass writes the same status', () => {
+      const first = decideMachineStatus(machine(), observed(observation()), T0);
+      const second = decideMachineStatus(machine({ status: first }), observed(observation()), T1);
+
+      expect(second).toEqual(first);
+    });
+
+    it('moves when Ready changes status', () => {
+      const first = decideMachineStatus(machine(), observed(observation({ addresses: [] })), T0);
+      const second = decideMachineStatus(machine({ status: first }), observed(observation()), T1);
+
+      expect(ready(second)).toMatchObject({ status: 'True', lastTransitionTime: '2025-01-01T00:05:00Z' });
+      expect(paused(second)?.lastTransitionTime).toBe('2025-01-01T00:00:00Z');
+    });
+  });
+});
