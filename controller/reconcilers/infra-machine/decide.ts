@@ -66,7 +66,9 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
       reason: Reason.BackendMissing,
       message: `the VM with UUID ${outcome.uuid} no longer exists on the backend; it is not re-created: delete this machine to replace it`,
     };
-    return { ...status, conditions: setConditions(current.conditions, [ready, paused], now) };
+    // Nothing to advertise for a VM that is gone.
+    const { observedPowerState: _gone, ...rest } = status;
+    return { ...rest, ...(current.addresses ? { addresses: [] } : {}), conditions: setConditions(current.conditions, [ready, paused], now) };
   }
   status.initialization = { provisioned: true };
   status.observedPowerState = observation.powerState;

@@ -42,7 +42,8 @@ export function resolveMachinePlacement(input: MachinePlacementInput): MachinePl
     return inProvider(only, failureDomain);
   }
   const [only] = mine;
-  if (mine.length === 1 && only) return inProvider(only, undefined);
+  if (!only) return fail(Reason.ProviderNotFound, `no ${backend} Provider in namespace ${namespace}`);
+  if (mine.length === 1) return inProvider(only, undefined);
   return fail(Reason.WaitingForFailureDomain, 'no failure domain yet: set spec.failureDomain or spec.providerRef');
 }
 

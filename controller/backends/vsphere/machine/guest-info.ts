@@ -32,7 +32,8 @@ export function guestInfoExtraConfig(input: GuestInfoInput): Record<string, stri
     network: { version: 2, ethernets: Object.fromEntries(input.nics.map((nic) => [nic.name, ethernet(nic)])) },
   };
   return {
-    'guestinfo.metadata': base64(stringify(metadata)),
+    // cloud-init reads YAML 1.1: quote what 1.1 would turn into booleans or base-60 numbers (`on`, 12:34:56).
+    'guestinfo.metadata': base64(stringify(metadata, { version: '1.1' })),
     'guestinfo.metadata.encoding': 'base64',
     'guestinfo.userdata': input.userData === undefined ? '' : base64(input.userData),
     'guestinfo.userdata.encoding': input.userData === undefined ? '' : 'base64',
@@ -40,7 +41,9 @@ export function guestInfoExtraConfig(input: GuestInfoInput): Record<string, stri
 }
 
 function ethernet(nic: GuestNicInput): Record<string, unknown> {
-  const match = nic.macAddress ? { match: { macaddress: nic.macAddress.toLowerCase() }, 'set-name': nic.name } : {};
+  // Linux interface names are at most 15 bytes; a longer name keeps the guest's own.
+  const setName = nic.name.length <= 15 ? { 'set-name': nic.name } : {};
+  const match = nic.macAddress ? { match: { macaddress: nic.macAddress.toLowerCase() }, ...setName } : {};
   const fixed = nic.ipam?.static;
   if (!fixed) return { ...match, dhcp4: true, dhcp6: false };
   const v6 = fixed.address.includes(':');

@@ -136,6 +136,6 @@ const POWER_STATE: Record<VirtualMachinePowerState, PowerState> = { poweredOn: '
 /** Guest-reported addresses, primary first, without link-local and loopback ones. */
 export function addressesOf(summary: VmSummary): MachineAddress[] {
   const all = [summary.ipAddress, ...summary.guestNics.flatMap((nic) => nic.ipAddresses)];
-  const usable = all.filter((ip): ip is string => !!ip && !/^(fe80:|169\.254\.|127\.|::1$)/i.test(ip));
+  const usable = all.filter((ip): ip is string => !!ip && !/^(fe[89ab][0-9a-f]:|169\.254\.|127\.|::1$|::ffff:127\.)/i.test(ip)).map((ip) => ip.toLowerCase());
   return [...new Set(usable)].map((address) => ({ type: 'InternalIP', address }));
 }

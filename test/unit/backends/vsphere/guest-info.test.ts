@@ -42,6 +42,12 @@ describe('vSphere guestinfo', () => {
     expect(config['guestinfo.metadata']).toMatch(/^[A-Za-z0-9+/]+=*$/);
   });
 
+  it('quotes values YAML 1.1 (what cloud-init reads) would retype: a host named "on", an all-digit MAC', () => {
+    const config = guestInfoExtraConfig(input({ hostname: 'on', nics: [{ name: 'eth0', macAddress: '52:54:00:12:34:56', ipam: undefined }] }));
+    const metadata = decode(config['guestinfo.metadata']);
+    expect(parse(metadata, { version: '1.1' })).toMatchObject({ 'local-hostname': 'on', network: { ethernets: { eth0: { match: { macaddress: '52:54:00:12:34:56' } } } } });
+  });
+
   it('names the instance by its UUID, the host by the machine name, and carries the providerID', () => {
     expect(metadataOf(guestInfoExtraConfig(input()))).toMatchObject({
       'instance-id': UUID,

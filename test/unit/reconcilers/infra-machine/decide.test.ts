@@ -184,6 +184,9 @@ describe('InfraMachine status', () => {
       expect(ready(status)?.message).toContain(`UUID ${UUID}`);
       expect(ready(status)?.message).toContain('delete this machine to replace it');
       expect(status).toMatchObject({ initialization: { provisioned: true }, vmRef: 'vm-41', failureDomain: 'fd-2', observedGeneration: 2 });
+      // The addresses and power state of a VM that is gone are not advertised.
+      expect(status.addresses).toEqual([]);
+      expect(status.observedPowerState).toBeUndefined();
     });
 
     it('leaves provisioned unset when there is no VM yet', () => {

@@ -140,7 +140,7 @@ describe('InfraMachine placement', () => {
     });
 
     it('does not pick a Provider of another backend, even when it is the only one', () => {
-      expect(place([kvm])).toMatchObject({ ok: false });
+      expect(place([kvm])).toMatchObject({ ok: false, reason: Reason.ProviderNotFound });
       expect(place([kvm], { failureDomain: 'kvm-a' })).toMatchObject({ ok: false, reason: Reason.ProviderNotFound });
     });
   });
