@@ -28,7 +28,7 @@ typecheck: deps ## Type-check sources and tests
 	npx tsc -p tsconfig.json --noEmit
 
 .PHONY: tools
-tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl (cached outside the repo)
+tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl, the CAPI manager, clusterctl and vcsim (cached outside the repo)
 	test/tools/build.sh
 
 .PHONY: synth
@@ -83,7 +83,7 @@ clean: ## Remove build output
 	rm -rf lib target
 
 .PHONY: demo
-demo: deps tools synth ## Run banlieue end to end on a real local control plane (no cluster needed)
+demo: deps tools synth ## Run banlieue end to end: a real local control plane, the controller and the vSphere provider on vcsim
 	npx tsx test/support/demo.ts
 
 .PHONY: dev-cluster
