@@ -31,6 +31,27 @@ const KINDS: Kinds[] = [
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** MachineDeployment `workers` of `cluster`: `replicas` Machines from the InfraMachineTemplate `workers`, bootstrap Secret `workers-bootstrap`. */
+function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string): Json {
+  const labels = { 'cluster.x-k8s.io/cluster-name': cluster, 'cluster.x-k8s.io/deployment-name': 'workers' };
+  return {
+    apiVersion: CAPI,
+    kind: 'MachineDeployment',
+    metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
+    spec: {
+      clusterName: cluster,
+      replicas,
+      // What CAPI's defaulting webhook would set; webhooks are not served here.
+      rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: { clusterName: cluster, version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: templateKind, name: 'workers' } },
+      },
+    },
+  };
+}
+
 describe('Cluster API v1beta2 contract', () => {
   let env: CapiEnvironment;
   const get = async (kind: string, ns: string, name: string): Promise<Json | undefined> =>
@@ -128,20 +149,7 @@ describe('Cluster API v1beta2 contract', () => {
 
     it('clones three infrastructure machines from a template for a MachineDeployment', async () => {
       await apply({ apiVersion: INFRA, kind: k.template, metadata: { name: 'workers', namespace: ns }, spec: { template: { spec: { ...k.machineSpec, providerRef: { name: 'site-b' } } } } });
-      const labels = { 'cluster.x-k8s.io/cluster-name': 'work', 'cluster.x-k8s.io/deployment-name': 'workers' };
-      await apply({
-        apiVersion: CAPI,
-        kind: 'MachineDeployment',
-        metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
-        spec: {
-          clusterName: 'work',
-          replicas: 3,
-          // What CAPI's defaulting webhook would set; webhooks are not served here.
-          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
-          selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { clusterName: 'work', version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: k.template, name: 'workers' } } },
-        },
-      });
+      await apply(workersDeployment(ns, 'work', 3, k.template));
       const clones = await waitFor('three cloned infrastructure machines', async () => {
         const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
         const cloned = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers');
@@ -214,19 +222,7 @@ describe('Cluster API v1beta2 contract', () => {
         metadata: { name: 'workers', namespace: ns },
         spec: { template: { spec: { template: 'ubuntu-2404', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'VM Network' }] } } },
       });
-      const labels = { 'cluster.x-k8s.io/cluster-name': 'real', 'cluster.x-k8s.io/deployment-name': 'workers' };
-      await apply({
-        apiVersion: CAPI,
-        kind: 'MachineDeployment',
-        metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'real' } },
-        spec: {
-          clusterName: 'real',
-          replicas: 2,
-          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
-          selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { clusterName: 'real', version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: 'VSphereMachineTemplate', name: 'workers' } } },
-        },
-      });
+      await apply(workersDeployment(ns, 'real', 2, 'VSphereMachineTemplate'));
       const provisioned = await waitFor('two VSphereMachines with a providerID and a VM', async () => {
         const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string');
         const found = await Promise.all(list.map((m) => client.search.findVmByBiosUuid(uuidOf(m.spec.providerID as string))));
