@@ -34,6 +34,8 @@ export interface Backend {
   resolveImage(provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution>;
   /** The backend's machine kind (VSphereMachine…): its spec is what `ensure` reads. */
   readonly machines: MachineBackend<unknown>;
+  /** Release what the backend keeps between passes (sessions, sockets) when the role stops. */
+  close(): Promise<void>;
 }
 
 /** One machine as a provider role hands it to its backend. */

@@ -84,4 +84,5 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
   log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
   await running;
   await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
+  await backend.close();
 }

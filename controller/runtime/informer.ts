@@ -64,6 +64,7 @@ export class Informer<T extends KubeObject> {
     return this.synced;
   }
 
+  /** Resolves once the first list is in the cache, or when run() stops first (shutdown before sync). */
   waitForSync(): Promise<void> {
     return this.synced ? Promise.resolve() : new Promise((resolve) => this.syncWaiters.push(resolve));
   }
@@ -88,6 +89,8 @@ export class Informer<T extends KubeObject> {
         await sleep(delayMs, signal);
       }
     }
+    // A shutdown before the first list must not leave the role waiting for a sync forever.
+    this.syncWaiters.splice(0).forEach((resolve) => resolve());
   }
 
   private async collectionPath(): Promise<string> {

@@ -1,6 +1,7 @@
 // `make bench`: run every case (or those named: `npx tsx test/bench/run.ts vsphere`),
 // print each one's table and a `BENCH_RESULT {...}` line on stdout, progress on
 // stderr. Exits non-zero only when a case could not complete, never for slowness.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchCase } from './bench-case.js';
 import { Teardown } from './teardown.js';
 import { vsphereBench } from './vsphere.js';
@@ -17,26 +18,43 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-let current: Teardown | undefined;
+/** Runs one case and its teardown; true when it completed. */
+async function runCase(bench: BenchCase, teardown: Teardown): Promise<boolean> {
+  try {
+    const { table, result } = await bench.run(teardown, say);
+    process.stdout.write(`\n${table}\n\nBENCH_RESULT ${JSON.stringify({ case: bench.name, ...result })}\n`);
+    return true;
+  } catch (err) {
+    say(`${bench.name} did not complete: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return false;
+  } finally {
+    await teardown.run();
+  }
+}
+
+let current: { teardown: Teardown; done: Promise<boolean> } | undefined;
+let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    interrupted = true;
     say(`${signal}: stopping everything the bench started`);
-    void (current?.run() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (async () => {
+      await current?.teardown.run();
+      // A process whose start was under way is registered, and so stopped, only once
+      // its start resolves: let the case run on briefly, then stop what it registered.
+      await Promise.race([current?.done, delay(20_000)]);
+      await current?.teardown.run();
+      process.exit(130);
+    })();
   });
 }
 
 let failed = false;
 for (const bench of CASES.filter((c) => wanted.length === 0 || wanted.includes(c.name))) {
-  const teardown = (current = new Teardown());
-  try {
-    const { table, result } = await bench.run(teardown, say);
-    process.stdout.write(`\n${table}\n\nBENCH_RESULT ${JSON.stringify({ case: bench.name, ...result })}\n`);
-  } catch (err) {
-    failed = true;
-    say(`${bench.name} did not complete: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  } finally {
-    await teardown.run();
-  }
+  if (interrupted) break;
+  const teardown = new Teardown();
+  current = { teardown, done: runCase(bench, teardown) };
+  if (!(await current.done)) failed = true;
 }
 // Exit explicitly: a keep-alive socket of a client must not hold the process open.
-process.exit(failed ? 1 : 0);
+if (!interrupted) process.exit(failed ? 1 : 0);

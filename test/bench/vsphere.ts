@@ -11,11 +11,12 @@ import type { VsphereClient } from '../../controller/backends/vsphere/client/vsp
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
 import { ConditionType } from '../../infra/api/conditions.js';
+import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
 import { startVcsim } from '../peers/vsphere/vcsim.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
-import { CORE, INFRA, type Obj } from '../support/fixtures.js';
+import type { Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from './audit-writes.js';
@@ -24,6 +25,8 @@ import { processMemory, type ProcessMemory } from './process-memory.js';
 import { textTable } from './text-table.js';
 import type { Teardown } from './teardown.js';
 
+const CORE = `${CORE_GROUP}/${API_VERSION}`;
+const INFRA = `${INFRA_GROUP}/${API_VERSION}`;
 const NS = 'bench-vsphere';
 const TEMPLATE = 'bench-ubuntu';
 const PREFIX = 'bench-vm-';
@@ -182,7 +185,7 @@ async function provision(env: Env, names: readonly string[], timeoutMs: number, 
   return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, progress };
 }
 
-/** Delete every VM at once; wait until the objects are gone, then until vcsim holds none of them. */
+/** Delete every VM at once; wait until the objects are gone, then check that vcsim holds none of them. */
 async function deprovision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Deprovisioned> {
   const from = auditOffset(env.cp.auditLogPath);
   const start = performance.now();

@@ -3,9 +3,12 @@
 // election) must ride it all out and, once converged, write nothing.
 // This file runs its own control plane: it restarts the apiserver and reads a
 // clean audit log.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { freePort } from '../support/control-plane.js';
 import { waitFor } from '../support/wait.js';
 import { applyObjects, createBackend, usePrivatePlane, patchStatus, virtualMachine } from '../support/private-plane-fixtures.js';
 
@@ -18,10 +21,6 @@ interface Listed {
 
 const { plane, track } = usePrivatePlane();
 
-
-
-
-
 async function startController(...args: string[]): Promise<RoleProcess> {
   const controller = await startRole(['controller', '--kubeconfig', plane().kubeconfigPath, '--no-leader-elect', ...args]);
   track(controller);
@@ -30,9 +29,6 @@ async function startController(...args: string[]): Promise<RoleProcess> {
 
 const apply = (objects: object[]): Promise<string> =>
   plane().kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
-
-
-
 
 /** What a vSphere provider reports once the machine runs. */
 const provisioned = (address: string): object => ({
@@ -196,3 +192,26 @@ function auditedWrites(path: string): AuditedWrite[] {
       return { at: new Date(e.stageTimestamp), verb: e.verb, resource, name: `${ref.namespace ?? ''}/${ref.name ?? ''}` };
     });
 }
+
+describe('shutdown', () => {
+  it.each([['controller'], ['provider', 'vsphere']])('`banlieue %s` exits on SIGTERM even when the API server never answered', async (...role) => {
+    const dir = mkdtempSync(join(tmpdir(), 'banlieue-unreachable-'));
+    try {
+      // Nothing listens on this port: the informers never sync.
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(kubeconfig, JSON.stringify({
+        apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+        clusters: [{ name: 'x', cluster: { server: `https://127.0.0.1:${await freePort()}`, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'x', user: { token: 'unused' } }],
+        contexts: [{ name: 'x', context: { cluster: 'x', user: 'x' } }],
+      }));
+      const process = await startRole([...role, '--kubeconfig', kubeconfig, '--no-leader-elect']);
+      await waitFor('a failed watch', () => (process.logs().includes('Watch failed') ? true : undefined), 30_000);
+      const code = await Promise.race([process.stop(), new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 10_000))]);
+      if (code === 'still running') await process.kill();
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,7 +6,7 @@ import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
-import { withClient } from './with-client.js';
+import { closeSessions, withClient } from './with-client.js';
 
 /** The template named `ref`, looked up in every datacenter. */
 async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
@@ -29,4 +29,5 @@ export const vsphereBackend: Backend = {
     return withClient(connection, (client) => findTemplate(client, source.ref));
   },
   machines: vsphereMachines,
+  close: closeSessions,
 };

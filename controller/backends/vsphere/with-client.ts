@@ -1,19 +1,16 @@
-// A vCenter session for one pass: no client outlives a reconcile, so rotated
-// credentials and CA bundles apply at the next one.
+// The vCenter client of one pass, from the role's session pool: rotated
+// credentials and CA bundles apply at the next pass (they make a new session).
 import type { Connection } from '../backend.js';
-import { VsphereClient } from './client/vsphere-client.js';
+import type { VsphereClient } from './client/vsphere-client.js';
+import { VsphereSessionPool } from './session-pool.js';
 
-export async function withClient<T>(connection: Connection, use: (client: VsphereClient) => Promise<T>): Promise<T> {
-  const client = await VsphereClient.connect({
-    endpoint: connection.endpoint,
-    username: connection.credentials.username ?? '',
-    password: connection.credentials.password ?? '',
-    ...(connection.caPem ? { caPem: connection.caPem } : {}),
-    insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
-  });
-  try {
-    return await use(client);
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+const sessions = new VsphereSessionPool();
+
+export function withClient<T>(connection: Connection, use: (client: VsphereClient) => Promise<T>): Promise<T> {
+  return sessions.use(connection, use);
+}
+
+/** Logs every pooled session out (role shutdown). */
+export function closeSessions(): Promise<void> {
+  return sessions.closeAll();
 }

@@ -1,0 +1,73 @@
+// The session pool against a real vcsim: passes share one login, a wrong
+// password is not kept, idle sessions and shutdown log out (vcsim's
+// SessionManager.sessionList shows what the server holds).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connection } from '../../../controller/backends/backend.js';
+import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { VsphereSessionPool } from '../../../controller/backends/vsphere/session-pool.js';
+import { waitFor } from '../../support/wait.js';
+import { startVcsim, type Vcsim } from './vcsim.js';
+
+let sim: Vcsim;
+let observer: VsphereClient;
+let connection: Connection;
+
+beforeAll(async () => {
+  sim = await startVcsim({ datacenters: 1, clusters: 1 });
+  observer = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  connection = { endpoint: sim.url, credentials: { username: sim.username, password: sim.password }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+});
+
+afterAll(async () => {
+  await observer?.close();
+  await sim?.stop();
+});
+
+/** Sessions vcsim holds, besides the observer's own. */
+async function serverSessions(): Promise<number> {
+  const content = await observer.properties.retrieveOne(observer.session.serviceContent.sessionManager, ['sessionList']);
+  return (content.props.get('sessionList')?.childrenNamed('UserSession').length ?? 0) - 1;
+}
+
+describe('vSphere session pool', () => {
+  it('runs many passes, concurrent or not, on one login, and logs it out on closeAll', async () => {
+    const pool = new VsphereSessionPool();
+    const keys = new Set<string | undefined>();
+    for (let i = 0; i < 3; i++) await pool.use(connection, async (client) => void keys.add(client.session.key));
+    await Promise.all(Array.from({ length: 5 }, () => pool.use(connection, async (client) => void keys.add((await client.inventory.datacenters()) && client.session.key))));
+
+    expect(keys.size).toBe(1);
+    expect(await serverSessions()).toBe(1);
+    await pool.closeAll();
+    expect(await serverSessions()).toBe(0);
+  });
+
+  it('keeps no session for refused credentials, and logs in with the right ones next time', async () => {
+    const pool = new VsphereSessionPool();
+    const wrong = { ...connection, credentials: { username: sim.username, password: 'wrong' } };
+    await expect(pool.use(wrong, async () => 'unreached')).rejects.toMatchObject({ kind: 'Unauthorized' });
+    expect(pool.size).toBe(0);
+
+    expect(await pool.use(connection, async (client) => client.about.apiType)).toBe('VirtualCenter');
+    expect(pool.size).toBe(1);
+    await pool.closeAll();
+  });
+
+  it('logs a rotated-away session out when the credentials change', async () => {
+    const pool = new VsphereSessionPool();
+    await pool.use(connection, async () => undefined);
+    // Same user, another CA bundle string (a rotation): a new session, the old one ends.
+    await pool.use({ ...connection, caPem: `${sim.caPem}\n` }, async () => undefined);
+    expect(pool.size).toBe(1);
+    await waitFor('the old session to be logged out', async () => ((await serverSessions()) === 1 ? true : undefined), 10_000);
+    await pool.closeAll();
+  });
+
+  it('logs out a session idle for longer than idleMs', async () => {
+    const pool = new VsphereSessionPool({ idleMs: 200 });
+    await pool.use(connection, async () => undefined);
+    expect(await serverSessions()).toBe(1);
+    await waitFor('the idle session to be logged out', async () => ((await serverSessions()) === 0 ? true : undefined), 10_000);
+    expect(pool.size).toBe(0);
+  });
+});
