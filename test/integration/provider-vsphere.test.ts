@@ -27,7 +27,20 @@ describe('vSphere provider role', () => {
     spec: {
       providerClassRef: { name: 'vsphere' },
       connection: { endpoint: vcsim.url, credentialsRef: { name: 'vcsim-creds' }, caBundle: { inline: caPem } },
-      capabilities: { features: ['hotAddCPU'] },
+      capabilities: {
+        features: ['hotAddCPU'],
+        storageClasses: [
+          { name: 'local', target: { datastore: 'LocalDS_0' } },
+          { name: 'nowhere', target: { datastore: 'no-such-datastore' } },
+        ],
+        networkClasses: [
+          { name: 'vm-network', target: { portGroup: 'VM Network' } },
+          // Distributed port groups are per datacenter in vcsim: DC0's reaches DC0's clusters only.
+          { name: 'dc0-dvpg', target: { distributedPortGroup: 'DC0_DVPG0' } },
+          // A distributed port group is not a standard one.
+          { name: 'wrong-kind', target: { portGroup: 'DC0_DVPG0' } },
+        ],
+      },
     },
   });
 
@@ -50,13 +63,22 @@ describe('vSphere provider role', () => {
 
   it('discovers one failure domain per (datacenter, cluster) and becomes Ready', async () => {
     await t.apply(secret(vcsim.password));
-    const ready = await t.condition(provider(vcsim.caPem), 'Ready', 'True', 'Reconciled');
-    const fds = ready.status?.failureDomains as { name: string; labels: Record<string, string>; attributes: { raw: Record<string, string>; features?: string[] } }[];
+    // Ready, and saying which declared classes no failure domain offers.
+    const ready = await t.condition(provider(vcsim.caPem), 'Ready', 'True', 'CapabilitiesIncomplete');
+    const message = (ready.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Ready')?.message;
+    expect(message).toBe('4 failure domains; usable in none: storage class nowhere, network class wrong-kind');
+    const fds = ready.status?.failureDomains as {
+      name: string;
+      labels: Record<string, string>;
+      attributes: { raw: Record<string, string>; features?: string[]; availableStorageClasses: string[]; availableNetworkClasses: string[] };
+    }[];
     expect(fds).toHaveLength(4);
     for (const fd of fds) {
       expect(fd.name).toMatch(/^vcsim-/);
       expect(fd.labels).toMatchObject({ name: fd.name, datacenter: fd.attributes.raw.datacenter, cluster: fd.attributes.raw.cluster });
       expect(fd.attributes.features).toEqual(['hotAddCPU']);
+      expect(fd.attributes.availableStorageClasses).toEqual(['local']);
+      expect(fd.attributes.availableNetworkClasses).toEqual(fd.attributes.raw.datacenter === 'DC0' ? ['vm-network', 'dc0-dvpg'] : ['vm-network']);
     }
     expect(new Set(fds.map((f) => f.attributes.raw.datacenter)).size).toBe(2);
   });

@@ -22,10 +22,29 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
   }
   const count = outcome.failureDomains.length;
   const reachable: ConditionInput = { type: ConditionType.ProviderReachable, status: 'True', reason: Reason.Reconciled, message: '' };
-  const ready: ConditionInput = { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: `${count} failure domain${count === 1 ? '' : 's'}` };
+  const unusable = unusableClasses(provider, outcome.failureDomains);
+  // A class no failure domain offers is a typo or a missing datastore/port group: said, but the others still work.
+  const ready: ConditionInput = {
+    type: ConditionType.Ready,
+    status: 'True',
+    reason: unusable.length > 0 ? Reason.CapabilitiesIncomplete : Reason.Reconciled,
+    message: `${count} failure domain${count === 1 ? '' : 's'}${unusable.length > 0 ? `; usable in none: ${unusable.join(', ')}` : ''}`,
+  };
   return {
     ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
     conditions: setConditions(current.conditions, [reachable, ready, pausedCondition(provider, generation)], now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
+}
+
+/** Declared storage and network classes that no failure domain offers, e.g. `storage class fast`. */
+function unusableClasses(provider: Provider, domains: readonly FailureDomainStatus[]): string[] {
+  const offered = (pick: (fd: FailureDomainStatus) => readonly string[] | undefined): Set<string> => new Set(domains.flatMap((fd) => pick(fd) ?? []));
+  const storage = offered((fd) => fd.attributes?.availableStorageClasses);
+  const network = offered((fd) => fd.attributes?.availableNetworkClasses);
+  const capabilities = provider.spec.capabilities;
+  return [
+    ...(capabilities?.storageClasses ?? []).filter((c) => !storage.has(c.name)).map((c) => `storage class ${c.name}`),
+    ...(capabilities?.networkClasses ?? []).filter((c) => !network.has(c.name)).map((c) => `network class ${c.name}`),
+  ];
 }
