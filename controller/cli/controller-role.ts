@@ -61,7 +61,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   );
   const imageController = new Controller(new VMImageReconciler(images, ssa, systemClock), metrics, log, controllerOptions);
   const clusterControllers = [...clusters].map(
-    ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, ssa, systemClock), metrics, log, controllerOptions)] as const,
+    ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions)] as const,
   );
 
   const placementControllers = (Object.keys(MACHINE_KIND_BY_BACKEND) as (keyof typeof MACHINE_KIND_BY_BACKEND)[]).map((backend) => {

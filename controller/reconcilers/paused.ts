@@ -12,18 +12,22 @@ export interface Pausable {
   readonly spec?: { readonly paused?: boolean };
 }
 
-/** Whether reconciliation of `obj` is paused. */
-export function isPaused(obj: Pausable): boolean {
-  return pausedBy(obj).length > 0;
+/**
+ * Whether reconciliation of `obj` is paused.
+ * @param pausedCluster the owning CAPI Cluster, when its spec.paused is true (see owning-cluster.ts).
+ */
+export function isPaused(obj: Pausable, pausedCluster?: string): boolean {
+  return pausedBy(obj, pausedCluster).length > 0;
 }
 
 /** What pauses `obj`, as phrases for a condition message; empty when not paused. */
-export function pausedBy(obj: Pausable): string[] {
+export function pausedBy(obj: Pausable, pausedCluster?: string): string[] {
   const by: string[] = [];
   if (obj.spec?.paused === true) by.push('spec.paused is true');
   if (obj.metadata.annotations?.[Annotation.capiPaused] !== undefined) {
     by.push(`annotation ${Annotation.capiPaused} is set`);
   }
+  if (pausedCluster !== undefined) by.push(`Cluster ${pausedCluster} has spec.paused`);
   return by;
 }
 
@@ -32,8 +36,8 @@ export function pausedBy(obj: Pausable): string[] {
  * of spec.paused and the annotation is set; a bare boolean gives a generic message.
  * @param generation metadata.generation to record; defaults to the object's own when an object is passed.
  */
-export function pausedCondition(paused: boolean | Pausable, generation?: number): ConditionInput {
-  const by = typeof paused === 'boolean' ? undefined : pausedBy(paused);
+export function pausedCondition(paused: boolean | Pausable, generation?: number, pausedCluster?: string): ConditionInput {
+  const by = typeof paused === 'boolean' ? undefined : pausedBy(paused, pausedCluster);
   const observedGeneration = generation ?? (typeof paused === 'boolean' ? undefined : paused.metadata.generation);
   const isSet = by === undefined ? paused === true : by.length > 0;
   const base = isSet

@@ -48,8 +48,9 @@ export function controllerRules(): PolicyRule[] {
     // ownerReference. No list/watch: the controller cannot enumerate Secrets.
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
-    // A CAPI Machine without a failure domain gets one for its infrastructure machine.
-    { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['get'] },
+    // A CAPI Machine without a failure domain gets one for its infrastructure machine;
+    // a Cluster's spec.paused pauses its InfraCluster.
+    { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
     ...eventRules,
   ];
 }
@@ -63,8 +64,9 @@ export function providerRules(backend: Backend): PolicyRule[] {
     { apiGroups: [INFRA_GROUP], resources: [machine.plural], verbs: [...READ, 'update', 'patch'] },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/status`], verbs: STATUS_WRITE },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/finalizers`], verbs: ['update'] },
-    // A CAPI-owned machine takes its failure domain and bootstrap Secret from the owning Machine.
-    { apiGroups: ['cluster.x-k8s.io'], resources: ['machines'], verbs: ['get'] },
+    // A CAPI-owned machine takes its failure domain and bootstrap Secret from the owning
+    // Machine, and pauses with its Cluster.
+    { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
     { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] },
     ...eventRules,
   ];

@@ -259,6 +259,35 @@ describe('Cluster API v1beta2 contract', () => {
       for (const uuid of before) expect(await client.search.findVmByBiosUuid(uuid)).toBeUndefined();
       expect(await vmsNamed(client, 'workers-')).toEqual([]);
     });
+
+    it('pauses with its Cluster (as clusterctl move does): nothing is provisioned while Cluster.spec.paused, everything once unpaused', async () => {
+      const pausedCondition = (o: Json | undefined): Json | undefined => o?.status?.conditions?.find((c: Json) => c.type === 'Paused');
+      await env.kubectl(['patch', 'cluster.cluster.x-k8s.io', 'real', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { paused: true } })]);
+      const failureDomain = (await get('provider', ns, 'vcsim'))?.status?.failureDomains?.[0]?.name as string;
+      await apply({
+        apiVersion: INFRA,
+        kind: 'VSphereMachine',
+        metadata: { name: 'paused-1', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'real' } },
+        spec: { providerRef: { name: 'vcsim' }, failureDomain, template: 'ubuntu-2404', numCpus: 1, memoryMiB: 512, userDataSecretRef: { name: 'workers-bootstrap' } },
+      });
+      const paused = await waitFor('Paused=True on the VSphereMachine and the VSphereCluster', async () => {
+        const machine = await get('vspheremachine', ns, 'paused-1');
+        const cluster = await get('vspherecluster', ns, 'real');
+        return pausedCondition(machine)?.status === 'True' && pausedCondition(cluster)?.status === 'True' ? { machine, cluster } : undefined;
+      }, 60_000);
+      expect(pausedCondition(paused.machine)?.message).toContain('Cluster real has spec.paused');
+      expect(pausedCondition(paused.cluster)?.message).toContain('Cluster real has spec.paused');
+      expect(paused.machine?.spec.providerID).toBeUndefined();
+      expect(await vmsNamed(client, 'paused-1')).toEqual([]);
+
+      await env.kubectl(['patch', 'cluster.cluster.x-k8s.io', 'real', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { paused: false } })]);
+      await waitFor('the VSphereMachine to be provisioned once unpaused', async () => ((await get('vspheremachine', ns, 'paused-1'))?.status?.initialization?.provisioned ? true : undefined), 60_000);
+      expect(await vmsNamed(client, 'paused-1')).toEqual(['paused-1']);
+      // The InfraCluster looks at its Cluster every 30 s (Clusters are not watched).
+      await waitFor('the VSphereCluster to be unpaused', async () => (pausedCondition(await get('vspherecluster', ns, 'real'))?.status === 'False' ? true : undefined), 60_000);
+      await env.kubectl(['delete', 'vspheremachine', 'paused-1', '-n', ns, '--timeout=60s']);
+      expect(await vmsNamed(client, 'paused-1')).toEqual([]);
+    });
   });
 
   it('is refused by RBAC once our role no longer aggregates into CAPI (the rules are really enforced)', async () => {

@@ -42,14 +42,15 @@ interface Aggregation {
  * The status an InfraCluster should have, given the Providers of its namespace.
  * While paused, only the Paused and Ready conditions change.
  * @param providers every Provider in the cluster's namespace, in any order.
+ * @param pausedCluster the owning CAPI Cluster, when its spec.paused is true.
  */
-export function decideInfraClusterStatus(cluster: InfraCluster, providers: readonly Provider[], now: Date): InfraClusterStatus {
+export function decideInfraClusterStatus(cluster: InfraCluster, providers: readonly Provider[], now: Date, pausedCluster?: string): InfraClusterStatus {
   const current = cluster.status ?? {};
   const generation = cluster.metadata.generation;
-  if (isPaused(cluster)) {
+  if (isPaused(cluster, pausedCluster)) {
     return {
       ...current,
-      conditions: setConditions(current.conditions, [pausedCondition(cluster, generation), pausedReady(generation)], now),
+      conditions: setConditions(current.conditions, [pausedCondition(cluster, generation, pausedCluster), pausedReady(generation)], now),
     };
   }
 

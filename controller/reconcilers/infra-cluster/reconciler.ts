@@ -2,7 +2,9 @@
 // of the selected Providers for CAPI. Reads caches, writes only status.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraCluster } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
-import { done, type ReconcileResult } from '../../runtime/errors.js';
+import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import { pausedOwningCluster } from '../owning-cluster.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -11,6 +13,10 @@ import { applyStatus } from '../../runtime/status-writer.js';
 import type { Clock } from '../../runtime/clock.js';
 import { decideInfraClusterStatus } from './decide.js';
 
+const CLUSTER_RECHECK_MS = 30_000;
+
+const ownedByCluster = (obj: InfraCluster): boolean => obj.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.apiVersion.startsWith('cluster.x-k8s.io/')) ?? false;
+
 export class InfraClusterReconciler implements Reconciler {
   readonly name: string;
 
@@ -18,6 +24,7 @@ export class InfraClusterReconciler implements Reconciler {
     readonly kind: string,
     private readonly clusters: Informer<InfraCluster>,
     private readonly providers: Informer<Provider>,
+    private readonly api: KubeApi,
     private readonly ssa: ServerSideApply,
     private readonly clock: Clock,
   ) {
@@ -27,10 +34,13 @@ export class InfraClusterReconciler implements Reconciler {
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const cluster = this.clusters.get(key);
     if (!cluster) return done;
-    const status = decideInfraClusterStatus(cluster, this.providers.list(cluster.metadata.namespace), this.clock.now());
+    const pausedCluster = await pausedOwningCluster(this.api, cluster);
+    const status = decideInfraClusterStatus(cluster, this.providers.list(cluster.metadata.namespace), this.clock.now(), pausedCluster);
     if (await applyStatus(this.ssa, cluster, status as Record<string, unknown>)) {
       log.info({ failureDomains: status.failureDomains?.length ?? 0 }, 'Updated cluster status');
     }
-    return done;
+    // Clusters are not watched (Cluster API may not even be installed): a CAPI-owned
+    // InfraCluster looks at its Cluster's spec.paused again this often.
+    return ownedByCluster(cluster) ? waiting(CLUSTER_RECHECK_MS) : done;
   }
 }

@@ -25,7 +25,8 @@ export interface StatusSubject extends Pausable {
 }
 
 export type PassOutcome =
-  | { readonly kind: 'paused' }
+  /** `pausedCluster`: the owning CAPI Cluster, when its spec.paused is what pauses the machine. */
+  | { readonly kind: 'paused'; readonly pausedCluster?: string }
   /** Something the pass needed is missing or refused; nothing changed on the backend. */
   | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string }
   /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
@@ -45,7 +46,7 @@ export function isProvisioned(machine: { readonly status?: InfraMachineStatus })
 export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome, now: Date): InfraMachineStatus {
   const current: InfraMachineStatus = { ...machine.status };
   const generation = machine.metadata.generation;
-  const paused = pausedCondition(machine, generation);
+  const paused = pausedCondition(machine, generation, outcome.kind === 'paused' ? outcome.pausedCluster : undefined);
   if (outcome.kind === 'paused') return { ...current, conditions: setConditions(current.conditions, [paused], now) };
   if (outcome.kind === 'blocked') {
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };

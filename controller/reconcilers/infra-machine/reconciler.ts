@@ -19,6 +19,7 @@ import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus } from '../../runtime/status-writer.js';
+import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isProvisioned, type InfraMachineStatus, type PassOutcome } from './decide.js';
@@ -81,11 +82,14 @@ export class InfraMachineReconciler implements Reconciler {
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const machine = this.machines.get(key);
     if (!machine) return done;
-    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log);
-    if (isPaused(machine)) {
-      await this.writeStatus(machine, { kind: 'paused' });
-      return done;
+    // Paused (itself or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
+    const pausedCluster = await pausedOwningCluster(this.api, machine);
+    if (isPaused(machine, pausedCluster)) {
+      await this.writeStatus(machine, { kind: 'paused', ...(pausedCluster ? { pausedCluster } : {}) });
+      // An unpaused Cluster sends no event here: look again.
+      return pausedCluster ? waiting(this.timings.pollMs) : done;
     }
+    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log);
     await ensureFinalizer(this.api, machine, this.finalizer);
 
     const identity = machineIdentity(this.backend.name, machine);

@@ -224,6 +224,12 @@ describe('InfraCluster status', () => {
       expect({ ...status, conditions: undefined }).toEqual({ ...published, conditions: undefined });
     });
 
+    it('pauses, naming it, when the owning CAPI Cluster has spec.paused (clusterctl move)', () => {
+      const status = decideInfraClusterStatus(cluster({}, { status: published }), [east, west], T1, 'work');
+      expect(findCondition(status.conditions, ConditionType.Paused)).toMatchObject({ status: 'True', message: 'Reconciliation is paused: Cluster work has spec.paused' });
+      expect({ ...status, conditions: undefined }).toEqual({ ...published, conditions: undefined });
+    });
+
     it('names both when spec.paused and the annotation are set', () => {
       const both = cluster({ paused: true }, { annotations: { [Annotation.capiPaused]: 'true' } });
       expect(isPaused(both)).toBe(true);

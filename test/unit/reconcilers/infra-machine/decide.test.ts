@@ -84,6 +84,12 @@ describe('InfraMachine status', () => {
       expect(paused(status)).toMatchObject({ status: 'True', message: `Reconciliation is paused: annotation ${Annotation.capiPaused} is set` });
     });
 
+    it('names the owning CAPI Cluster when its spec.paused is what pauses the machine', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), { kind: 'paused', pausedCluster: 'work' }, T0);
+      expect(paused(status)).toMatchObject({ status: 'True', message: 'Reconciliation is paused: Cluster work has spec.paused' });
+      expect(status.addresses).toEqual(PROVISIONED.addresses);
+    });
+
     it('does not record the generation as observed', () => {
       const status = decideMachineStatus(machine({ spec: { paused: true }, status: PROVISIONED, generation: 5 }), { kind: 'paused' }, T0);
       expect(status.observedGeneration).toBe(1);
