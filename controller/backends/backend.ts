@@ -53,7 +53,7 @@ export interface MachineRequest<Spec> {
 }
 
 /** What a backend did in one pass; the provider turns these into Events. */
-export type MachineAction = 'Created' | 'Adopted' | 'GuestDataWritten' | 'PoweredOn' | 'PoweredOff' | 'Suspended';
+export type MachineAction = 'Created' | 'Adopted' | 'GuestDataWritten' | 'Reconfigured' | 'PoweredOn' | 'PoweredOff' | 'Suspended';
 
 /** The VM as found after a pass. */
 export interface MachineObservation {
@@ -64,6 +64,8 @@ export interface MachineObservation {
   readonly actions: readonly MachineAction[];
   /** Backend-specific status fields of the machine kind, e.g. vmRef and biosUuid. */
   readonly statusFields: Readonly<Record<string, string>>;
+  /** Spec changes the VM does not have yet and why, e.g. CPUs waiting for a power-off. */
+  readonly pending?: string;
 }
 
 export interface EnsureOptions {

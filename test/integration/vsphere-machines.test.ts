@@ -106,7 +106,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     const hardware = await env.client.vms.hardware(found);
     expect(hardware).toMatchObject({ numCPUs: 2, memoryMB: 1024 });
     // The template's 10 GiB OS disk grown to the class's 20 GiB, the class's data disk added beside it.
-    expect(hardware.disks.map((d) => d.capacityKB)).toEqual([20 * 1024 * 1024, 5 * 1024 * 1024]);
+    expect([...hardware.disks].sort((a, b) => a.key - b.key).map((d) => d.capacityKB)).toEqual([20 * 1024 * 1024, 5 * 1024 * 1024]);
 
     const extra = await env.client.vms.extraConfig(found);
     const decode = (key: string): string => Buffer.from(extra.get(key) ?? '', 'base64').toString('utf8');
@@ -134,6 +134,22 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     expect((await env.client.vms.summary(found)).powerState).toBe('poweredOn');
     // Same VM, not a new one.
     expect(await vmsNamed(env.client, 'web-1')).toEqual(['web-1']);
+  });
+
+  it('applies a hardwareOverride change to the provisioned VM: CPUs, memory, a grown disk', async () => {
+    const uuid = await providerIdOf(env.ns, 'web-1');
+    const found = await env.client.search.findVmByBiosUuid(uuid);
+    if (!found) throw new Error('web-1 is not in vcsim');
+    await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: { cpus: 4, memoryMiB: 2048, diskOverrides: [{ name: 'os', sizeGiB: 30 }] } });
+    const hardware = await waitFor('web-1 resized in vcsim', async () => {
+      const hw = await env.client.vms.hardware(found);
+      return hw.numCPUs === 4 ? hw : undefined;
+    }, 60_000);
+    expect(hardware.memoryMB).toBe(2048);
+    // vcsim lists an edited device last; the OS disk is the one with the lowest key.
+    expect([...hardware.disks].sort((a, b) => a.key - b.key).map((d) => d.capacityKB)).toEqual([30 * 1024 * 1024, 5 * 1024 * 1024]);
+    expect((await env.client.vms.summary(found)).powerState).toBe('poweredOn');
+    await waitFor('a Reconfigured event', async () => ((await events(env.ns, 'web-1')).some((e) => e.reason === 'Reconfigured') ? true : undefined), 30_000);
   });
 
   it('deleting the VirtualMachine powers the VM off and removes it from vCenter', async () => {

@@ -84,5 +84,5 @@ function readyFor(observation: MachineObservation, desired: PowerState): Conditi
   if (desired === 'PoweredOn' && observation.addresses.length === 0) {
     return { type: ConditionType.Ready, status: 'False', reason: Reason.WaitingForAddress, message: 'powered on; waiting for the guest to report an IP address' };
   }
-  return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '' };
+  return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: observation.pending ?? '' };
 }

@@ -219,6 +219,7 @@ export class InfraMachineReconciler implements Reconciler {
       Created: `Created ${vm}`,
       Adopted: `Adopted ${vm}: found by its UUID, created by an earlier pass`,
       GuestDataWritten: `Wrote user-data and metadata for the first boot of ${vm}`,
+      Reconfigured: `Reconfigured ${vm} to its spec's CPUs, memory and disk sizes`,
       PoweredOn: `Powered on ${vm}`,
       PoweredOff: `Powered off ${vm}`,
       Suspended: `Suspended ${vm}`,

@@ -16,6 +16,7 @@ import { withClient } from '../with-client.js';
 import { buildCloneSpec } from './clone-spec.js';
 import { resolveCloneTargets } from './clone-targets.js';
 import { guestInfoExtraConfig } from './guest-info.js';
+import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
@@ -41,18 +42,62 @@ async function ensure(client: VsphereClient, request: Request, options: EnsureOp
     await writeGuestInfo(client, vm, request);
     actions.push('GuestDataWritten');
   }
+  // A clone has its spec's shape; afterwards the spec may change (hardwareOverride).
+  // Resized while off when possible: a running VM takes CPU/memory only with hot-add.
+  const resize = async (state: VirtualMachinePowerState): Promise<string | undefined> =>
+    actions.includes('Created') ? undefined : convergeHardware(client, vm, request.spec, state, actions);
+  const offBefore = summary.powerState === 'poweredOff';
+  let pending = offBefore ? await resize(summary.powerState) : undefined;
   const powered = await convergePower(client, vm, summary.powerState, request.spec.desiredPowerState ?? 'PoweredOn');
   if (powered.length > 0) {
     actions.push(...powered);
     summary = await client.vms.summary(vm);
   }
+  if (!offBefore) pending = await resize(summary.powerState);
   return {
     ref: vm.value,
     powerState: POWER_STATE[summary.powerState],
     addresses: addressesOf(summary),
     actions,
     statusFields: { vmRef: vm.value, biosUuid: request.uuid },
+    ...(pending ? { pending } : {}),
   };
+}
+
+/**
+ * Applies CPU, memory and disk growth; what cannot be applied now is returned
+ * as a note. A running VM takes CPU/memory only where hot-add is enabled (the
+ * template's setting); otherwise the change waits for the VM to be off.
+ */
+async function convergeHardware(
+  client: VsphereClient,
+  vm: ManagedObjectReference,
+  spec: VSphereMachineSpec,
+  powerState: VirtualMachinePowerState,
+  actions: MachineAction[],
+): Promise<string | undefined> {
+  const resize = resizeOf(spec, await client.vms.hardware(vm));
+  const notes = resize.unattachedDisks.length > 0 ? [`disks added after provisioning are not attached: ${resize.unattachedDisks.join(', ')}`] : [];
+  if (!isNoop(resize)) {
+    try {
+      await client.vms.reconfigure(vm, { ...resize.cpuMemory, ...resize.disks });
+      actions.push('Reconfigured');
+    } catch (err) {
+      const cpuMemory = Object.keys(resize.cpuMemory).length > 0;
+      if (!(powerState !== 'poweredOff' && cpuMemory && isVsphereFault(err))) throw err;
+      // Refused while running (no hot-add, or a decrease): grow the disks now, the rest at the next power-off.
+      if (resize.disks.diskGrows) {
+        await client.vms.reconfigure(vm, resize.disks);
+        actions.push('Reconfigured');
+      }
+      notes.push(`CPU/memory change (${describe(resize.cpuMemory)}) applies once the VM is powered off: ${err.faultType}`);
+    }
+  }
+  return notes.length > 0 ? notes.join('; ') : undefined;
+}
+
+function describe(change: Resize['cpuMemory']): string {
+  return [change.numCPUs !== undefined ? `${change.numCPUs} CPUs` : '', change.memoryMB !== undefined ? `${change.memoryMB} MiB` : ''].filter(Boolean).join(', ');
 }
 
 async function clone(client: VsphereClient, request: Request, log: Logger): Promise<{ vm: ManagedObjectReference; adopted: boolean }> {
