@@ -193,6 +193,23 @@ function auditedWrites(path: string): AuditedWrite[] {
     });
 }
 
+describe('a machine kind the API server does not serve', () => {
+  it('does not hold up the deletion of VMs: their objects of that kind are read by name, and absent', async () => {
+    const ns = 'kind-missing';
+    // An install without one backend's CRDs: that kind's informer never syncs.
+    await plane().kubectl(['delete', 'crd', 'cloudhypervisormachines.infrastructure.banlieue.io']);
+    await createBackend(plane(), ns);
+    const controller = await startController();
+    await applyObjects(plane(), [virtualMachine(ns, 'doomed')]);
+    await waitScheduled(ns, 'doomed');
+
+    await plane().kubectl(['delete', 'virtualmachine', 'doomed', '-n', ns, '--wait=false']);
+    await waitFor('the VirtualMachine to be deleted', async () => !(await list(VIRTUAL_MACHINES, ns)).some((o) => o.metadata.name === 'doomed'), 60_000);
+    expect((await list(VSPHERE_MACHINES, ns)).map((o) => o.metadata.name)).toEqual([]);
+    expect(controller.child.exitCode).toBeNull();
+  });
+});
+
 describe('shutdown', () => {
   it.each([['controller'], ['provider', 'vsphere']])('`banlieue %s` exits on SIGTERM even when the API server never answered', async (...role) => {
     const dir = mkdtempSync(join(tmpdir(), 'banlieue-unreachable-'));

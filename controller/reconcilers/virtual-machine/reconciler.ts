@@ -6,6 +6,7 @@ import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/vir
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType } from '../../../infra/api/conditions.js';
+import { API_VERSION, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -60,9 +61,10 @@ export class VirtualMachineReconciler implements Reconciler {
       return done;
     }
     const userData = vm.spec.userData && !vm.metadata.deletionTimestamp ? await this.readUserData(vm) : undefined;
+    const unsynced = await this.readUnsyncedInfra(vm);
     // From here to assume(): no await, so no other reconcile interleaves.
     const latest = this.d.vms.get(key) ?? vm;
-    const plan = decideVirtualMachine(this.observe(latest, userData), this.d.clock.now());
+    const plan = decideVirtualMachine(this.observe(latest, userData, unsynced), this.d.clock.now());
     this.assume(key, plan);
     await this.apply(latest, plan, log);
     return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : done;
@@ -85,7 +87,7 @@ export class VirtualMachineReconciler implements Reconciler {
     return { ...sibling, status: { ...sibling.status, ...assumption } };
   }
 
-  private observe(vm: VirtualMachine, userData: UserDataSource | undefined): VmObserved {
+  private observe(vm: VirtualMachine, userData: UserDataSource | undefined, unsynced: ReadonlyMap<string, InfraState>): VmObserved {
     const ns = vm.metadata.namespace ?? '';
     const vmClass = this.d.classes.get(vm.spec.classRef.name);
     const siblings = this.d.vms
@@ -99,7 +101,7 @@ export class VirtualMachineReconciler implements Reconciler {
       providers: this.d.providers.list(ns),
       siblings,
       siblingAddresses: this.siblingAddresses(vm, siblings),
-      infra: this.infraStates(key(vm)),
+      infra: this.infraStates(key(vm), unsynced),
       ...(userData ? { userData } : {}),
     };
   }
@@ -113,13 +115,30 @@ export class VirtualMachineReconciler implements Reconciler {
     });
   }
 
-  private infraStates(vmKey: string): InfraState[] {
+  private infraStates(vmKey: string, unsynced: ReadonlyMap<string, InfraState>): InfraState[] {
     return [...this.d.machines].map(([kind, informer]): InfraState => {
-      if (!informer.hasSynced()) return { kind, state: 'Unknown' };
-      const object = informer.get(vmKey);
-      if (!object) return { kind, state: 'Absent' };
-      return { kind, state: object.metadata.deletionTimestamp ? 'Terminating' : 'Present', object };
+      if (!informer.hasSynced()) return unsynced.get(kind) ?? { kind, state: 'Unknown' };
+      return stateOf(kind, informer.get(vmKey));
     });
+  }
+
+  /**
+   * The VM's object of each machine kind whose informer has not synced (RBAC,
+   * CRD missing), read by name: only a VM whose own read fails waits on that
+   * kind (upstream ADR-0090), not every VM. A kind the server does not serve is Absent.
+   */
+  private async readUnsyncedInfra(vm: VirtualMachine): Promise<Map<string, InfraState>> {
+    const states = new Map<string, InfraState>();
+    for (const [kind, informer] of this.d.machines) {
+      if (informer.hasSynced()) continue;
+      const ref = { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
+      try {
+        states.set(kind, stateOf(kind, await this.d.api.get<InfraMachineObject>(ref)));
+      } catch (err) {
+        states.set(kind, err instanceof ApiStatusError && err.code === 404 ? { kind, state: 'Absent' } : { kind, state: 'Unknown' });
+      }
+    }
+    return states;
   }
 
   /** The user-data source, read by name (never listed or watched). */
@@ -216,4 +235,9 @@ function claimedFirst(a: VirtualMachine, b: VirtualMachine): boolean {
   const ta = a.metadata.creationTimestamp ?? '';
   const tb = b.metadata.creationTimestamp ?? '';
   return ta !== tb ? ta < tb : (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}
+
+function stateOf(kind: string, object: InfraMachineObject | undefined): InfraState {
+  if (!object) return { kind, state: 'Absent' };
+  return { kind, state: object.metadata.deletionTimestamp ? 'Terminating' : 'Present', object };
 }
