@@ -8,7 +8,7 @@ import { BanlieueCustomResourceDefinitions } from '../crds/custom-resource-defin
 import { AdmissionPolicies } from './admission-policies.js';
 import { CapiInfrastructureRole } from './capi-infrastructure-role.js';
 import { clusterScoped } from './cluster-scoped.js';
-import { resolveInstallProps, CLUSTER_SIDE_BACKENDS, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
+import { resolveInstallProps, CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
 import { componentLabels } from './labels.js';
 import { NetworkPolicies } from './network-policies.js';
 import { controllerRules, providerRules } from './rbac-rules.js';
@@ -68,7 +68,7 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
           rules: providerRules(backend),
           args: ['provider', backend],
           // The Cloud Hypervisor provider runs on each host (it drives local VMM sockets).
-          deployment: CLUSTER_SIDE_BACKENDS.includes(backend),
+          deployment: CLUSTER_SIDE_BACKENDS.includes(backend) && PROVIDER_ROLES_BUILT.includes(backend),
         });
       }
     },

@@ -7,6 +7,14 @@ export const DEFAULT_REGISTRY = 'ghcr.io/banlieue';
 /** Backends whose provider runs in the management cluster; Cloud Hypervisor's runs on its hosts. */
 export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = ['vsphere', 'proxmox', 'libvirt'];
 
+/**
+ * Backends whose provider role this version runs (`banlieue provider <backend>`).
+ * The others get their identity and RBAC but no Deployment, rather than one
+ * that crash-loops, until their role is built (a unit test keeps this list and
+ * the controller's backend registry equal).
+ */
+export const PROVIDER_ROLES_BUILT: readonly Backend[] = ['vsphere'];
+
 export interface BanlieueInstallProps {
   /**
    * Namespace of the controller and provider workloads.

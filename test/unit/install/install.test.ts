@@ -1,7 +1,9 @@
 import { App, Chart, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { BanlieueInstall } from '../../../infra/install/banlieue-install.js';
-import { resolveInstallProps } from '../../../infra/install/install-props.js';
+import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { backendNamed } from '../../../controller/backends/registry.js';
+import { PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 
 const CLUSTER_SCOPED = new Set([
@@ -50,14 +52,9 @@ describe('the install', () => {
     ]);
   });
 
-  it('runs the controller and one Deployment per cluster-side backend, each a hardened manager container', () => {
+  it('runs the controller and one Deployment per cluster-side backend whose role is built, each a hardened manager container', () => {
     const deps = deployments({ registry: 'registry.example.com/team', version: 'v9.9.9' });
-    expect(deps.map((d) => d.metadata.name).sort()).toEqual([
-      'banlieue-controller',
-      'banlieue-provider-libvirt',
-      'banlieue-provider-proxmox',
-      'banlieue-provider-vsphere',
-    ]);
+    expect(deps.map((d) => d.metadata.name).sort()).toEqual(['banlieue-controller', ...PROVIDER_ROLES_BUILT.map((b) => `banlieue-provider-${b}`)].sort());
     for (const d of deps) {
       const pod = d.spec.template.spec;
       const [container] = pod.containers;
@@ -90,10 +87,18 @@ describe('the install', () => {
   });
 
   it('installs only the enabled backends', () => {
-    expect(deployments({ backends: ['proxmox'] }).map((d) => d.metadata.name)).toEqual([
-      'banlieue-controller',
-      'banlieue-provider-proxmox',
-    ]);
+    expect(deployments({ backends: ['vsphere'] }).map((d) => d.metadata.name)).toEqual(['banlieue-controller', 'banlieue-provider-vsphere']);
+    expect(all({ backends: ['vsphere'] }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).not.toContain('banlieue-provider-proxmox');
+  });
+
+  it('gives a backend whose provider role is not built yet its identity and RBAC, but no Deployment to crash-loop', () => {
+    const objs = all({ backends: ['proxmox'] });
+    expect(objs.filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toContain('banlieue-provider-proxmox');
+    expect(objs.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
+  });
+
+  it('lists as built exactly the provider roles the binary has', () => {
+    expect(BACKENDS.filter((b) => backendNamed(b) !== undefined)).toEqual([...PROVIDER_ROLES_BUILT]);
   });
 
   it('puts no namespace on cluster-scoped objects and the install namespace on the others', () => {
