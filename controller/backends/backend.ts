@@ -24,6 +24,12 @@ export interface Connection {
   readonly insecureSkipTLSVerify: boolean;
 }
 
+/** What a role gives the backend it creates: hooks into its metrics. */
+export interface BackendContext {
+  /** Told of every call to the backend: its method, how it ended, how long it took. */
+  readonly onCall?: (method: string, outcome: 'ok' | 'fault' | 'error', seconds: number) => void;
+}
+
 export interface Backend {
   readonly name: BackendName;
   /** Secret keys the credentials need, e.g. username and password. */
@@ -73,6 +79,8 @@ export interface EnsureOptions {
   readonly mayCreate: boolean;
   /** True until provisioned: write the guest's data (user-data, metadata) before it first boots. */
   readonly firstBoot: boolean;
+  /** The spec changed since the last pass that reached the backend: compare what can change in place (CPU, memory, disks). */
+  readonly specChanged: boolean;
   /** For what an operator should see (a clone started, with its task). */
   readonly log: Logger;
 }

@@ -1,13 +1,17 @@
 // The backends compiled into this binary, by the name a Provider's
 // providerClassRef uses. Adding a backend adds a line here.
 import type { Backend as BackendName } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { Backend } from './backend.js';
-import { vsphereBackend } from './vsphere/vsphere-backend.js';
+import type { Backend, BackendContext } from './backend.js';
+import { createVsphereBackend } from './vsphere/vsphere-backend.js';
 
-const BACKENDS: Partial<Record<BackendName, Backend>> = {
-  vsphere: vsphereBackend,
+const FACTORIES: Partial<Record<BackendName, (context: BackendContext) => Backend>> = {
+  vsphere: createVsphereBackend,
 };
 
-export function backendNamed(name: string): Backend | undefined {
-  return BACKENDS[name as BackendName];
+/** Backends whose provider role this binary runs. */
+export const BUILT_BACKENDS = Object.keys(FACTORIES) as BackendName[];
+
+/** A backend for one role (it owns its sessions), or undefined when this binary has none of that name. */
+export function createBackend(name: string, context: BackendContext = {}): Backend | undefined {
+  return FACTORIES[name as BackendName]?.(context);
 }

@@ -7,7 +7,9 @@ import { runRole } from '../runtime/role-runner.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
 import { runProviderRole } from './provider-role.js';
-import { backendNamed } from '../backends/registry.js';
+import { BUILT_BACKENDS, createBackend } from '../backends/registry.js';
+import type { Backend } from '../backends/backend.js';
+import type { Metrics } from '../runtime/metrics.js';
 
 export function toInt(flag: string): (value: string) => number {
   return (value) => {
@@ -84,11 +86,12 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
 }
 
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
-  const backend = backendNamed(backendName);
-  if (!backend) throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: vsphere)`);
+  if (!BUILT_BACKENDS.includes(backendName as (typeof BUILT_BACKENDS)[number])) {
+    throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_BACKENDS.join(', ')})`);
+  }
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   await runRole(options, (ctx) =>
-    runProviderRole(ctx, backend, {
+    runProviderRole(ctx, createProviderBackend(backendName, ctx.metrics), {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
@@ -114,4 +117,16 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
         identity: identity ?? 'banlieue-controller',
       }),
   );
+}
+
+/** The role's backend, its calls counted in the role's metrics. */
+function createProviderBackend(name: string, metrics: Metrics): Backend {
+  const backend = createBackend(name, {
+    onCall: (method, outcome, seconds) => {
+      metrics.backendCalls.inc({ backend: name, method, outcome });
+      metrics.backendCallDuration.observe({ backend: name, method }, seconds);
+    },
+  });
+  if (!backend) throw new CliError(`provider ${name}: no such backend`);
+  return backend;
 }

@@ -43,6 +43,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly backendCalls = new Counter({
+    name: 'banlieue_backend_calls_total',
+    help: 'Calls a provider role made to its backend (vCenter, …), by method and outcome (ok, fault, error).',
+    labelNames: ['backend', 'method', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly backendCallDuration = new Histogram({
+    name: 'banlieue_backend_call_duration_seconds',
+    help: 'Time of one backend call (a task is waited for by polling, so its calls are short).',
+    labelNames: ['backend', 'method'] as const,
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'banlieue_process_' });
   }

@@ -68,7 +68,33 @@ interface Window {
   /** False when banlieue kept writing after the phase ended (writes at idle). */
   readonly settled: boolean;
   readonly memory: Memory;
+  /** vCenter SOAP calls and Logins of the provider in the phase (its banlieue_backend_calls_total). */
+  readonly vcenter: VcenterCalls;
 }
+
+interface VcenterCalls {
+  readonly calls: number;
+  readonly logins: number;
+  readonly byMethod: Readonly<Record<string, number>>;
+}
+
+/** The provider's banlieue_backend_calls_total, summed and by method. */
+async function vcenterCalls(env: Env): Promise<VcenterCalls> {
+  const res = await fetch(`http://127.0.0.1:${env.provider.metricsPort}/metrics`);
+  const byMethod: Record<string, number> = {};
+  for (const line of (await res.text()).split('\n')) {
+    const match = /^banlieue_backend_calls_total\{[^}]*method="([^"]+)"[^}]*\} (\S+)$/.exec(line);
+    if (match?.[1] !== undefined) byMethod[match[1]] = (byMethod[match[1]] ?? 0) + Number(match[2]);
+  }
+  const calls = Object.values(byMethod).reduce((a, b) => a + b, 0);
+  return { calls, logins: byMethod.Login ?? 0, byMethod };
+}
+
+const since = (before: VcenterCalls, after: VcenterCalls): VcenterCalls => ({
+  calls: after.calls - before.calls,
+  logins: after.logins - before.logins,
+  byMethod: Object.fromEntries(Object.entries(after.byMethod).map(([m, n]) => [m, n - (before.byMethod[m] ?? 0)]).filter(([, n]) => n !== 0)),
+});
 
 interface Provisioned extends Window {
   readonly progress: ReadonlyMap<string, VmProgress>;
@@ -130,6 +156,7 @@ async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env>
 /** Create every VM at once; play Tools for each as it appears in vcsim; wait until all are Ready. */
 async function provision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Provisioned> {
   const from = auditOffset(env.cp.auditLogPath);
+  const callsBefore = await vcenterCalls(env);
   const progress = new Map<string, VmProgress>();
   const start = performance.now();
   await Promise.all(
@@ -182,12 +209,14 @@ async function provision(env: Env, names: readonly string[], timeoutMs: number, 
   say(`All ${names.length} Ready after ${seconds(durationMs)}; waiting for banlieue's writes to settle`);
   const memory = memoryOf(env);
   const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
-  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, progress };
+  const vcenter = since(callsBefore, await vcenterCalls(env));
+  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcenter, progress };
 }
 
 /** Delete every VM at once; wait until the objects are gone, then check that vcsim holds none of them. */
 async function deprovision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Deprovisioned> {
   const from = auditOffset(env.cp.auditLogPath);
+  const callsBefore = await vcenterCalls(env);
   const start = performance.now();
   await Promise.all(names.map(async (name) => env.api.request('DELETE', await env.api.pathOf(vmRef(name)))));
   await waitFor(
@@ -202,7 +231,8 @@ async function deprovision(env: Env, names: readonly string[], timeoutMs: number
   if (left.length > 0) throw new Error(`${left.length} VMs left in vcsim after their VirtualMachines were deleted: ${left.map((vm) => vm.name).join(', ')}`);
   const memory = memoryOf(env);
   const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
-  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcsimLeft: left.length };
+  const vcenter = since(callsBefore, await vcenterCalls(env));
+  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcenter, vcsimLeft: left.length };
 }
 
 function report(n: number, startMemory: Memory, created: Provisioned, deleted: Deprovisioned): BenchReport {
@@ -233,6 +263,9 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
     apiWrites: { create: created.writes, delete: deleted.writes },
     writesSettled: { create: created.settled, delete: deleted.settled },
     rssMiB: { 'provider-vsphere': rss('provider'), controller: rss('controller') },
+    vcenterCallsPerVm: { create: round(created.vcenter.calls / n), delete: round(deleted.vcenter.calls / n) },
+    vcenterLogins: { create: created.vcenter.logins, delete: deleted.vcenter.logins },
+    vcenterCallsByMethod: { create: created.vcenter.byMethod, delete: deleted.vcenter.byMethod },
     node: process.version,
   };
 
@@ -251,6 +284,8 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
     textTable([['', 'p50', 'p95'], step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', ready)], '    '),
     `  API writes per VM (audit log; failed: ${failed(created.writes)} create, ${failed(deleted.writes)} delete${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
+    '  vCenter SOAP calls (the provider\'s banlieue_backend_calls_total):',
+    textTable([['', 'create', 'delete'], ['calls per VM', String(result.vcenterCallsPerVm.create), String(result.vcenterCallsPerVm.delete)], ['Logins', String(result.vcenterLogins.create), String(result.vcenterLogins.delete)]], '    '),
     '  RSS (MiB, /proc/<pid>/status; roles run from sources under tsx):',
     textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-vsphere', result.rssMiB['provider-vsphere']), memRow('controller', result.rssMiB.controller)], '    '),
   ].join('\n');

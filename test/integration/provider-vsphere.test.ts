@@ -109,7 +109,8 @@ describe('vSphere provider role', () => {
     await t.apply(image(`found-${ns}`, `ubuntu-${ns}`));
     await t.apply(image(`missing-${ns}`, 'no-such-template'));
     const found = await waitFor('a ready row', async () => ((await rowOf(`found-${ns}`))?.ready === true ? rowOf(`found-${ns}`) : undefined));
-    expect(found).toMatchObject({ ready: true, resolvedRef: expect.stringContaining(`ubuntu-${ns}`) });
+    // Resolved to its inventory path: a clone finds it with one lookup.
+    expect(found).toMatchObject({ ready: true, resolvedRef: `DC0/vm/ubuntu-${ns}` });
     const missing = await waitFor('a not-ready row', async () => ((await rowOf(`missing-${ns}`))?.reason ? rowOf(`missing-${ns}`) : undefined));
     expect(missing).toMatchObject({ ready: false, reason: 'TemplateNotFound' });
     for (const name of [`found-${ns}`, `missing-${ns}`]) await t.delete(image(name, ''));

@@ -195,6 +195,11 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     await Promise.all(names.map((name) => t.delete(vm(env.ns, name, '', ''))));
     await Promise.all(names.map((name) => t.gone(vm(env.ns, name, '', ''), 120_000)));
     expect(await vmsNamed(env.client, 'fleet-')).toEqual([]);
+    // Every pass of every machine, the discovery and the image rows shared one vCenter session.
+    const calls = (labels: Record<string, string>): Promise<number> => env.provider.metric('banlieue_backend_calls_total', { backend: 'vsphere', ...labels });
+    expect(await calls({ method: 'Login' })).toBe(1);
+    expect(await calls({ method: 'CloneVM_Task', outcome: 'ok' })).toBeGreaterThanOrEqual(names.length);
+    expect(await calls({ outcome: 'error' })).toBe(0);
   }, 300_000);
 });
 

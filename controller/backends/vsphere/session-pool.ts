@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { BackendErrorKind, isBackendError } from '../backend-error.js';
 import type { Connection } from '../backend.js';
+import type { SoapTransportOptions } from './client/transport.js';
 import { VsphereClient } from './client/vsphere-client.js';
 
 interface Entry {
@@ -20,15 +21,19 @@ interface Entry {
 export interface SessionPoolOptions {
   /** Log out a session unused this long. @default 300000 (5 min; vCenter's own idle timeout is 30 min) */
   readonly idleMs?: number;
+  /** Told of every SOAP call (metrics). */
+  readonly onCall?: SoapTransportOptions['onCall'];
 }
 
 export class VsphereSessionPool {
   private readonly entries = new Map<string, Entry>();
   private readonly idleMs: number;
+  private readonly onCall: SessionPoolOptions['onCall'];
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: SessionPoolOptions = {}) {
     this.idleMs = options.idleMs ?? 300_000;
+    this.onCall = options.onCall;
   }
 
   /** Runs `use` with the pooled client of `connection`, logging in first when there is none. */
@@ -76,6 +81,7 @@ export class VsphereSessionPool {
       password: connection.credentials.password ?? '',
       ...(connection.caPem ? { caPem: connection.caPem } : {}),
       insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
+      ...(this.onCall ? { onCall: this.onCall } : {}),
     });
     const entry: Entry = { identity, client, users: 0, lastUsed: Date.now(), dropped: false };
     this.entries.set(key, entry);

@@ -1,33 +1,40 @@
 // The vSphere backend: a vCenter (or vcsim) reached over vim25 SOAP.
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import type { Backend, Connection, ImageResolution } from '../backend.js';
+import type { Backend, BackendContext, Connection, ImageResolution } from '../backend.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
-import { closeSessions, withClient } from './with-client.js';
+import { VsphereSessionPool } from './session-pool.js';
 
-/** The template named `ref`, looked up in every datacenter. */
+/**
+ * The template named `ref`, looked up in every datacenter; resolved to its
+ * inventory path, so a clone finds it with one FindByInventoryPath.
+ */
 async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
   for (const dc of await client.inventory.datacenters()) {
-    const match = (await client.vms.list(dc.vmFolder)).find((vm) => vm.template && vm.name === ref);
-    if (match) return { ready: true, resolvedRef: `${dc.name}/${match.name}` };
+    const match = (await client.vms.names(dc.vmFolder)).find((vm) => vm.template && vm.name === ref);
+    if (match) return { ready: true, resolvedRef: await client.inventory.inventoryPath(match.ref) };
   }
   return { ready: false, reason: 'TemplateNotFound', message: `no template named "${ref}" in any datacenter` };
 }
 
-export const vsphereBackend: Backend = {
-  name: 'vsphere',
-  credentialKeys: ['username', 'password'],
-  discover: (provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> =>
-    withClient(connection, async (client) => toFailureDomains(provider, await discoverInventory(client))),
-  resolveImage: (_provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution> => {
-    if (source.kind !== 'Template') {
-      return Promise.resolve({ ready: false, reason: 'UnsupportedSource', message: `vSphere images must be kind Template, not ${source.kind}` });
-    }
-    return withClient(connection, (client) => findTemplate(client, source.ref));
-  },
-  machines: vsphereMachines,
-  close: closeSessions,
-};
+/** The vSphere backend of one role: its session pool is shared by every pass of that role. */
+export function createVsphereBackend(context: BackendContext): Backend {
+  const sessions = new VsphereSessionPool(context.onCall ? { onCall: context.onCall } : {});
+  return {
+    name: 'vsphere',
+    credentialKeys: ['username', 'password'],
+    discover: (provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> =>
+      sessions.use(connection, async (client) => toFailureDomains(provider, await discoverInventory(client))),
+    resolveImage: (_provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution> => {
+      if (source.kind !== 'Template') {
+        return Promise.resolve({ ready: false, reason: 'UnsupportedSource', message: `vSphere images must be kind Template, not ${source.kind}` });
+      }
+      return sessions.use(connection, (client) => findTemplate(client, source.ref));
+    },
+    machines: vsphereMachines(sessions),
+    close: () => sessions.closeAll(),
+  };
+}

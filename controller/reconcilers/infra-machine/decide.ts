@@ -54,11 +54,13 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
   }
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
+  // A spec change still pending on the backend (e.g. CPUs until a power-off) is not yet observed: the next pass retries it.
+  const converged = outcome.observation?.pending === undefined;
   const status: InfraMachineStatus = {
     ...current,
     ...outcome.backendStatus,
     failureDomain: outcome.failureDomain,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    ...(generation !== undefined && converged ? { observedGeneration: generation } : {}),
   };
   if (!observation) {
     const ready: ConditionInput = {

@@ -105,7 +105,7 @@ export class InfraMachineReconciler implements Reconciler {
 
     let observation: MachineObservation | undefined;
     try {
-      observation = await this.backend.machines.ensure(resolved.connection, resolved.request, { mayCreate: !provisioned, firstBoot: !provisioned, log });
+      observation = await this.backend.machines.ensure(resolved.connection, resolved.request, { mayCreate: !provisioned, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log });
     } catch (err) {
       const { reason, message } = describeBackendError(err);
       log.warn({ reason, err: message }, 'Backend pass failed');

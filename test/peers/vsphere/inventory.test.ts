@@ -5,6 +5,7 @@ import type { DatacenterInfo } from '../../../controller/backends/vsphere/client
 import { PropertyCollector } from '../../../controller/backends/vsphere/client/property-collector.js';
 import type { VimInvoker } from '../../../controller/backends/vsphere/client/session.js';
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
@@ -98,5 +99,22 @@ describe('vSphere inventory', () => {
       kind: 'NotFound',
       faultType: 'ManagedObjectNotFound',
     });
+  });
+});
+
+describe('vSphere inventory paths', () => {
+  it('gives the path FindByInventoryPath takes, through folders, with "/" and "%" in names escaped as the server keeps them', async () => {
+    // A folder whose name holds two characters vCenter escapes in names (%2f, %25).
+    const created = await client.session.invoke('CreateFolder', dc1.vmFolder, { name: 'images/50%' });
+    const folder = toMoRef(created.child('returnval') ?? created);
+    const [vm] = await client.vms.names(dc1.vmFolder);
+    if (!vm) throw new Error('DC1 has no VM');
+    const task = (await client.session.invoke('MoveIntoFolder_Task', folder, { list: [moRefFields(vm.ref)] })).child('returnval');
+    if (task) await client.tasks.wait(toMoRef(task));
+
+    const path = await client.inventory.inventoryPath(vm.ref);
+
+    expect(path).toBe(`DC1/vm/images%2f50%25/${vm.name}`);
+    expect(await client.search.findByInventoryPath(path)).toEqual(vm.ref);
   });
 });

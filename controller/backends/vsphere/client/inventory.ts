@@ -121,6 +121,24 @@ export class Inventory {
     });
   }
 
+  /**
+   * The inventory path of `entity` as SearchIndex.FindByInventoryPath takes it,
+   * e.g. `DC0/vm/templates/ubuntu`: the names from below the root folder down.
+   * vCenter keeps `/`, `\` and `%` in names escaped (%2f, %5c, %25), which is
+   * what paths need. One call per level.
+   */
+  async inventoryPath(entity: ManagedObjectReference): Promise<string> {
+    const names: string[] = [];
+    let current: ManagedObjectReference | undefined = entity;
+    while (current !== undefined && current.value !== this.serviceContent.rootFolder.value) {
+      const content = await this.properties.retrieveOne(current, ['name', 'parent']);
+      names.unshift(name(content));
+      const parent = content.props.get('parent');
+      current = parent === undefined ? undefined : toMoRef(parent);
+    }
+    return names.join('/');
+  }
+
   /** uuid of every switch the port groups name, by switch moref value, in one call. */
   private async switchUuids(contents: readonly ObjectContent[]): Promise<Map<string, string>> {
     const switches = new Map<string, ManagedObjectReference>();

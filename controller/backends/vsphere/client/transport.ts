@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { createSecureContext } from 'node:tls';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { decodeResponse, encodeRequest, type XmlFields } from './soap-envelope.js';
-import { faultFromSoap } from './vsphere-fault.js';
+import { faultFromSoap, isVsphereFault } from './vsphere-fault.js';
 import type { XmlElement } from './xml-element.js';
 
 export interface SoapTransportOptions {
@@ -27,7 +27,12 @@ export interface SoapTransportOptions {
   readonly apiVersion?: string;
   /** Deadline for one call, connect to last byte. @default 120000 (120 s) */
   readonly timeoutMs?: number;
+  /** Told of every call once it ends (for metrics): the method, how it ended, how long it took. */
+  readonly onCall?: (method: string, outcome: CallOutcome, seconds: number) => void;
 }
+
+/** ok; fault: the server answered with a SOAP fault; error: no usable answer (network, TLS, HTTP). */
+export type CallOutcome = 'ok' | 'fault' | 'error';
 
 /** One layer down from the session: a SOAP call and its cookie. */
 export interface SoapCaller {
@@ -48,6 +53,7 @@ export class HttpsSoapTransport implements SoapCaller {
   private readonly agent: Agent;
   private readonly soapAction: string;
   private readonly timeoutMs: number;
+  private readonly onCall: SoapTransportOptions['onCall'];
   private cookie: string | undefined;
 
   constructor(options: SoapTransportOptions) {
@@ -61,6 +67,7 @@ export class HttpsSoapTransport implements SoapCaller {
     });
     this.soapAction = `urn:vim25/${options.apiVersion ?? '8.0.1.0'}`;
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.onCall = options.onCall;
   }
 
   get endpoint(): string {
@@ -68,6 +75,20 @@ export class HttpsSoapTransport implements SoapCaller {
   }
 
   async call(method: string, fields: XmlFields): Promise<XmlElement> {
+    if (!this.onCall) return this.callOnce(method, fields);
+    const started = process.hrtime.bigint();
+    const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const body = await this.callOnce(method, fields);
+      this.onCall(method, 'ok', seconds());
+      return body;
+    } catch (err) {
+      this.onCall(method, isVsphereFault(err) ? 'fault' : 'error', seconds());
+      throw err;
+    }
+  }
+
+  private async callOnce(method: string, fields: XmlFields): Promise<XmlElement> {
     const { status, body } = await this.post(method, encodeRequest(method, fields));
     let decoded;
     try {

@@ -8,7 +8,7 @@ import type { TaskWaitOptions, Tasks } from './tasks.js';
 import type { EthernetCard, ManagedObjectReference, VmHardware, VmSummary } from './vim-types.js';
 import { VM_SUMMARY_PATHS, toDiskControllers, toEthernetCards, toVirtualDisks, toVmSummary } from './vm-decoders.js';
 import { cloneSpecFields, configSpecFields, type CloneSpec, type VmConfigSpec } from './vm-specs.js';
-import { moRefFields, toMoRef, toNumber } from './wire-values.js';
+import { moRefFields, toBoolean, toMoRef, toNumber } from './wire-values.js';
 import type { XmlFields } from './soap-envelope.js';
 
 export class VirtualMachines {
@@ -21,6 +21,15 @@ export class VirtualMachines {
   /** NotFound when the VM does not exist. */
   async summary(vm: ManagedObjectReference): Promise<VmSummary> {
     return toVmSummary(await this.properties.retrieveOne(vm, VM_SUMMARY_PATHS));
+  }
+
+  /**
+   * Name and template flag of every VM and template under `root`: the light
+   * listing for finding one by name (no guest data for thousands of VMs).
+   */
+  async names(root: ManagedObjectReference): Promise<{ ref: ManagedObjectReference; name: string; template: boolean }[]> {
+    const contents = await this.properties.listManagedObjects(root, [{ type: 'VirtualMachine', pathSet: ['name', 'config.template'] }]);
+    return contents.map((c) => ({ ref: c.obj, name: c.props.get('name')?.text ?? '', template: toBoolean(c.props.get('config.template')) ?? false }));
   }
 
   /** Every VM and template under `root` (a folder, datacenter, pool…). */

@@ -73,9 +73,10 @@ async function resolveDatastore(client: VsphereClient, dc: DatacenterInfo, clust
 }
 
 /**
- * spec.template: a name (looked up in the target datacenter, then in every
- * other), `<datacenter>/<name>` as VMImage rows write it, or a full inventory
- * path; with spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`.
+ * spec.template: an inventory path (as VMImage rows resolve it, e.g.
+ * `DC0/vm/templates/ubuntu`: one lookup), `<datacenter>/<name>`, or a name
+ * (looked up in the target datacenter, then in every other); with
+ * spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`.
  */
 async function resolveTemplate(client: VsphereClient, datacenters: readonly DatacenterInfo[], target: DatacenterInfo, spec: VSphereMachineSpec): Promise<ManagedObjectReference> {
   const what = `template "${spec.template}" (spec.template)`;
@@ -98,7 +99,7 @@ async function resolveTemplate(client: VsphereClient, datacenters: readonly Data
 
 /** A template named `name` in the datacenter, else a VM of that name (CAPV clones either). */
 async function findNamed(client: VsphereClient, dc: DatacenterInfo, name: string): Promise<ManagedObjectReference | undefined> {
-  const matches = (await client.vms.list(dc.vmFolder)).filter((vm) => vm.name === name);
+  const matches = (await client.vms.names(dc.vmFolder)).filter((vm) => vm.name === name);
   return (matches.find((vm) => vm.template) ?? matches[0])?.ref;
 }
 

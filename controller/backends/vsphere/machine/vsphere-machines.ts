@@ -12,7 +12,7 @@ import type { ManagedObjectReference, VirtualMachinePowerState, VmSummary } from
 import type { VsphereClient } from '../client/vsphere-client.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
-import { withClient } from '../with-client.js';
+import type { VsphereSessionPool } from '../session-pool.js';
 import { buildCloneSpec } from './clone-spec.js';
 import { resolveCloneTargets } from './clone-targets.js';
 import { guestInfoExtraConfig } from './guest-info.js';
@@ -20,10 +20,12 @@ import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
-export const vsphereMachines: MachineBackend<VSphereMachineSpec> = {
-  ensure: (connection: Connection, request: Request, options: EnsureOptions) => withClient(connection, (client) => ensure(client, request, options)),
-  destroy: (connection: Connection, request: Request, log: Logger) => withClient(connection, (client) => destroy(client, request, log)),
-};
+export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VSphereMachineSpec> {
+  return {
+    ensure: (connection: Connection, request: Request, options: EnsureOptions) => sessions.use(connection, (client) => ensure(client, request, options)),
+    destroy: (connection: Connection, request: Request, log: Logger) => sessions.use(connection, (client) => destroy(client, request, log)),
+  };
+}
 
 async function ensure(client: VsphereClient, request: Request, options: EnsureOptions): Promise<MachineObservation | undefined> {
   const actions: MachineAction[] = [];
@@ -45,7 +47,7 @@ async function ensure(client: VsphereClient, request: Request, options: EnsureOp
   // A clone has its spec's shape; afterwards the spec may change (hardwareOverride).
   // Resized while off when possible: a running VM takes CPU/memory only with hot-add.
   const resize = async (state: VirtualMachinePowerState): Promise<string | undefined> =>
-    actions.includes('Created') ? undefined : convergeHardware(client, vm, request.spec, state, actions);
+    actions.includes('Created') || !options.specChanged ? undefined : convergeHardware(client, vm, request.spec, state, actions);
   const offBefore = summary.powerState === 'poweredOff';
   let pending = offBefore ? await resize(summary.powerState) : undefined;
   const powered = await convergePower(client, vm, summary.powerState, request.spec.desiredPowerState ?? 'PoweredOn');

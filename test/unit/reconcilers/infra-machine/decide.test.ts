@@ -195,6 +195,13 @@ describe('InfraMachine status', () => {
       expect(status.observedPowerState).toBeUndefined();
     });
 
+    it('keeps Ready, says what waits, and does not mark the generation observed while a spec change is pending', () => {
+      const pending = 'CPU/memory change (4 CPUs) applies once the VM is powered off: InvalidPowerState';
+      const status = decideMachineStatus(machine({ status: PROVISIONED, generation: 5 }), observed(observation({ pending })), T0);
+      expect(ready(status)).toMatchObject({ status: 'True', reason: Reason.Reconciled, message: pending });
+      expect(status.observedGeneration).toBe(PROVISIONED.observedGeneration);
+    });
+
     it('leaves provisioned unset when there is no VM yet', () => {
       const status = decideMachineStatus(machine(), observed(undefined), T0);
       expect(isProvisioned({ status })).toBe(false);
