@@ -93,6 +93,6 @@ export interface MachineBackend<Spec> {
    * Undefined when it is absent and may not be created. Throws BackendError.
    */
   ensure(connection: Connection, request: MachineRequest<Spec>, options: EnsureOptions): Promise<MachineObservation | undefined>;
-  /** Power off and delete the VM; an absent VM is success. Throws BackendError. */
-  destroy(connection: Connection, request: MachineRequest<Spec>, log: Logger): Promise<void>;
+  /** Power off and delete the VM; an absent VM is success. Resolves to whether there was one. Throws BackendError. */
+  destroy(connection: Connection, request: MachineRequest<Spec>, log: Logger): Promise<boolean>;
 }

@@ -159,6 +159,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     await t.gone(vm(env.ns, 'web-1', '', ''), 60_000);
     expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
     expect(await vmsNamed(env.client, 'web-1')).toEqual([]);
+    expect((await events(env.ns, 'web-1')).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
   });
 
   it('says which template is missing, as a condition, and provisions once it exists', async () => {

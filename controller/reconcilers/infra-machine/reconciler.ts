@@ -133,25 +133,27 @@ export class InfraMachineReconciler implements Reconciler {
   private async reconcileDelete(machine: InfraMachine, log: Logger): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
     const identity = machineIdentity(this.backend.name, machine);
-    // No providerID was ever written: nothing was created.
-    if (identity.ok && !identity.unwritten) {
+    if (identity.ok) {
       const resolved = await this.resolve(machine, identity, { needUserData: false });
-      if (!resolved.ok && resolved.reason === Reason.ProviderNotFound) {
+      if (!resolved.ok && identity.unwritten) {
+        // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
+      } else if (!resolved.ok && resolved.reason === Reason.ProviderNotFound) {
         // The Provider is gone (often: its namespace is being deleted); nothing can reach the VM.
         await this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
       } else if (!resolved.ok) {
         return this.block(machine, Reason.DeletionFailed, resolved.message);
       } else {
+        // Asked even without a providerID in the cache: it may lag the write that preceded a clone.
+        let existed: boolean;
         try {
-          await this.backend.machines.destroy(resolved.connection, resolved.request, log);
+          existed = await this.backend.machines.destroy(resolved.connection, resolved.request, log);
         } catch (err) {
           const { message } = describeBackendError(err);
           log.warn({ err: message }, 'Deleting the VM failed');
           await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message });
           throw err;
         }
-        log.info({ uuid: identity.uuid }, 'Deleted the VM');
-        await this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
+        if (existed) await this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
       }
     }
     await removeFinalizer(this.api, machine, this.finalizer);

@@ -163,17 +163,18 @@ async function tolerateRace(operation: Promise<void>): Promise<boolean> {
   }
 }
 
-async function destroy(client: VsphereClient, request: Request, log: Logger): Promise<void> {
+async function destroy(client: VsphereClient, request: Request, log: Logger): Promise<boolean> {
   const vm = await client.search.findVmByBiosUuid(request.uuid);
-  if (!vm) return;
+  if (!vm) return false;
   try {
     const { powerState } = await client.vms.summary(vm);
     if (powerState !== 'poweredOff') await tolerateRace(client.vms.powerOff(vm));
     await client.vms.destroy(vm);
     log.info({ vm: vm.value, uuid: request.uuid }, 'Destroyed the VM');
+    return true;
   } catch (err) {
     // Gone meanwhile: what we wanted.
-    if (err instanceof BackendError && err.kind === BackendErrorKind.NotFound) return;
+    if (err instanceof BackendError && err.kind === BackendErrorKind.NotFound) return false;
     throw err;
   }
 }
