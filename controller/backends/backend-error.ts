@@ -45,3 +45,8 @@ export class BackendError extends Error {
 export function isBackendError(error: unknown, kind?: BackendErrorKind): error is BackendError {
   return error instanceof BackendError && (kind === undefined || error.kind === kind);
 }
+
+/** The backend could not be reached or refused the credentials: a connection problem (ConnectFailed), not the request's. */
+export function isConnectFailure(error: unknown): boolean {
+  return isBackendError(error, BackendErrorKind.Unauthorized) || isBackendError(error, BackendErrorKind.Unreachable);
+}

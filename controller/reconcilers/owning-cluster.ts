@@ -12,10 +12,15 @@ export interface ClusterMember {
   };
 }
 
+/** The name of the CAPI Cluster `obj` belongs to (its cluster-name label or its Cluster owner), if any. */
+export function owningClusterName(obj: ClusterMember): string | undefined {
+  const owner = obj.metadata.ownerReferences?.find((r) => r.kind === 'Cluster' && r.apiVersion.startsWith('cluster.x-k8s.io/'));
+  return obj.metadata.labels?.[Label.capiClusterName] ?? owner?.name;
+}
+
 /** The Cluster's name when `obj` belongs to a CAPI Cluster whose spec.paused is true; undefined otherwise. */
 export async function pausedOwningCluster(api: KubeApi, obj: ClusterMember): Promise<string | undefined> {
-  const owner = obj.metadata.ownerReferences?.find((r) => r.kind === 'Cluster' && r.apiVersion.startsWith('cluster.x-k8s.io/'));
-  const name = obj.metadata.labels?.[Label.capiClusterName] ?? owner?.name;
+  const name = owningClusterName(obj);
   if (!name) return undefined;
   try {
     const cluster = await api.get<{ spec?: { paused?: boolean } }>({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name, namespace: obj.metadata.namespace ?? '' } });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { freePort } from '../support/control-plane.js';
+import { runningStatus } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { applyObjects, createBackend, usePrivatePlane, patchStatus, virtualMachine } from '../support/private-plane-fixtures.js';
 
@@ -26,17 +27,6 @@ async function startController(...args: string[]): Promise<RoleProcess> {
   track(controller);
   return controller;
 }
-
-const apply = (objects: object[]): Promise<string> =>
-  plane().kubectl(['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
-
-/** What a vSphere provider reports once the machine runs. */
-const provisioned = (address: string): object => ({
-  initialization: { provisioned: true },
-  observedPowerState: 'PoweredOn',
-  addresses: [{ type: 'InternalIP', address }],
-  conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
-});
 
 async function list(resource: string, ns: string): Promise<Listed['items']> {
   return (JSON.parse(await plane().kubectl(['get', resource, '-n', ns, '-o', 'json'])) as Listed).items;
@@ -106,7 +96,7 @@ describe('controller robustness against a real kube-apiserver', () => {
     // resourceVersion it holds; the restarted apiserver's fresh watch cache
     // starts at the new revision and cannot serve the old ones.
     const configMaps = Array.from({ length: 100 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `churn-${i}`, namespace: ns }, data: { i: String(i) } }));
-    await apply(configMaps);
+    await applyObjects(plane(), configMaps);
     await plane().restartApiserver();
 
     await waitFor('the controller to log "Watch expired, relisting"', () => logged(controller).includes('Watch expired, relisting'), 90_000);
@@ -122,12 +112,12 @@ describe('controller robustness against a real kube-apiserver', () => {
     await createBackend(plane(), ns, ['fd-a', 'fd-b', 'fd-c']);
     const controller = await startController('--resync-period', String(resyncSeconds));
     const names = Array.from({ length: count }, (_, i) => `vm-${String(i).padStart(2, '0')}`);
-    await apply(names.map((n) => virtualMachine(ns, n)));
+    await applyObjects(plane(), names.map((n) => virtualMachine(ns, n)));
     await waitFor(`${count} VSphereMachines`, async () => (await list(VSPHERE_MACHINES, ns)).length === count, 120_000);
 
     // Play the vSphere provider: every machine comes up.
     for (let i = 0; i < count; i += 10) {
-      await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(plane(), VSPHERE_MACHINES, ns, n, provisioned(`192.0.2.${10 + i + j}`))));
+      await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(plane(), VSPHERE_MACHINES, ns, n, runningStatus(`192.0.2.${10 + i + j}`))));
     }
     await waitFor(`all ${count} VirtualMachines Ready`, async () => (await list(VIRTUAL_MACHINES, ns)).filter((vm) => hasCondition(vm, 'Ready', 'True')).length === count, 120_000);
 

@@ -108,10 +108,16 @@ describe('vSphere provider role', () => {
       ((await t.get(image(name, '')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find((r) => r.providerNamespace === ns && r.providerName === 'vcsim');
     await t.apply(image(`found-${ns}`, `ubuntu-${ns}`));
     await t.apply(image(`missing-${ns}`, 'no-such-template'));
-    const found = await waitFor('a ready row', async () => ((await rowOf(`found-${ns}`))?.ready === true ? rowOf(`found-${ns}`) : undefined));
+    const found = await waitFor('a ready row', async () => {
+      const row = await rowOf(`found-${ns}`);
+      return row?.ready === true ? row : undefined;
+    });
     // Resolved to its inventory path: a clone finds it with one lookup.
     expect(found).toMatchObject({ ready: true, resolvedRef: `DC0/vm/ubuntu-${ns}` });
-    const missing = await waitFor('a not-ready row', async () => ((await rowOf(`missing-${ns}`))?.reason ? rowOf(`missing-${ns}`) : undefined));
+    const missing = await waitFor('a not-ready row', async () => {
+      const row = await rowOf(`missing-${ns}`);
+      return row?.reason ? row : undefined;
+    });
     expect(missing).toMatchObject({ ready: false, reason: 'TemplateNotFound' });
     for (const name of [`found-${ns}`, `missing-${ns}`]) await t.delete(image(name, ''));
   });

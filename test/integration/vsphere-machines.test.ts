@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { CORE, INFRA, TestApi, vm, type Obj } from '../support/fixtures.js';
+import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
 import { waitFor } from '../support/wait.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
@@ -53,11 +53,9 @@ async function tearDown(env: Env | undefined): Promise<void> {
   await env.removeNs();
 }
 
-const machineOf = (ns: string, name: string): Obj => ({ apiVersion: INFRA, kind: 'VSphereMachine', metadata: { name, namespace: ns } });
-
 /** The VSphereMachine once it carries a providerID, and the UUID in it. */
 async function providerIdOf(ns: string, name: string): Promise<string> {
-  const m = await t.exists(machineOf(ns, name), (o) => typeof o.spec?.providerID === 'string', 60_000);
+  const m = await t.exists(machineRef('vsphere', ns, name), (o) => typeof o.spec?.providerID === 'string', 60_000);
   return uuidOf(m.spec?.providerID as string);
 }
 
@@ -82,9 +80,8 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
   }, 180_000);
   afterAll(() => tearDown(env), 180_000);
 
-  const spec = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ ...extra });
   const create = (name: string, extra: Record<string, unknown> = {}): Promise<Obj> =>
-    t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, spec(extra)));
+    t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, extra));
 
   it('provisions a VirtualMachine: a VM cloned with its UUID and shape, Ready with the address the guest reports', async () => {
     await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-user-data', namespace: env.ns }, stringData: { 'user-data': userData } });
@@ -93,7 +90,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.20.0.11' }]);
     expect(ready.status?.observedPowerState).toBe('PoweredOn');
 
-    const machine = await t.get(machineOf(env.ns, 'web-1'));
+    const machine = await t.get(machineRef('vsphere', env.ns, 'web-1'));
     const uuid = uuidOf(machine?.spec?.providerID as string);
     expect(machine?.spec?.providerID).toMatch(/^vsphere:\/\/[0-9a-f-]{36}$/);
     expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', failureDomain: machine?.spec?.failureDomain, biosUuid: uuid, vmRef: expect.stringMatching(/^vm-/) });
@@ -155,7 +152,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
   it('deleting the VirtualMachine powers the VM off and removes it from vCenter', async () => {
     const uuid = await providerIdOf(env.ns, 'web-1');
     await t.delete(vm(env.ns, 'web-1', '', ''));
-    await t.gone(machineOf(env.ns, 'web-1'), 60_000);
+    await t.gone(machineRef('vsphere', env.ns, 'web-1'), 60_000);
     await t.gone(vm(env.ns, 'web-1', '', ''), 60_000);
     expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
     expect(await vmsNamed(env.client, 'web-1')).toEqual([]);
@@ -163,28 +160,26 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
   });
 
   it('says which template is missing, as a condition, and provisions once it exists', async () => {
-    {
-      // Written directly, as Cluster API would: the provider's answer shows on it.
-      const machine: Obj = {
-        apiVersion: INFRA,
-        kind: 'VSphereMachine',
-        metadata: { name: 'standalone-1', namespace: env.ns },
-        spec: { providerRef: { name: 'vcsim' }, failureDomain: (await t.get(env.world.provider))?.status?.failureDomains?.[0]?.name, template: `late-${suffix}`, numCpus: 1, memoryMiB: 512 },
-      };
-      await t.apply(machine);
-      const failed = await t.condition(machine, 'Ready', 'False', 'ProvisionFailed', 60_000);
-      const ready = failed.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
-      expect(ready.message).toContain(`template "late-${suffix}"`);
+    // Written directly, as Cluster API would: the provider's answer shows on it.
+    const machine: Obj = {
+      apiVersion: INFRA,
+      kind: 'VSphereMachine',
+      metadata: { name: 'standalone-1', namespace: env.ns },
+      spec: { providerRef: { name: 'vcsim' }, failureDomain: (await t.get(env.world.provider))?.status?.failureDomains?.[0]?.name, template: `late-${suffix}`, numCpus: 1, memoryMiB: 512 },
+    };
+    await t.apply(machine);
+    const failed = await t.condition(machine, 'Ready', 'False', 'ProvisionFailed', 60_000);
+    const ready = failed.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready.message).toContain(`template "late-${suffix}"`);
 
-      await makeTemplate(env.client, `late-${suffix}`);
-      // A machine without a VirtualMachine (as Cluster API creates them): its own UID gives the UUID.
-      const uuid = await providerIdOf(env.ns, 'standalone-1');
-      await waitFor('standalone-1 in vcsim', async () => ((await playTools(env.client, uuid, '10.20.0.99')) ? true : undefined), 120_000);
-      await t.condition(machine, 'Ready', 'True', 'Reconciled', 60_000);
-      await t.delete(machine);
-      await t.gone(machine, 60_000);
-      expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
-    }
+    await makeTemplate(env.client, `late-${suffix}`);
+    // A machine without a VirtualMachine (as Cluster API creates them): its own UID gives the UUID.
+    const uuid = await providerIdOf(env.ns, 'standalone-1');
+    await waitFor('standalone-1 in vcsim', async () => ((await playTools(env.client, uuid, '10.20.0.99')) ? true : undefined), 120_000);
+    await t.condition(machine, 'Ready', 'True', 'Reconciled', 60_000);
+    await t.delete(machine);
+    await t.gone(machine, 60_000);
+    expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
   });
 
   it('provisions 20 VirtualMachines at once, all Ready; deleting them leaves no VM behind', async () => {

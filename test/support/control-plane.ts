@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
+import { waitFor } from './wait.js';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -64,23 +65,6 @@ export async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${what} not ready after ${timeoutMs / 1000}s${lastError ? `: ${String(lastError)}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 function httpsGet(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
@@ -168,10 +152,7 @@ export class ControlPlane {
       '--unsafe-no-fsync=true',
       '--log-level=warn',
     ]);
-    await waitFor('etcd', 30_000, async () => {
-      const res = await fetch(`${this.etcdUrl}/health`);
-      return res.ok ? true : undefined;
-    });
+    await waitFor('etcd', async () => (await fetch(`${this.etcdUrl}/health`)).ok || undefined, 30_000);
   }
 
   private async startApiserver(): Promise<void> {
@@ -221,13 +202,8 @@ export class ControlPlane {
       '--v=1',
     ];
     this.spawnApiserver();
-    this.caCert = await waitFor('kube-apiserver serving certificate', 60_000, async () => {
-      try {
-        return readFileSync(join(certDir, 'apiserver.crt'), 'utf8');
-      } catch {
-        return undefined;
-      }
-    });
+    // Not there yet: the probe throws, and waitFor tries again.
+    this.caCert = await waitFor('kube-apiserver serving certificate', () => readFileSync(join(certDir, 'apiserver.crt'), 'utf8'), 60_000);
     await this.waitApiserverReady();
     this.kubeconfigPath = join(this.dir, 'kubeconfig');
     writeFileSync(this.kubeconfigPath, this.kubeconfig('banlieue-test-admin', this.adminToken));
@@ -239,10 +215,7 @@ export class ControlPlane {
 
   private async waitApiserverReady(): Promise<void> {
     try {
-      await waitFor('kube-apiserver /readyz', 120_000, async () => {
-        const res = await httpsGet(`${this.server}/readyz`, this.caCert, this.adminToken);
-        return res.status === 200 ? true : undefined;
-      });
+      await waitFor('kube-apiserver /readyz', async () => (await httpsGet(`${this.server}/readyz`, this.caCert, this.adminToken)).status === 200 || undefined, 120_000);
     } catch (err) {
       throw new Error(`${String(err)}\n--- kube-apiserver log ---\n${this.logTail('kube-apiserver')}`);
     }

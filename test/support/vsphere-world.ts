@@ -1,6 +1,7 @@
 // A small vSphere world for tests and benchmarks: vcsim, a template in it,
 // the Provider/Secret/VMClass/VMImage a user would write, and the part VMware
 // Tools plays (a guest IP) done through vcsim's SET.guest.ipAddress hook.
+import type { ManagedObjectReference } from '../../controller/backends/vsphere/client/vim-types.js';
 import { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import type { Vcsim } from '../peers/vsphere/vcsim.js';
 import type { Obj } from './fixtures.js';
@@ -12,7 +13,7 @@ export function vcsimClient(vcsim: Vcsim): Promise<VsphereClient> {
 }
 
 /** A powered-off template named `name` in the first datacenter, cloned from vcsim's first VM. */
-export async function makeTemplate(client: VsphereClient, name: string): Promise<void> {
+export async function makeTemplate(client: VsphereClient, name: string): Promise<ManagedObjectReference> {
   const [dc] = await client.inventory.datacenters();
   if (!dc) throw new Error('vcsim has no datacenter');
   const [cluster] = await client.inventory.clusters(dc.hostFolder);
@@ -20,6 +21,7 @@ export async function makeTemplate(client: VsphereClient, name: string): Promise
   if (!cluster || !source) throw new Error('vcsim inventory is not as expected');
   const template = await client.vms.clone(source, dc.vmFolder, name, { location: { pool: cluster.resourcePool }, powerOn: false });
   await client.vms.markAsTemplate(template);
+  return template;
 }
 
 export interface VsphereWorld {

@@ -4,12 +4,13 @@
 // login). A rotated password or CA is a new key: the next pass logs in with it
 // and the old session is logged out. Idle sessions are logged out too.
 import { createHash } from 'node:crypto';
-import { BackendErrorKind, isBackendError } from '../backend-error.js';
+import { isConnectFailure } from '../backend-error.js';
 import type { Connection } from '../backend.js';
 import type { SoapTransportOptions } from './client/transport.js';
 import { VsphereClient } from './client/vsphere-client.js';
 
 interface Entry {
+  readonly key: string;
   readonly identity: string;
   readonly client: Promise<VsphereClient>;
   users: number;
@@ -44,7 +45,7 @@ export class VsphereSessionPool {
       return await use(await entry.client);
     } catch (err) {
       // Refused credentials or a dead endpoint: the next pass starts from a fresh login.
-      if (isBackendError(err, BackendErrorKind.Unauthorized) || isBackendError(err, BackendErrorKind.Unreachable)) this.drop(entry);
+      if (isConnectFailure(err)) void this.drop(entry);
       throw err;
     } finally {
       entry.users -= 1;
@@ -58,14 +59,11 @@ export class VsphereSessionPool {
     return this.entries.size;
   }
 
-  /** Logs every session out. */
+  /** Logs every session out (a session still in use: once its last user is done). */
   async closeAll(): Promise<void> {
-    const all = [...this.entries.values()];
-    this.entries.clear();
-    for (const e of all) e.dropped = true;
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
-    await Promise.all(all.map((e) => logout(e)));
+    await Promise.all([...this.entries.values()].map((e) => this.drop(e)));
   }
 
   private entryFor(connection: Connection): Entry {
@@ -74,7 +72,7 @@ export class VsphereSessionPool {
     if (existing) return existing;
     // Same endpoint and user with other credentials or CA: a rotation; the old session goes.
     const identity = `${connection.endpoint}\n${connection.credentials.username ?? ''}`;
-    for (const other of this.entries.values()) if (other.identity === identity) this.drop(other);
+    for (const other of this.entries.values()) if (other.identity === identity) void this.drop(other);
     const client = VsphereClient.connect({
       endpoint: connection.endpoint,
       username: connection.credentials.username ?? '',
@@ -83,26 +81,26 @@ export class VsphereSessionPool {
       insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
       ...(this.onCall ? { onCall: this.onCall } : {}),
     });
-    const entry: Entry = { identity, client, users: 0, lastUsed: Date.now(), dropped: false };
+    const entry: Entry = { key, identity, client, users: 0, lastUsed: Date.now(), dropped: false };
     this.entries.set(key, entry);
-    client.catch(() => this.drop(entry));
+    client.catch(() => void this.drop(entry));
     this.startSweeper();
     return entry;
   }
 
-  private drop(entry: Entry): void {
-    if (entry.dropped) return;
+  /** Out of the pool; logged out now, or by its last user (see use()). */
+  private drop(entry: Entry): Promise<void> {
+    if (entry.dropped) return Promise.resolve();
     entry.dropped = true;
-    for (const [key, e] of this.entries) if (e === entry) this.entries.delete(key);
-    // In-flight users finish with the client; the last one logs it out.
-    if (entry.users === 0) void logout(entry);
+    this.entries.delete(entry.key);
+    return entry.users === 0 ? logout(entry) : Promise.resolve();
   }
 
   private startSweeper(): void {
     if (this.sweeper) return;
     this.sweeper = setInterval(() => {
       const cutoff = Date.now() - this.idleMs;
-      for (const entry of this.entries.values()) if (entry.users === 0 && entry.lastUsed < cutoff) this.drop(entry);
+      for (const entry of this.entries.values()) if (entry.users === 0 && entry.lastUsed < cutoff) void this.drop(entry);
       if (this.entries.size === 0 && this.sweeper) {
         clearInterval(this.sweeper);
         this.sweeper = undefined;

@@ -14,8 +14,8 @@ import { VsphereSessionPool } from './session-pool.js';
  */
 async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
   for (const dc of await client.inventory.datacenters()) {
-    const match = (await client.vms.names(dc.vmFolder)).find((vm) => vm.template && vm.name === ref);
-    if (match) return { ready: true, resolvedRef: await client.inventory.inventoryPath(match.ref) };
+    const template = await client.vms.findNamed(dc.vmFolder, ref, { templatesOnly: true });
+    if (template) return { ready: true, resolvedRef: await client.inventory.inventoryPath(template) };
   }
   return { ready: false, reason: 'TemplateNotFound', message: `no template named "${ref}" in any datacenter` };
 }

@@ -5,7 +5,8 @@ import { Label } from '../../../infra/api/well-known.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
-import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import { capiOwner, getOwningMachine } from '../owning-machine.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import type { InfraMachineObject } from '../virtual-machine/infra-builders.js';
@@ -31,10 +32,11 @@ export class CapiMachinePlacementReconciler implements Reconciler {
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const m = this.machines.get(key);
-    const owner = m?.metadata.ownerReferences?.find((r) => r.kind === 'Machine' && r.apiVersion.startsWith('cluster.x-k8s.io/') && r.controller);
     const clusterName = m?.metadata.labels?.[Label.capiClusterName];
-    if (!m || !owner || !clusterName || m.spec.failureDomain || m.metadata.deletionTimestamp) return done;
-    if (await this.machineHasFailureDomain(m.metadata.namespace ?? '', owner.name)) return done;
+    if (!m || !capiOwner(m) || !clusterName || m.spec.failureDomain || m.metadata.deletionTimestamp) return done;
+    // CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. A Machine gone: nothing to place.
+    const owning = await getOwningMachine(this.api, m);
+    if (!owning || owning.spec?.failureDomain) return done;
     const cluster = this.clusters.list(m.metadata.namespace).find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
     if (!cluster?.status?.failureDomains?.length) return waiting(10_000);
     // From here to assume: no await, so concurrent reconciles see each other.
@@ -64,16 +66,5 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     return this.machines
       .list(m.metadata.namespace)
       .filter((o) => o.metadata.name !== m.metadata.name && o.metadata.labels?.[Label.capiClusterName] === labels[Label.capiClusterName] && group(o) === group(m));
-  }
-
-  /** CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. */
-  private async machineHasFailureDomain(namespace: string, name: string): Promise<boolean> {
-    try {
-      const machine = await this.api.get<{ spec?: { failureDomain?: string } }>({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', metadata: { name, namespace } });
-      return !!machine.spec?.failureDomain;
-    } catch (err) {
-      if (err instanceof ApiStatusError && err.code === 404) return true;
-      throw err;
-    }
   }
 }

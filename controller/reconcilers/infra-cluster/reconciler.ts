@@ -4,7 +4,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import type { InfraCluster } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
-import { pausedOwningCluster } from '../owning-cluster.js';
+import { owningClusterName, pausedOwningCluster } from '../owning-cluster.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -15,7 +15,6 @@ import { decideInfraClusterStatus } from './decide.js';
 
 const CLUSTER_RECHECK_MS = 30_000;
 
-const ownedByCluster = (obj: InfraCluster): boolean => obj.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.apiVersion.startsWith('cluster.x-k8s.io/')) ?? false;
 
 export class InfraClusterReconciler implements Reconciler {
   readonly name: string;
@@ -41,6 +40,6 @@ export class InfraClusterReconciler implements Reconciler {
     }
     // Clusters are not watched (Cluster API may not even be installed): a CAPI-owned
     // InfraCluster looks at its Cluster's spec.paused again this often.
-    return ownedByCluster(cluster) ? waiting(CLUSTER_RECHECK_MS) : done;
+    return owningClusterName(cluster) !== undefined ? waiting(CLUSTER_RECHECK_MS) : done;
   }
 }

@@ -7,7 +7,7 @@ import { Reason } from '../../../infra/api/conditions.js';
 import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
 import type { ObjectMeta } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
-import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
+import { BackendErrorKind, isBackendError, isConnectFailure } from '../../backends/backend-error.js';
 import type { Backend, Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -24,7 +24,7 @@ import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isProvisioned, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
-import { capiOwner, getOwningMachine, type CapiMachine } from './owning-machine.js';
+import { getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
 
@@ -111,7 +111,7 @@ export class InfraMachineReconciler implements Reconciler {
       log.warn({ reason, err: message }, 'Backend pass failed');
       await this.writeStatus(machine, { kind: 'blocked', reason, message });
       // A spec the backend refuses (no such template, datastore…) waits for a fix; anything else retries with backoff.
-      if (err instanceof BackendError && (err.kind === BackendErrorKind.Rejected || err.kind === BackendErrorKind.NotFound)) {
+      if (isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound)) {
         return waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs));
       }
       throw err;
@@ -163,8 +163,9 @@ export class InfraMachineReconciler implements Reconciler {
   /** Provider, failure domain, connection and (before the first boot) user-data. */
   private async resolve(machine: InfraMachine, identity: { uuid: string; providerID: string }, want: { needUserData: boolean }): Promise<Resolved | Blocked> {
     const namespace = machine.metadata.namespace ?? '';
-    let capiMachine: CapiMachine | undefined;
-    const owningMachine = async (): Promise<CapiMachine | undefined> => (capiMachine ??= capiOwner(machine) ? await getOwningMachine(this.api, machine) : undefined);
+    // Read at most once per pass, and only when needed (no failure domain in spec, user-data from the bootstrap Secret).
+    let capiMachine: Promise<CapiMachine | undefined> | undefined;
+    const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.api, machine));
     const failureDomain = machine.spec.failureDomain ?? (await owningMachine())?.spec?.failureDomain;
     const placement: MachinePlacement = resolveMachinePlacement({
       backend: this.backend.name,
@@ -233,8 +234,5 @@ export class InfraMachineReconciler implements Reconciler {
 /** A condition reason and message for a backend failure; the message never holds credentials. */
 function describeBackendError(err: unknown): { reason: Reason; message: string } {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof BackendError && (err.kind === BackendErrorKind.Unauthorized || err.kind === BackendErrorKind.Unreachable)) {
-    return { reason: Reason.ConnectFailed, message };
-  }
-  return { reason: Reason.ProvisionFailed, message };
+  return { reason: isConnectFailure(err) ? Reason.ConnectFailed : Reason.ProvisionFailed, message };
 }

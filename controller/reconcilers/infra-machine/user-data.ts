@@ -3,8 +3,9 @@
 // contract). Secrets are read by name only; the value never reaches logs,
 // Events or status.
 import { Reason } from '../../../infra/api/conditions.js';
-import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
-import type { CapiMachine } from './owning-machine.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import { readData } from '../../runtime/object-data.js';
+import type { CapiMachine } from '../owning-machine.js';
 
 export type UserDataResult =
   | { readonly ok: true; readonly userData: string | undefined }
@@ -30,14 +31,9 @@ export async function readUserData(api: KubeApi, machine: UserDataSource, capiMa
 }
 
 async function readKey(api: KubeApi, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
-  let data: Record<string, string> | undefined;
-  try {
-    data = (await api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } })).data;
-  } catch (err) {
-    if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
-    return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) not found in namespace ${namespace}` };
-  }
-  const value = data?.[key];
+  const data = await readData(api, 'Secret', namespace, name);
+  if (!data) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) not found in namespace ${namespace}` };
+  const value = data[key];
   if (value === undefined) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) has no key ${key}` };
-  return { ok: true, userData: Buffer.from(value, 'base64').toString('utf8') };
+  return { ok: true, userData: value };
 }

@@ -4,24 +4,10 @@
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import type { Connection } from '../../backends/backend.js';
-import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import type { KubeApi } from '../../runtime/kube-api.js';
+import { readData } from '../../runtime/object-data.js';
 
 export type ConnectionResult = { readonly ok: true; readonly connection: Connection } | { readonly ok: false; readonly reason: Reason; readonly message: string };
-
-interface DataObject {
-  data?: Record<string, string>;
-}
-
-async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, string> | undefined> {
-  try {
-    const obj = await api.get<DataObject>({ apiVersion: 'v1', kind, metadata: { name, namespace } });
-    const data = obj.data ?? {};
-    return kind === 'Secret' ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) : data;
-  } catch (err) {
-    if (err instanceof ApiStatusError && err.code === 404) return undefined;
-    throw err;
-  }
-}
 
 export async function resolveConnection(api: KubeApi, provider: Provider, credentialKeys: readonly string[]): Promise<ConnectionResult> {
   const ns = provider.metadata.namespace ?? '';

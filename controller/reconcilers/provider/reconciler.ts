@@ -2,7 +2,7 @@
 // failure domains and ProviderReachable/Ready. Generic over Backend.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
+import { isConnectFailure } from '../../backends/backend-error.js';
 import type { Backend } from '../../backends/backend.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -56,8 +56,7 @@ export class ProviderReconciler implements Reconciler {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       log.warn({ backend: this.backend.name, err: message }, 'Discovery failed');
-      const connectProblem = err instanceof BackendError && (err.kind === BackendErrorKind.Unauthorized || err.kind === BackendErrorKind.Unreachable);
-      return { ok: false, reason: connectProblem ? Reason.ConnectFailed : Reason.InventoryFailed, message };
+      return { ok: false, reason: isConnectFailure(err) ? Reason.ConnectFailed : Reason.InventoryFailed, message };
     }
   }
 }

@@ -17,6 +17,7 @@ import { keyOf, type Informer } from '../../runtime/informer.js';
 import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../../runtime/metrics.js';
+import { readData } from '../../runtime/object-data.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { decideVirtualMachine, type InfraState, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
@@ -147,15 +148,11 @@ export class VirtualMachineReconciler implements Reconciler {
     const kind = vm.spec.userData?.secretRef ? 'Secret' : 'ConfigMap';
     if (!ref) return { ok: false, message: 'spec.userData names no source' };
     const dataKey = ref.key ?? 'user-data';
-    try {
-      const obj = await this.d.api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind, metadata: { name: ref.name, namespace: vm.metadata.namespace ?? '' } });
-      const raw = obj.data?.[dataKey];
-      if (raw === undefined) return { ok: false, message: `${kind} ${ref.name} has no key "${dataKey}"` };
-      return { ok: true, content: kind === 'Secret' ? Buffer.from(raw, 'base64').toString('utf8') : raw };
-    } catch (err) {
-      if (err instanceof ApiStatusError && err.code === 404) return { ok: false, message: `${kind} ${ref.name} not found` };
-      throw err;
-    }
+    const data = await readData(this.d.api, kind, vm.metadata.namespace ?? '', ref.name);
+    if (!data) return { ok: false, message: `${kind} ${ref.name} not found` };
+    const content = data[dataKey];
+    if (content === undefined) return { ok: false, message: `${kind} ${ref.name} has no key "${dataKey}"` };
+    return { ok: true, content };
   }
 
   private async apply(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {

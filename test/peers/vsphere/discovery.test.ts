@@ -7,6 +7,7 @@ import { discoverInventory } from '../../../controller/backends/vsphere/discover
 import { toFailureDomains, type ClusterInventory } from '../../../controller/backends/vsphere/mapping.js';
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
+import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
@@ -14,7 +15,7 @@ let client: VsphereClient;
 
 beforeAll(async () => {
   sim = await startVcsim({ datacenters: 2, clusters: 2, hostsPerCluster: 2, datastores: 2, portgroups: 1 });
-  client = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  client = await vcsimClient(sim);
   const dc1 = (await client.inventory.datacenters()).find((dc) => dc.name === 'DC1');
   const ds = (await client.inventory.datastores(dc1?.ref ?? client.session.serviceContent.rootFolder)).find((d) => d.name === 'LocalDS_1');
   if (dc1 === undefined || ds === undefined) throw new Error('vcsim has no DC1/LocalDS_1');

@@ -6,6 +6,7 @@ import { PropertyCollector } from '../../../controller/backends/vsphere/client/p
 import type { VimInvoker } from '../../../controller/backends/vsphere/client/session.js';
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
+import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
@@ -14,7 +15,7 @@ let dc1: DatacenterInfo;
 
 beforeAll(async () => {
   sim = await startVcsim({ datacenters: 2, clusters: 2, hostsPerCluster: 2, datastores: 2, portgroups: 1 });
-  client = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  client = await vcsimClient(sim);
   const found = (await client.inventory.datacenters()).find((dc) => dc.name === 'DC1');
   if (found === undefined) throw new Error('vcsim has no DC1');
   dc1 = found;

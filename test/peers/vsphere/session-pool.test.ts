@@ -6,6 +6,7 @@ import type { Connection } from '../../../controller/backends/backend.js';
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { VsphereSessionPool } from '../../../controller/backends/vsphere/session-pool.js';
 import { waitFor } from '../../support/wait.js';
+import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
@@ -14,7 +15,7 @@ let connection: Connection;
 
 beforeAll(async () => {
   sim = await startVcsim({ datacenters: 1, clusters: 1 });
-  observer = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  observer = await vcsimClient(sim);
   connection = { endpoint: sim.url, credentials: { username: sim.username, password: sim.password }, caPem: sim.caPem, insecureSkipTLSVerify: false };
 });
 

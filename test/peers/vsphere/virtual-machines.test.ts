@@ -7,6 +7,7 @@ import type { VmConfigSpec } from '../../../controller/backends/vsphere/client/v
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { toMoRef, toMoRefs } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { waitFor } from '../../support/wait.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
@@ -30,14 +31,14 @@ beforeAll(async () => {
     // vcsim names the task body "Suspend" (the method is SuspendVM_Task); only the task-deadline test suspends.
     methodDelayMs: { Suspend: 3_000 },
   });
-  client = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  client = await vcsimClient(sim);
   dc = one(await client.inventory.datacenters(), 'DC0');
   cluster = one(await client.inventory.clusters(dc.ref), 'DC0_C0');
   datastore = one(await client.inventory.datastores(dc.ref), 'LocalDS_1');
   const networks = await client.inventory.networks(dc.ref);
   vmNetwork = one(networks, 'VM Network');
   portgroup = one(networks, 'DC0_DVPG0');
-  template = await makeTemplate('banlieue-template');
+  template = await makeTemplate(client, 'banlieue-template');
 });
 
 afterAll(async () => {
@@ -209,14 +210,6 @@ async function vmAt(path: string): Promise<ManagedObjectReference> {
   const ref = await client.search.findByInventoryPath(path);
   if (ref === undefined) throw new Error(`vcsim has no ${path}`);
   return ref;
-}
-
-/** A powered-off clone of the model VM, marked as template. */
-async function makeTemplate(name: string): Promise<ManagedObjectReference> {
-  const source = await vmAt('DC0/vm/DC0_C0_RP0_VM0');
-  const vm = await client.vms.clone(source, dc.vmFolder, name, { location: { pool: cluster.resourcePool }, powerOn: false });
-  await client.vms.markAsTemplate(vm);
-  return vm;
 }
 
 function cloneFromTemplate(config: VmConfigSpec = {}, name = `clone-${++clones}`): Promise<ManagedObjectReference> {

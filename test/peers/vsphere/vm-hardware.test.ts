@@ -10,6 +10,7 @@ import type { DatacenterInfo, DatastoreInfo } from '../../../controller/backends
 import type { DiskControllerInfo, ManagedObjectReference, VirtualDiskInfo, VmHardware } from '../../../controller/backends/vsphere/client/vim-types.js';
 import type { NicTarget, VmConfigSpec } from '../../../controller/backends/vsphere/client/vm-specs.js';
 import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 const GiB_IN_KB = 1024 * 1024;
@@ -27,7 +28,7 @@ let clones = 0;
 
 beforeAll(async () => {
   sim = await startVcsim({ datacenters: 1, clusters: 1, hostsPerCluster: 2, datastores: 2, portgroups: 1, vmsPerPool: 1 });
-  client = await VsphereClient.connect({ endpoint: sim.url, username: sim.username, password: sim.password, caPem: sim.caPem });
+  client = await vcsimClient(sim);
   dc = one(await client.inventory.datacenters(), 'DC0');
   pool = one(await client.inventory.clusters(dc.ref), 'DC0_C0').resourcePool;
   datastore = one(await client.inventory.datastores(dc.ref), 'LocalDS_1');
@@ -37,7 +38,7 @@ beforeAll(async () => {
   if (distributed.kind !== 'distributed') throw new Error('DC0_DVPG0 is not a distributed port group');
   vmNetwork = { kind: 'network', network: network.ref, deviceName: network.name };
   portgroup = { kind: 'distributed', switchUuid: distributed.switchUuid, portgroupKey: distributed.portgroupKey };
-  template = await makeTemplate('banlieue-hardware-template');
+  template = await makeTemplate(client, 'banlieue-hardware-template');
   templateHardware = await client.vms.hardware(template);
 });
 
@@ -218,15 +219,6 @@ function controllerOf(hardware: VmHardware, disk: VirtualDiskInfo): DiskControll
 function backingFlags(disk: VirtualDiskInfo): (string | undefined)[] {
   const backing = disk.wire.child('backing');
   return [backing?.childText('thinProvisioned'), backing?.childText('eagerlyScrub')];
-}
-
-/** A powered-off clone of the model VM, marked as template. */
-async function makeTemplate(name: string): Promise<ManagedObjectReference> {
-  const source = await client.search.findByInventoryPath('DC0/vm/DC0_C0_RP0_VM0');
-  if (source === undefined) throw new Error('vcsim has no DC0_C0_RP0_VM0');
-  const vm = await client.vms.clone(source, dc.vmFolder, name, { location: { pool }, powerOn: false });
-  await client.vms.markAsTemplate(vm);
-  return vm;
 }
 
 function cloneFromTemplate(config: VmConfigSpec = {}): Promise<ManagedObjectReference> {

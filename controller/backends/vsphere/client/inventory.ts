@@ -2,7 +2,7 @@
 // networks (upstream-backends §1.2), each read in one PropertyCollector call.
 import type { ObjectContent, PropertyCollector } from './property-collector.js';
 import type { ServiceContent, ManagedObjectReference } from './vim-types.js';
-import { toBoolean, toMoRef, toMoRefs, toNumber } from './wire-values.js';
+import { refKey, toBoolean, toMoRef, toMoRefs, toNumber } from './wire-values.js';
 
 export interface DatacenterInfo {
   readonly ref: ManagedObjectReference;
@@ -113,7 +113,7 @@ export class Inventory {
           ref: c.obj,
           name: name(c),
           portgroupKey: c.props.get('key')?.text ?? c.obj.value,
-          switchUuid: switchUuids.get(dvs.value) ?? '',
+          switchUuid: switchUuids.get(refKey(dvs)) ?? '',
           uplink: toBoolean(c.props.get('config.uplink')) ?? false,
         };
       }
@@ -139,23 +139,27 @@ export class Inventory {
     return names.join('/');
   }
 
-  /** uuid of every switch the port groups name, by switch moref value, in one call. */
-  private async switchUuids(contents: readonly ObjectContent[]): Promise<Map<string, string>> {
-    const switches = new Map<string, ManagedObjectReference>();
-    for (const c of contents) {
+  /** `name` of each object, by refKey, in one RetrievePropertiesEx (none for no refs). */
+  names(refs: readonly ManagedObjectReference[]): Promise<Map<string, string>> {
+    return this.textOf(refs, 'name');
+  }
+
+  /** uuid of every switch the port groups name, by the switch's refKey, in one call. */
+  private switchUuids(contents: readonly ObjectContent[]): Promise<Map<string, string>> {
+    return this.textOf(contents.flatMap((c) => {
       const dvs = c.props.get('config.distributedVirtualSwitch');
-      if (dvs !== undefined) switches.set(dvs.text, toMoRef(dvs));
-    }
-    if (switches.size === 0) return new Map();
-    const refs = [...switches.values()];
+      return dvs === undefined ? [] : [toMoRef(dvs)];
+    }), 'uuid');
+  }
+
+  /** One text property of each object, by refKey: one spec per concrete type (VmwareDistributedVirtualSwitch, …). */
+  private async textOf(refs: readonly ManagedObjectReference[], path: string): Promise<Map<string, string>> {
+    const unique = [...new Map(refs.map((r) => [refKey(r), r])).values()];
+    if (unique.length === 0) return new Map();
     const found = await this.properties.retrieve([
-      {
-        // One spec per concrete type (VmwareDistributedVirtualSwitch, …).
-        propSet: [...new Set(refs.map((r) => r.type))].map((type) => ({ type, pathSet: ['uuid'] })),
-        objectSet: refs.map((obj) => ({ obj })),
-      },
+      { propSet: [...new Set(unique.map((r) => r.type))].map((type) => ({ type, pathSet: [path] })), objectSet: unique.map((obj) => ({ obj })) },
     ]);
-    return new Map(found.map((c) => [c.obj.value, c.props.get('uuid')?.text ?? '']));
+    return new Map(found.map((c) => [refKey(c.obj), c.props.get(path)?.text ?? '']));
   }
 }
 

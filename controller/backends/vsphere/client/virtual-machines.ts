@@ -32,6 +32,12 @@ export class VirtualMachines {
     return contents.map((c) => ({ ref: c.obj, name: c.props.get('name')?.text ?? '', template: toBoolean(c.props.get('config.template')) ?? false }));
   }
 
+  /** The template named `name` under `root`, else (unless `templatesOnly`) a VM of that name: CAPV clones either. */
+  async findNamed(root: ManagedObjectReference, name: string, options: { templatesOnly?: boolean } = {}): Promise<ManagedObjectReference | undefined> {
+    const matches = (await this.names(root)).filter((vm) => vm.name === name && (vm.template || !options.templatesOnly));
+    return (matches.find((vm) => vm.template) ?? matches[0])?.ref;
+  }
+
   /** Every VM and template under `root` (a folder, datacenter, pool…). */
   async list(root: ManagedObjectReference): Promise<VmSummary[]> {
     const contents = await this.properties.listManagedObjects(root, [{ type: 'VirtualMachine', pathSet: VM_SUMMARY_PATHS }]);

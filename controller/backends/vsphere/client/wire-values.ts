@@ -53,10 +53,6 @@ export function toNumber(element: XmlElement | undefined): number | undefined {
   return n;
 }
 
-export function sameMoRef(a: ManagedObjectReference, b: ManagedObjectReference): boolean {
-  return a.type === b.type && a.value === b.value;
-}
-
 /**
  * A read element back into request fields, e.g. to send a device read from
  * `config.hardware.device` in an edit spec. Keeps `type` and `xsi:type`, drops
@@ -85,4 +81,9 @@ export function elementToFields(element: XmlElement): XmlFields {
 
 function isPlainText(element: XmlElement): boolean {
   return element.children.length === 0 && element.xsiType === undefined && element.attribute('type') === undefined;
+}
+
+/** A map key for a managed object reference: `type:value`. */
+export function refKey(ref: ManagedObjectReference): string {
+  return `${ref.type}:${ref.value}`;
 }

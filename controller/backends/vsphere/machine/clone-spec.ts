@@ -9,7 +9,7 @@ import type { VmHardware } from '../client/vim-types.js';
 import type { CloneSpec, VmConfigSpec } from '../client/vm-specs.js';
 import type { CloneTargets } from './clone-targets.js';
 
-const KB_PER_GIB = 1024 * 1024;
+export const KB_PER_GIB = 1024 * 1024;
 
 export function buildCloneSpec(spec: VSphereMachineSpec, uuid: string, targets: CloneTargets, template: VmHardware): CloneSpec {
   const firmware = spec.firmware ?? 'bios';

@@ -9,6 +9,7 @@ import type { ClusterInfo, DatacenterInfo, NetworkInfo } from '../client/invento
 import type { ManagedObjectReference } from '../client/vim-types.js';
 import type { NicTarget } from '../client/vm-specs.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
+import { refKey } from '../client/wire-values.js';
 
 export interface CloneTargets {
   readonly datacenter: DatacenterInfo;
@@ -62,11 +63,9 @@ async function resolveDatastore(client: VsphereClient, dc: DatacenterInfo, clust
   const exact = datastores.find((ds) => ds.name === name);
   if (exact) return { ref: exact.ref, name: exact.name };
   // A datastore cluster: its member with the most free space (what SDRS would do first).
-  const pods = await client.properties.retrieve([
-    { propSet: [{ type: 'StoragePod', pathSet: ['name'] }], objectSet: [...new Map(datastores.flatMap((ds) => (ds.parent?.type === 'StoragePod' ? [[ds.parent.value, ds.parent]] : []))).values()].map((obj) => ({ obj })) },
-  ]);
-  const pod = pods.find((p) => p.props.get('name')?.text === name);
-  const members = pod ? datastores.filter((ds) => ds.parent?.value === pod.obj.value).sort((a, b) => b.freeSpace - a.freeSpace) : [];
+  const podNames = await client.inventory.names(datastores.flatMap((ds) => (ds.parent?.type === 'StoragePod' ? [ds.parent] : [])));
+  const inPod = (ds: (typeof datastores)[number]): boolean => ds.parent?.type === 'StoragePod' && podNames.get(refKey(ds.parent)) === name;
+  const members = datastores.filter(inPod).sort((a, b) => b.freeSpace - a.freeSpace);
   const [roomiest] = members;
   if (!roomiest) throw notFound(`datastore or datastore cluster "${name}" reachable from cluster ${cluster.name} (spec.datastore)`);
   return { ref: roomiest.ref, name: roomiest.name };
@@ -86,21 +85,15 @@ async function resolveTemplate(client: VsphereClient, datacenters: readonly Data
     if (found) return found;
     const [dcName, ...rest] = spec.template.split('/');
     const dc = datacenters.find((d) => d.name === dcName);
-    const named = dc ? await findNamed(client, dc, rest.join('/')) : undefined;
+    const named = dc ? await client.vms.findNamed(dc.vmFolder, rest.join('/')) : undefined;
     if (named) return named;
     throw notFound(what);
   }
   for (const dc of [target, ...datacenters.filter((d) => d.name !== target.name)]) {
-    const named = await findNamed(client, dc, spec.template);
+    const named = await client.vms.findNamed(dc.vmFolder, spec.template);
     if (named) return named;
   }
   throw notFound(what);
-}
-
-/** A template named `name` in the datacenter, else a VM of that name (CAPV clones either). */
-async function findNamed(client: VsphereClient, dc: DatacenterInfo, name: string): Promise<ManagedObjectReference | undefined> {
-  const matches = (await client.vms.names(dc.vmFolder)).filter((vm) => vm.name === name);
-  return (matches.find((vm) => vm.template) ?? matches[0])?.ref;
 }
 
 async function resolveNics(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, nics: NonNullable<VSphereMachineSpec['network']>): Promise<NicTarget[]> {

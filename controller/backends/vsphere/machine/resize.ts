@@ -4,8 +4,7 @@
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import type { VmHardware } from '../client/vim-types.js';
 import type { VmConfigSpec } from '../client/vm-specs.js';
-
-const KB_PER_GIB = 1024 * 1024;
+import { KB_PER_GIB } from './clone-spec.js';
 
 export interface Resize {
   /** CPU and memory changes; empty when they match. */

@@ -6,9 +6,9 @@
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import type { Logger } from '../../../runtime/log.js';
-import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { Connection, EnsureOptions, MachineAction, MachineBackend, MachineObservation, MachineRequest } from '../../backend.js';
-import type { ManagedObjectReference, VirtualMachinePowerState, VmSummary } from '../client/vim-types.js';
+import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
@@ -38,16 +38,20 @@ async function ensure(client: VsphereClient, request: Request, options: EnsureOp
     vm = cloned.vm;
     actions.push(cloned.adopted ? 'Adopted' : 'Created');
   }
+  const found = vm;
+  // Devices, CPUs and memory, read at most once per pass (guest data and resize both need them; an extraConfig write does not change them).
+  let hardwareRead: Promise<VmHardware> | undefined;
+  const hardware = (): Promise<VmHardware> => (hardwareRead ??= client.vms.hardware(found));
   let summary = await client.vms.summary(vm);
   if (summary.template) throw new BackendError(BackendErrorKind.Rejected, `UUID ${request.uuid} belongs to template ${summary.name}, not to a VM`);
   if (options.firstBoot && summary.powerState === 'poweredOff') {
-    await writeGuestInfo(client, vm, request);
+    await writeGuestInfo(client, vm, request, await hardware());
     actions.push('GuestDataWritten');
   }
   // A clone has its spec's shape; afterwards the spec may change (hardwareOverride).
   // Resized while off when possible: a running VM takes CPU/memory only with hot-add.
   const resize = async (state: VirtualMachinePowerState): Promise<string | undefined> =>
-    actions.includes('Created') || !options.specChanged ? undefined : convergeHardware(client, vm, request.spec, state, actions);
+    actions.includes('Created') || !options.specChanged ? undefined : convergeHardware(client, found, request.spec, await hardware(), state, actions);
   const offBefore = summary.powerState === 'poweredOff';
   let pending = offBefore ? await resize(summary.powerState) : undefined;
   const powered = await convergePower(client, vm, summary.powerState, request.spec.desiredPowerState ?? 'PoweredOn');
@@ -75,10 +79,11 @@ async function convergeHardware(
   client: VsphereClient,
   vm: ManagedObjectReference,
   spec: VSphereMachineSpec,
+  current: VmHardware,
   powerState: VirtualMachinePowerState,
   actions: MachineAction[],
 ): Promise<string | undefined> {
-  const resize = resizeOf(spec, await client.vms.hardware(vm));
+  const resize = resizeOf(spec, current);
   const notes = resize.unattachedDisks.length > 0 ? [`disks added after provisioning are not attached: ${resize.unattachedDisks.join(', ')}`] : [];
   if (!isNoop(resize)) {
     try {
@@ -122,8 +127,8 @@ async function clone(client: VsphereClient, request: Request, log: Logger): Prom
 }
 
 /** User-data and metadata, with the NICs' MACs as vCenter assigned them at clone time. */
-async function writeGuestInfo(client: VsphereClient, vm: ManagedObjectReference, request: Request): Promise<void> {
-  const cards = [...(await client.vms.hardware(vm)).cards].sort((a, b) => a.key - b.key);
+async function writeGuestInfo(client: VsphereClient, vm: ManagedObjectReference, request: Request, hardware: VmHardware): Promise<void> {
+  const cards = [...hardware.cards].sort((a, b) => a.key - b.key);
   const extraConfig = guestInfoExtraConfig({
     hostname: request.name,
     instanceId: request.uuid,
@@ -174,7 +179,7 @@ async function destroy(client: VsphereClient, request: Request, log: Logger): Pr
     return true;
   } catch (err) {
     // Gone meanwhile: what we wanted.
-    if (err instanceof BackendError && err.kind === BackendErrorKind.NotFound) return false;
+    if (isBackendError(err, BackendErrorKind.NotFound)) return false;
     throw err;
   }
 }

@@ -1,7 +1,7 @@
 // The CAPI Machine that owns an infrastructure machine, read by name when its
 // failure domain or bootstrap Secret is needed (never watched: most passes
 // do not need it).
-import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import { ApiStatusError, type KubeApi } from '../runtime/kube-api.js';
 
 export interface CapiMachine {
   readonly spec?: { readonly failureDomain?: string; readonly bootstrap?: { readonly dataSecretName?: string } };
