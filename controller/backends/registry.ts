@@ -11,7 +11,7 @@ const FACTORIES: Partial<Record<BackendName, (context: BackendContext) => Backen
 /** Backends whose provider role this binary runs. */
 export const BUILT_BACKENDS = Object.keys(FACTORIES) as BackendName[];
 
-/** A backend for one role (it owns its sessions), or undefined when this binary has none of that name. */
-export function createBackend(name: string, context: BackendContext = {}): Backend | undefined {
-  return FACTORIES[name as BackendName]?.(context);
+/** What creates the backend of one role (it owns its sessions); undefined when this binary has none of that name. */
+export function backendFactory(name: string): ((context: BackendContext) => Backend) | undefined {
+  return FACTORIES[name as BackendName];
 }

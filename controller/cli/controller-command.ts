@@ -7,8 +7,8 @@ import { runRole } from '../runtime/role-runner.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
 import { runProviderRole } from './provider-role.js';
-import { BUILT_BACKENDS, createBackend } from '../backends/registry.js';
-import type { Backend } from '../backends/backend.js';
+import { BUILT_BACKENDS, backendFactory } from '../backends/registry.js';
+import type { BackendContext } from '../backends/backend.js';
 import type { Metrics } from '../runtime/metrics.js';
 
 export function toInt(flag: string): (value: string) => number {
@@ -86,12 +86,13 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
 }
 
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
-  if (!BUILT_BACKENDS.includes(backendName as (typeof BUILT_BACKENDS)[number])) {
+  const createBackend = backendFactory(backendName);
+  if (!createBackend) {
     throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_BACKENDS.join(', ')})`);
   }
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   await runRole(options, (ctx) =>
-    runProviderRole(ctx, createProviderBackend(backendName, ctx.metrics), {
+    runProviderRole(ctx, createBackend({ onCall: countCalls(backendName, ctx.metrics) }), {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
@@ -104,29 +105,20 @@ export async function runProviderCommand(backendName: string, flags: ProviderFla
 
 export async function runControllerCommand(flags: ControllerFlags): Promise<void> {
   const options = roleOptionsFrom('controller', flags);
-  const identity = options.identity;
-  await runRole(
-    {
-      ...options,
-    },
-    (ctx) =>
-      runControllerRole(ctx, {
-        ...(flags.namespace ? { namespace: flags.namespace } : {}),
-        concurrency: flags.concurrency,
-        resyncMs: flags.resyncPeriod * 1000,
-        identity: identity ?? 'banlieue-controller',
-      }),
+  await runRole(options, (ctx) =>
+    runControllerRole(ctx, {
+      ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      concurrency: flags.concurrency,
+      resyncMs: flags.resyncPeriod * 1000,
+      identity: options.identity ?? 'banlieue-controller',
+    }),
   );
 }
 
-/** The role's backend, its calls counted in the role's metrics. */
-function createProviderBackend(name: string, metrics: Metrics): Backend {
-  const backend = createBackend(name, {
-    onCall: (method, outcome, seconds) => {
-      metrics.backendCalls.inc({ backend: name, method, outcome });
-      metrics.backendCallDuration.observe({ backend: name, method }, seconds);
-    },
-  });
-  if (!backend) throw new CliError(`provider ${name}: no such backend`);
-  return backend;
+/** A backend's calls, counted in the role's metrics. */
+function countCalls(backend: string, metrics: Metrics): NonNullable<BackendContext['onCall']> {
+  return (method, outcome, seconds) => {
+    metrics.backendCalls.inc({ backend, method, outcome });
+    metrics.backendCallDuration.observe({ backend, method }, seconds);
+  };
 }

@@ -4,12 +4,14 @@ import { apiVersionOf } from '../../infra/api/kind.js';
 import { MACHINE_KIND_BY_BACKEND } from '../../infra/api/kinds.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { ConditionType } from '../../infra/api/conditions.js';
 import { FieldManager } from '../../infra/api/well-known.js';
 import type { Backend } from '../backends/backend.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachine, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
+import { findCondition, isTrue } from '../runtime/conditions.js';
 import { Controller } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf } from '../runtime/informer.js';
@@ -53,7 +55,7 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
   // A Provider appearing, going or reaching its backend changes every image's rows.
   const recheckImages = (): void => images.list().forEach((i) => rows.enqueue(keyOf(i)));
   providers.on('add', recheckImages).on('delete', recheckImages).on('update', (p, old) => {
-    const reachable = (x?: Provider): string | undefined => x?.status?.conditions?.find((c) => c.type === 'ProviderReachable')?.status;
+    const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
     if (reachable(p) !== reachable(old)) recheckImages();
   });
 
@@ -74,7 +76,7 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
   providers.on('update', (p, old) => {
     if (JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
     for (const m of machines.list(p.metadata.namespace)) {
-      if (m.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') machineController.enqueue(keyOf(m));
+      if (!isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
     }
   });
 

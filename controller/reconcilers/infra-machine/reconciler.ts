@@ -3,13 +3,14 @@
 // backend converges the VM and the status says what it found. Generic over
 // MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import { Reason } from '../../../infra/api/conditions.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
 import type { ObjectMeta } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import { BackendErrorKind, isBackendError, isConnectFailure } from '../../backends/backend-error.js';
 import type { Backend, Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { Clock } from '../../runtime/clock.js';
+import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -125,7 +126,7 @@ export class InfraMachineReconciler implements Reconciler {
       uuid: identity.uuid,
     };
     const status = await this.writeStatus(machine, outcome);
-    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    const ready = findCondition(status.conditions, ConditionType.Ready);
     if (!observation && !provisioned) return waiting(this.timings.pollMs);
     return ready?.status === 'True' || ready?.reason === Reason.BackendMissing ? waiting(this.timings.resyncMs) : waiting(this.timings.pollMs);
   }
@@ -206,9 +207,9 @@ export class InfraMachineReconciler implements Reconciler {
 
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
     const status = decideMachineStatus(machine, outcome, this.clock.now());
-    const before = machine.status?.conditions?.find((c) => c.type === 'Ready');
+    const before = findCondition(machine.status?.conditions, ConditionType.Ready);
     if (await applyStatus(this.ssa, machine, status)) {
-      const after = status.conditions?.find((c) => c.type === 'Ready');
+      const after = findCondition(status.conditions, ConditionType.Ready);
       if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && after.reason !== Reason.WaitingForAddress && after.reason !== Reason.Pending) {
         await this.events.record(machine, 'Warning', after.reason, after.message);
       }

@@ -5,6 +5,7 @@ import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { isConnectFailure } from '../../backends/backend-error.js';
 import type { Backend } from '../../backends/backend.js';
 import type { Clock } from '../../runtime/clock.js';
+import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -37,9 +38,9 @@ export class ProviderReconciler implements Reconciler {
     if (!provider || provider.spec.providerClassRef.name !== this.backend.name) return done;
     const outcome = isPaused(provider) ? undefined : await this.discover(provider, log);
     const status = decideProviderStatus(provider, outcome, this.clock.now());
-    const before = provider.status?.conditions?.find((c) => c.type === ConditionType.ProviderReachable);
+    const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
     if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
-      const after = status.conditions?.find((c) => c.type === ConditionType.ProviderReachable);
+      const after = findCondition(status.conditions, ConditionType.ProviderReachable);
       if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
         await this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');
       }
