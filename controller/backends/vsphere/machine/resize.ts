@@ -18,8 +18,12 @@ export interface Resize {
 export function resizeOf(spec: VSphereMachineSpec, hardware: VmHardware): Resize {
   const disks = [...hardware.disks].sort((a, b) => a.key - b.key);
   const wanted = spec.disks ?? [];
+  // As the clone made them (clone-spec.ts): spec disk 0 is the template's OS disk (lowest key); the
+  // others were added after every template disk, so they are the last ones, in order.
+  const added = Math.min(wanted.length - 1, disks.length - 1);
+  const diskFor = (i: number): (typeof disks)[number] | undefined => (i === 0 ? disks[0] : i <= added ? disks[disks.length - added + i - 1] : undefined);
   const diskGrows = wanted.flatMap((d, i) => {
-    const disk = disks[i];
+    const disk = diskFor(i);
     const capacityKB = d.sizeGiB * KB_PER_GIB;
     return disk && capacityKB > disk.capacityKB ? [{ disk, capacityKB }] : [];
   });
@@ -29,7 +33,7 @@ export function resizeOf(spec: VSphereMachineSpec, hardware: VmHardware): Resize
       ...(hardware.memoryMB !== undefined && hardware.memoryMB !== spec.memoryMiB ? { memoryMB: spec.memoryMiB } : {}),
     },
     disks: diskGrows.length > 0 ? { diskGrows } : {},
-    unattachedDisks: wanted.slice(disks.length).map((d) => d.name),
+    unattachedDisks: wanted.slice(Math.max(1, added + 1)).map((d) => d.name),
   };
 }
 
