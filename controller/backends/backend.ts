@@ -1,6 +1,7 @@
 // What a provider role needs from a backend. A backend is a folder under
-// controller/backends/; adding one touches no reconciler (STYLE §2).
-import type { Backend as BackendName, FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+// controller/backends/ whose descriptor (descriptor.ts) creates this; adding
+// one touches no reconciler (STYLE §2, docs/adr/0014-backend-descriptors.md).
+import type { FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { MachineAddress, PowerState } from '../../infra/api/common.js';
 import type { Logger } from '../runtime/log.js';
@@ -30,16 +31,14 @@ export interface BackendContext {
   readonly onCall?: (method: string, outcome: 'ok' | 'fault' | 'error', seconds: number) => void;
 }
 
-export interface Backend {
-  readonly name: BackendName;
-  /** Secret keys the credentials need, e.g. username and password. */
-  readonly credentialKeys: readonly string[];
+/** One provider role's backend instance (it owns its sessions); `Spec` is its machine kind's spec. */
+export interface Backend<Spec = unknown> {
   /** Connect and read what the backend offers; throws BackendError. */
   discover(provider: Provider, connection: Connection): Promise<FailureDomainStatus[]>;
   /** Find an image source on the backend; throws BackendError when it cannot tell. */
   resolveImage(provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution>;
   /** The backend's machine kind (VSphereMachine…): its spec is what `ensure` reads. */
-  readonly machines: MachineBackend<unknown>;
+  readonly machines: MachineBackend<Spec>;
   /** Release what the backend keeps between passes (sessions, sockets) when the role stops. */
   close(): Promise<void>;
 }

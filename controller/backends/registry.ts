@@ -1,17 +1,12 @@
-// The backends compiled into this binary, by the name a Provider's
-// providerClassRef uses. Adding a backend adds a line here.
-import type { Backend as BackendName } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { Backend, BackendContext } from './backend.js';
-import { createVsphereBackend } from './vsphere/vsphere-backend.js';
+// The backends compiled into this binary. Adding a backend adds a line here
+// (docs/adr/0014-backend-descriptors.md); nothing else in generic code names one.
+import { cloudHypervisorDescriptor } from './cloud-hypervisor/descriptor.js';
+import { BackendCatalog, type BackendDescriptor } from './descriptor.js';
+import { libvirtDescriptor } from './libvirt/descriptor.js';
+import { proxmoxDescriptor } from './proxmox/descriptor.js';
+import { vsphereDescriptor } from './vsphere/descriptor.js';
 
-const FACTORIES: Partial<Record<BackendName, (context: BackendContext) => Backend>> = {
-  vsphere: createVsphereBackend,
-};
+// Each descriptor is checked against its own spec type where it is written; here each is seen through the contract fields.
+const descriptors: readonly BackendDescriptor[] = [vsphereDescriptor, proxmoxDescriptor, libvirtDescriptor, cloudHypervisorDescriptor];
 
-/** Backends whose provider role this binary runs. */
-export const BUILT_BACKENDS = Object.keys(FACTORIES) as BackendName[];
-
-/** What creates the backend of one role (it owns its sessions); undefined when this binary has none of that name. */
-export function backendFactory(name: string): ((context: BackendContext) => Backend) | undefined {
-  return FACTORIES[name as BackendName];
-}
+export const BUILT_IN_BACKENDS = new BackendCatalog(descriptors);

@@ -7,9 +7,7 @@ import { runRole } from '../runtime/role-runner.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
 import { runProviderRole } from './provider-role.js';
-import { BUILT_BACKENDS, backendFactory } from '../backends/registry.js';
-import type { BackendContext } from '../backends/backend.js';
-import type { Metrics } from '../runtime/metrics.js';
+import { BUILT_IN_BACKENDS } from '../backends/registry.js';
 
 export function toInt(flag: string): (value: string) => number {
   return (value) => {
@@ -86,13 +84,13 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
 }
 
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
-  const createBackend = backendFactory(backendName);
-  if (!createBackend) {
-    throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_BACKENDS.join(', ')})`);
+  const descriptor = BUILT_IN_BACKENDS.get(backendName);
+  if (!descriptor?.createBackend) {
+    throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`);
   }
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   await runRole(options, (ctx) =>
-    runProviderRole(ctx, createBackend({ onCall: countCalls(backendName, ctx.metrics) }), {
+    runProviderRole(ctx, descriptor, {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
@@ -107,18 +105,11 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
   const options = roleOptionsFrom('controller', flags);
   await runRole(options, (ctx) =>
     runControllerRole(ctx, {
+      backends: BUILT_IN_BACKENDS,
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       resyncMs: flags.resyncPeriod * 1000,
       identity: options.identity ?? 'banlieue-controller',
     }),
   );
-}
-
-/** A backend's calls, counted in the role's metrics. */
-function countCalls(backend: string, metrics: Metrics): NonNullable<BackendContext['onCall']> {
-  return (method, outcome, seconds) => {
-    metrics.backendCalls.inc({ backend, method, outcome });
-    metrics.backendCallDuration.observe({ backend, method }, seconds);
-  };
 }

@@ -1,13 +1,13 @@
 // `banlieue controller`: the VirtualMachine scheduler, the InfraCluster
 // aggregation and VMImage readiness. Talks only to the Kubernetes API.
 import { apiVersionOf, type KindDefinition } from '../../infra/api/kind.js';
-import { CLUSTER_KIND_BY_BACKEND, INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS, MACHINE_KIND_BY_BACKEND } from '../../infra/api/kinds.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VirtualMachineKind, type VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { VMClassKind, type VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { InfraCluster } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import { FieldManager } from '../../infra/api/well-known.js';
+import type { BackendCatalog } from '../backends/descriptor.js';
 import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
 import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
@@ -21,6 +21,8 @@ import { sleep } from '../runtime/backoff.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 
 export interface ControllerRoleOptions {
+  /** The backends whose machine and cluster kinds this controller serves. */
+  readonly backends: BackendCatalog;
   /** Watch one namespace; all when unset. */
   readonly namespace?: string;
   readonly concurrency: number;
@@ -44,8 +46,9 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const providers = informer<Provider>(ProviderKind);
   const classes = informer<VMClass>(VMClassKind);
   const images = informer<VMImage>(VMImageKind);
-  const machines = new Map(INFRA_MACHINE_KINDS.map((def) => [def.kind, informer<InfraMachineObject>(def)] as const));
-  const clusters = new Map(INFRA_CLUSTER_KINDS.map((def) => [def.kind, informer<InfraCluster>(def)] as const));
+  const backends = options.backends.all;
+  const machines = new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachineObject>(b.api.machine)] as const));
+  const clusters = new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const));
   const core: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [vms, providers, classes, images, ...clusters.values()];
   const all = [...core, ...machines.values()];
 
@@ -54,7 +57,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs };
 
   const vmController = new Controller(
-    new VirtualMachineReconciler({ api, ssa, events, clock: systemClock, metrics, vms, providers, classes, images, machines }),
+    new VirtualMachineReconciler({ api, ssa, events, clock: systemClock, metrics, backends: options.backends, vms, providers, classes, images, machines }),
     metrics,
     log,
     controllerOptions,
@@ -64,10 +67,10 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions)] as const,
   );
 
-  const placementControllers = (Object.keys(MACHINE_KIND_BY_BACKEND) as (keyof typeof MACHINE_KIND_BY_BACKEND)[]).map((backend) => {
-    const machineKind = MACHINE_KIND_BY_BACKEND[backend].kind;
+  const placementControllers = backends.map((backend) => {
+    const machineKind = backend.api.machine.kind;
     const machineInformer = machines.get(machineKind) as Informer<InfraMachineObject>;
-    const clusterInformer = clusters.get(CLUSTER_KIND_BY_BACKEND[backend].kind) as Informer<InfraCluster>;
+    const clusterInformer = clusters.get(backend.api.cluster.kind) as Informer<InfraCluster>;
     const controller = new Controller(new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa), metrics, log, controllerOptions);
     onAnyChange(machineInformer, (m) => [keyOf(m)], (k) => controller.enqueue(k));
     // A cluster publishing failure domains unblocks its machines.

@@ -1,12 +1,12 @@
 // `banlieue provider <backend>`: the Providers of one backend (discovery,
 // failure domains, reachability), its VMImage rows and its machine kind.
 import { apiVersionOf } from '../../infra/api/kind.js';
-import { MACHINE_KIND_BY_BACKEND } from '../../infra/api/kinds.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import { FieldManager } from '../../infra/api/well-known.js';
-import type { Backend } from '../backends/backend.js';
+import type { BackendContext } from '../backends/backend.js';
+import { startBackend, type BackendDescriptor } from '../backends/descriptor.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachine, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
@@ -15,6 +15,7 @@ import { findCondition, isTrue } from '../runtime/conditions.js';
 import { Controller } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf } from '../runtime/informer.js';
+import type { Metrics } from '../runtime/metrics.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 
@@ -27,8 +28,10 @@ export interface ProviderRoleOptions {
   readonly identity: string;
 }
 
-export async function runProviderRole(ctx: RoleContext, backend: Backend, options: ProviderRoleOptions): Promise<void> {
+export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescriptor, options: ProviderRoleOptions): Promise<void> {
   const { api, metrics, log, signal } = ctx;
+  const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics) });
+  if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
   const manager = FieldManager.provider(backend.name);
   const providers = new Informer<Provider>(api, { apiVersion: apiVersionOf(ProviderKind), kind: ProviderKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
   const ssa = new ServerSideApply(api, manager);
@@ -59,7 +62,7 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
     if (reachable(p) !== reachable(old)) recheckImages();
   });
 
-  const machineKind = MACHINE_KIND_BY_BACKEND[backend.name];
+  const machineKind = backend.api.machine;
   const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
   const machineController = new Controller(
     new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings),
@@ -87,4 +90,12 @@ export async function runProviderRole(ctx: RoleContext, backend: Backend, option
   await running;
   await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
   await backend.close();
+}
+
+/** A backend's calls, counted in the role's metrics. */
+function countCalls(backend: string, metrics: Metrics): NonNullable<BackendContext['onCall']> {
+  return (method, outcome, seconds) => {
+    metrics.backendCalls.inc({ backend, method, outcome });
+    metrics.backendCallDuration.observe({ backend, method }, seconds);
+  };
 }

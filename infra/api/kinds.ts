@@ -1,59 +1,18 @@
-// Every kind banlieue serves, in install order (core kinds first).
+// Every kind banlieue serves, in install order (core kinds first). The
+// infrastructure kinds come from the backend list (infra/api/backends.ts).
+import { BACKEND_APIS } from './backends.js';
 import { ProviderKind } from './banlieue.io/v1alpha1/provider.js';
 import { VirtualMachineKind } from './banlieue.io/v1alpha1/virtual-machine.js';
 import { VMClassKind } from './banlieue.io/v1alpha1/vm-class.js';
 import { VMImageKind } from './banlieue.io/v1alpha1/vm-image.js';
-import {
-  CloudHypervisorMachineKind,
-  CloudHypervisorMachineTemplateKind,
-} from './infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
-import {
-  CloudHypervisorClusterKind,
-  CloudHypervisorClusterTemplateKind,
-  LibvirtClusterKind,
-  LibvirtClusterTemplateKind,
-  ProxmoxClusterKind,
-  ProxmoxClusterTemplateKind,
-  VSphereClusterKind,
-  VSphereClusterTemplateKind,
-} from './infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
-import { LibvirtMachineKind, LibvirtMachineTemplateKind } from './infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
-import { ProxmoxMachineKind, ProxmoxMachineTemplateKind } from './infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { VSphereMachineKind, VSphereMachineTemplateKind } from './infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import type { KindDefinition } from './kind.js';
 
 export const CORE_KINDS = [VirtualMachineKind, ProviderKind, VMClassKind, VMImageKind] as const;
 
-/** Machine kinds by backend, as a Provider's providerClassRef names it. */
-export const MACHINE_KIND_BY_BACKEND = {
-  vsphere: VSphereMachineKind,
-  proxmox: ProxmoxMachineKind,
-  libvirt: LibvirtMachineKind,
-  'cloud-hypervisor': CloudHypervisorMachineKind,
-} as const;
-
-/** InfraCluster kinds by backend. */
-export const CLUSTER_KIND_BY_BACKEND = {
-  vsphere: VSphereClusterKind,
-  proxmox: ProxmoxClusterKind,
-  libvirt: LibvirtClusterKind,
-  'cloud-hypervisor': CloudHypervisorClusterKind,
-} as const;
-
-export const INFRA_MACHINE_KINDS = [VSphereMachineKind, ProxmoxMachineKind, LibvirtMachineKind, CloudHypervisorMachineKind] as const;
-export const INFRA_MACHINE_TEMPLATE_KINDS = [
-  VSphereMachineTemplateKind,
-  ProxmoxMachineTemplateKind,
-  LibvirtMachineTemplateKind,
-  CloudHypervisorMachineTemplateKind,
-] as const;
-export const INFRA_CLUSTER_KINDS = [VSphereClusterKind, ProxmoxClusterKind, LibvirtClusterKind, CloudHypervisorClusterKind] as const;
-export const INFRA_CLUSTER_TEMPLATE_KINDS = [
-  VSphereClusterTemplateKind,
-  ProxmoxClusterTemplateKind,
-  LibvirtClusterTemplateKind,
-  CloudHypervisorClusterTemplateKind,
-] as const;
+export const INFRA_MACHINE_KINDS: readonly KindDefinition[] = BACKEND_APIS.map((b) => b.machine);
+export const INFRA_MACHINE_TEMPLATE_KINDS: readonly KindDefinition[] = BACKEND_APIS.map((b) => b.machineTemplate);
+export const INFRA_CLUSTER_KINDS: readonly KindDefinition[] = BACKEND_APIS.map((b) => b.cluster);
+export const INFRA_CLUSTER_TEMPLATE_KINDS: readonly KindDefinition[] = BACKEND_APIS.map((b) => b.clusterTemplate);
 
 export const INFRA_KINDS: readonly KindDefinition[] = [
   ...INFRA_MACHINE_KINDS,

@@ -4,11 +4,15 @@ import { VirtualMachineKind } from '../api/banlieue.io/v1alpha1/virtual-machine.
 import { ProviderKind } from '../api/banlieue.io/v1alpha1/provider.js';
 import { VMClassKind } from '../api/banlieue.io/v1alpha1/vm-class.js';
 import { VMImageKind } from '../api/banlieue.io/v1alpha1/vm-image.js';
-import { VSphereMachineKind, VSphereMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import { ProxmoxMachineKind, ProxmoxMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { LibvirtMachineKind, LibvirtMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
-import { CloudHypervisorMachineKind, CloudHypervisorMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
-import { CloudHypervisorClusterKind, CloudHypervisorClusterTemplateKind, LibvirtClusterKind, LibvirtClusterTemplateKind, ProxmoxClusterKind, ProxmoxClusterTemplateKind, VSphereClusterKind, VSphereClusterTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
+import { VSphereClusterKind, VSphereClusterTemplateKind, VSphereMachineKind, VSphereMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { ProxmoxClusterKind, ProxmoxClusterTemplateKind, ProxmoxMachineKind, ProxmoxMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import { LibvirtClusterKind, LibvirtClusterTemplateKind, LibvirtMachineKind, LibvirtMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
+import {
+  CloudHypervisorClusterKind,
+  CloudHypervisorClusterTemplateKind,
+  CloudHypervisorMachineKind,
+  CloudHypervisorMachineTemplateKind,
+} from '../api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { defineConstruct } from './banlieue-api-object.js';
 
 export const VirtualMachine = defineConstruct(VirtualMachineKind);

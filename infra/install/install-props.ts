@@ -1,11 +1,11 @@
-import { BACKENDS, type Backend } from '../api/banlieue.io/v1alpha1/provider.js';
+import { BACKEND_APIS, BACKENDS, type Backend } from '../api/backends.js';
 import { RELEASE_TAG } from '../version.js';
 
 export const DEFAULT_NAMESPACE = 'banlieue-system';
 export const DEFAULT_REGISTRY = 'ghcr.io/banlieue';
 
 /** Backends whose provider runs in the management cluster; Cloud Hypervisor's runs on its hosts. */
-export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = ['vsphere', 'proxmox', 'libvirt'];
+export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = BACKEND_APIS.filter((b) => b.providerRuns === 'cluster').map((b) => b.name);
 
 /**
  * Backends whose provider role this version runs (`banlieue provider <backend>`).
@@ -13,7 +13,7 @@ export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = ['vsphere', 'proxmox', 
  * that crash-loops, until their role is built (a unit test keeps this list and
  * the controller's backend registry equal).
  */
-export const PROVIDER_ROLES_BUILT: readonly Backend[] = ['vsphere'];
+export const PROVIDER_ROLES_BUILT: readonly Backend[] = BACKEND_APIS.filter((b) => b.providerRoleBuilt).map((b) => b.name);
 
 export interface BanlieueInstallProps {
   /**

@@ -3,14 +3,15 @@
 // backend ports.
 import * as kplus from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
+import { BACKEND_APIS } from '../api/backends.js';
 import { APP_NAME, Label } from '../api/well-known.js';
 import { HEALTH_PORT, METRICS_PORT } from './role-workload.js';
 import { componentLabels } from './labels.js';
 
 const tcp = (port: number): { protocol: string; port: kplus.k8s.IntOrString } => ({ protocol: 'TCP', port: kplus.k8s.IntOrString.fromNumber(port) });
 
-/** DNS, API server, vCenter/Proxmox HTTPS, Proxmox API, libvirt TLS/TCP, SSH. */
-const EGRESS_PORTS = [443, 6443, 8006, 16514, 16509, 22];
+/** The API server (443, 6443) and every port a backend's provider dials. */
+const EGRESS_PORTS = [...new Set([443, 6443, ...BACKEND_APIS.flatMap((b) => b.egressPorts)])];
 
 export class NetworkPolicies extends Construct {
   constructor(scope: Construct, id: string, props: { readonly namespace: string }) {

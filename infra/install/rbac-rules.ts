@@ -1,7 +1,8 @@
 // RBAC as data, derived from what each role reads and writes. Least privilege:
 // no wildcards, and never list/watch on Secrets (credentials are read by name).
 import { CORE_GROUP, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
-import { INFRA_CLUSTER_KINDS, INFRA_CLUSTER_TEMPLATE_KINDS, INFRA_MACHINE_KINDS, INFRA_MACHINE_TEMPLATE_KINDS, MACHINE_KIND_BY_BACKEND } from '../api/kinds.js';
+import { INFRA_CLUSTER_KINDS, INFRA_CLUSTER_TEMPLATE_KINDS, INFRA_MACHINE_KINDS, INFRA_MACHINE_TEMPLATE_KINDS } from '../api/kinds.js';
+import { backendApi } from '../api/backends.js';
 import type { Backend } from '../api/banlieue.io/v1alpha1/provider.js';
 
 export interface PolicyRule {
@@ -57,7 +58,9 @@ export function controllerRules(): PolicyRule[] {
 
 /** A provider role: its Providers, its machine kind, its VMImage rows, credentials by name. */
 export function providerRules(backend: Backend): PolicyRule[] {
-  const machine = MACHINE_KIND_BY_BACKEND[backend];
+  const api = backendApi(backend);
+  if (!api) throw new Error(`backend "${backend}" has no API entry`);
+  const machine = api.machine;
   return [
     { apiGroups: [CORE_GROUP], resources: ['providers', 'vmimages'], verbs: READ },
     { apiGroups: [CORE_GROUP], resources: ['providers/status', 'vmimages/status'], verbs: STATUS_WRITE },

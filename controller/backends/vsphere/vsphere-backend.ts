@@ -1,6 +1,7 @@
 // The vSphere backend: a vCenter (or vcsim) reached over vim25 SOAP.
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import type { VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import type { Backend, BackendContext, Connection, ImageResolution } from '../backend.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
@@ -21,11 +22,9 @@ async function findTemplate(client: VsphereClient, ref: string): Promise<ImageRe
 }
 
 /** The vSphere backend of one role: its session pool is shared by every pass of that role. */
-export function createVsphereBackend(context: BackendContext): Backend {
+export function createVsphereBackend(context: BackendContext): Backend<VSphereMachineSpec> {
   const sessions = new VsphereSessionPool(context.onCall ? { onCall: context.onCall } : {});
   return {
-    name: 'vsphere',
-    credentialKeys: ['username', 'password'],
     discover: (provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> =>
       sessions.use(connection, async (client) => toFailureDomains(provider, await discoverInventory(client))),
     resolveImage: (_provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution> => {

@@ -6,7 +6,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import type { PerProviderImageStatus, VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
-import type { Backend } from '../../backends/backend.js';
+import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
 import type { Informer } from '../../runtime/informer.js';
@@ -21,7 +21,7 @@ export class ImageRowsReconciler implements Reconciler {
   readonly kind = 'VMImage';
 
   constructor(
-    private readonly backend: Backend,
+    private readonly backend: RunningBackend,
     private readonly images: Informer<VMImage>,
     private readonly providers: Informer<Provider>,
     private readonly api: KubeApi,

@@ -4,9 +4,8 @@
 // and "created". Without one, the UUID derives from the owning
 // VirtualMachine's UID (what the controller offers the guest as
 // ${PROVIDER_ID}), else from the machine's own UID (CAPI-owned machines).
-import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { CORE_GROUP } from '../../../infra/api/kind.js';
-import { PROVIDER_ID_SCHEME, machineUuid } from '../virtual-machine/machine-identity.js';
+import { machineUuid } from '../machine-identity.js';
 
 export interface IdentitySource {
   readonly metadata: {
@@ -22,8 +21,9 @@ export type MachineIdentity =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export function machineIdentity(backend: Backend, machine: IdentitySource): MachineIdentity {
-  const scheme = `${PROVIDER_ID_SCHEME[backend]}://`;
+/** `providerIDScheme`: the backend's, e.g. vsphere. */
+export function machineIdentity(providerIDScheme: string, machine: IdentitySource): MachineIdentity {
+  const scheme = `${providerIDScheme}://`;
   const existing = machine.spec.providerID;
   if (existing !== undefined) {
     const uuid = existing.startsWith(scheme) ? existing.slice(scheme.length).toLowerCase() : '';

@@ -2,11 +2,12 @@
 // else the one Provider of this backend publishing the failure domain. The
 // failure domain is the machine's, else its CAPI Machine's, else the
 // Provider's only one.
-import type { Backend, FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../infra/api/conditions.js';
 
 export interface MachinePlacementInput {
-  readonly backend: Backend;
+  /** The backend's name, as Providers' providerClassRef names it. */
+  readonly backend: string;
   readonly namespace: string;
   /** spec.providerRef.name */
   readonly providerName?: string;

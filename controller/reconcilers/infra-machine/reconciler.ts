@@ -4,11 +4,11 @@
 // MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
 import type { ObjectMeta } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import { BackendErrorKind, isBackendError, isConnectFailure } from '../../backends/backend-error.js';
-import type { Backend, Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
+import type { Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
+import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -66,7 +66,7 @@ export class InfraMachineReconciler implements Reconciler {
   private readonly finalizer: string;
 
   constructor(
-    private readonly backend: Backend,
+    private readonly backend: RunningBackend,
     private readonly machines: Informer<InfraMachine>,
     private readonly providers: Informer<Provider>,
     private readonly api: KubeApi,
@@ -75,7 +75,7 @@ export class InfraMachineReconciler implements Reconciler {
     private readonly clock: Clock,
     private readonly timings: InfraMachineTimings,
   ) {
-    this.kind = MACHINE_KIND_BY_BACKEND[backend.name].kind;
+    this.kind = backend.api.machine.kind;
     this.name = this.kind.toLowerCase();
     this.finalizer = Finalizer.infraMachine(this.kind);
   }
@@ -93,7 +93,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log);
     await ensureFinalizer(this.api, machine, this.finalizer);
 
-    const identity = machineIdentity(this.backend.name, machine);
+    const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     if (!identity.ok) return this.block(machine, Reason.ProvisionFailed, identity.message);
     if (identity.unwritten) {
       // Written before anything exists on the backend, so a crash from here on finds the VM again by it.
@@ -133,7 +133,7 @@ export class InfraMachineReconciler implements Reconciler {
 
   private async reconcileDelete(machine: InfraMachine, log: Logger): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
-    const identity = machineIdentity(this.backend.name, machine);
+    const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     if (identity.ok) {
       const resolved = await this.resolve(machine, identity, { needUserData: false });
       if (!resolved.ok && identity.unwritten) {

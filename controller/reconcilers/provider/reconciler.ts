@@ -3,7 +3,7 @@
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { isConnectFailure } from '../../backends/backend-error.js';
-import type { Backend } from '../../backends/backend.js';
+import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -23,7 +23,7 @@ export class ProviderReconciler implements Reconciler {
   readonly kind = 'Provider';
 
   constructor(
-    private readonly backend: Backend,
+    private readonly backend: RunningBackend,
     private readonly providers: Informer<Provider>,
     private readonly api: KubeApi,
     private readonly ssa: ServerSideApply,

@@ -1,15 +1,14 @@
-// What every infra builder starts from: the inputs checked and resolved once
-// (hardware with overrides, NIC addressing, image reference, per-disk and
-// per-NIC backend targets, metadata and the contract spec fields), so each
-// backend file only maps them onto its own kind.
-import type { Ipam } from '../../../infra/api/common.js';
+// The context every backend's builder starts from (controller/backends/machine-build.ts),
+// resolved once from a placed VirtualMachine: hardware with overrides, NIC
+// addressing, image reference, per-disk and per-NIC backend targets, metadata
+// and the contract spec fields.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { ClassDisk, ClassInterface, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import type { VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import { API_VERSION, CORE_GROUP, INFRA_GROUP, type ObjectMeta } from '../../../infra/api/kind.js';
+import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Label } from '../../../infra/api/well-known.js';
-import { computeEffectiveHardware, type EffectiveHardware } from './effective-hardware.js';
+import type { MachineBuildContext } from '../../backends/machine-build.js';
+import { computeEffectiveHardware } from './effective-hardware.js';
 import { computeNicAddressing } from './nic-addressing.js';
 import type { Placement } from './placement.js';
 
@@ -22,41 +21,7 @@ export interface InfraBuildInput {
   readonly userDataSecretName?: string;
 }
 
-export type BuildResult<T> = { readonly ok: true; readonly object: T } | { readonly ok: false; readonly message: string };
-
-/** Contract fields every machine kind shares (machineSpecFields), as the controller sets them. */
-export type CommonMachineSpec = Pick<VSphereMachineSpec, 'providerRef' | 'failureDomain' | 'desiredPowerState' | 'userDataSecretRef'>;
-
-export interface ResolvedDisk {
-  readonly disk: ClassDisk;
-  readonly backendId: string;
-}
-
-export interface ResolvedNic {
-  readonly nic: ClassInterface;
-  readonly backendId: string;
-  /** Undefined means DHCP. */
-  readonly ipam: Ipam | undefined;
-}
-
-export interface BuildContext {
-  readonly input: InfraBuildInput;
-  readonly apiVersion: string;
-  readonly metadata: ObjectMeta;
-  readonly commonSpec: CommonMachineSpec;
-  readonly hardware: EffectiveHardware;
-  /** Effective disks in class order with their resolved storage target. */
-  readonly disks: readonly ResolvedDisk[];
-  /** Class interfaces in class order with their resolved network target and addressing. */
-  readonly nics: readonly ResolvedNic[];
-  /** The image on this Provider: its per-provider resolvedRef, else the source ref of the backend. */
-  readonly imageRef: string;
-  readonly failureDomainName: string;
-  /** Failure-domain placement facts (datacenter, cluster, node, ...). */
-  readonly raw: Readonly<Record<string, string>>;
-}
-
-export type ContextResult = { readonly ok: true; readonly context: BuildContext } | { readonly ok: false; readonly message: string };
+export type ContextResult = { readonly ok: true; readonly context: MachineBuildContext } | { readonly ok: false; readonly message: string };
 
 export function resolveBuildContext(input: InfraBuildInput): ContextResult {
   const { vm, vmClass, image, placement } = input;
@@ -116,25 +81,6 @@ export function resolveImageRef(image: VMImage, placement: Placement): string | 
     (r) => r.providerNamespace === placement.providerNamespace && r.providerName === placement.providerName,
   );
   return row?.resolvedRef ?? image.spec.sources.find((s) => s.providerClass === placement.providerClass)?.ref;
-}
-
-/** The one backend target shared by every disk, or a message when the class spreads them. */
-export function singleStorageTarget(
-  context: BuildContext,
-  what: string,
-): { readonly ok: true; readonly backendId: string } | { readonly ok: false; readonly message: string } {
-  const targets = [...new Set(context.disks.map((d) => d.backendId))];
-  const [first] = targets;
-  if (first === undefined) return fail('the class has no disks');
-  if (targets.length > 1) {
-    return fail(`${what} holds every disk, but the class disks resolve to ${targets.map((t) => `"${t}"`).join(', ')}`);
-  }
-  return { ok: true, backendId: first };
-}
-
-/** `failure domain "<fd>" has no raw <keys>`: placement facts the provider should have published. */
-export function missingRaw(context: BuildContext, keys: string): { readonly ok: false; readonly message: string } {
-  return fail(`failure domain "${context.failureDomainName}" has no raw ${keys}`);
 }
 
 function fail(message: string): { readonly ok: false; readonly message: string } {

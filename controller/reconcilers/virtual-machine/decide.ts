@@ -7,8 +7,8 @@ import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.j
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { INFRA_GROUP } from '../../../infra/api/kind.js';
-import { MACHINE_KIND_BY_BACKEND } from '../../../infra/api/kinds.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
+import type { BackendCatalog } from '../../backends/descriptor.js';
 import { schedule } from '../../scheduler/schedule.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
@@ -28,6 +28,8 @@ export type InfraState =
 export type UserDataSource = { readonly ok: true; readonly content: string } | { readonly ok: false; readonly message: string };
 
 export interface VmObserved {
+  /** The backends this controller knows: their machine kinds and builders. */
+  readonly backends: BackendCatalog;
   readonly vm: VirtualMachine;
   readonly vmClass?: VMClass;
   readonly image?: VMImage;
@@ -128,22 +130,24 @@ function activePlan(o: VmObserved, now: Date): Omit<VmPlan, 'ensureFinalizer'> {
 
 /** Infra objects to delete before (re)creating at `fresh`: other kinds, and the current one when recreating. */
 function staleInfra(o: VmObserved, fresh: Placement, recreate: boolean): InfraMachineObject[] {
-  const target = MACHINE_KIND_BY_BACKEND[fresh.providerClass].kind;
+  const target = o.backends.machineKind(fresh.providerClass);
   return o.infra.flatMap((i) => (i.state === 'Present' && (i.kind !== target || recreate) ? [i.object] : []));
 }
 
 function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass, image: VMImage): Omit<VmPlan, 'ensureFinalizer'> {
   const { vm } = o;
   if (o.userData && !o.userData.ok) return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
-  const targetKind = MACHINE_KIND_BY_BACKEND[placement.providerClass].kind;
+  const backend = o.backends.get(placement.providerClass);
+  if (!backend) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${placement.providerClass}" has no infrastructure machine kind`) });
+  const targetKind = backend.api.machine.kind;
   const terminating = o.infra.find((i) => i.kind === targetKind && i.state === 'Terminating');
   if (terminating || o.infra.some((i) => i.kind === targetKind && i.state === 'Unknown')) {
     return { ...mirrorOnly(o, now, placementMatches), requeueAfterMs: WAIT_MS };
   }
   const userDataSecret = o.userData?.ok
-    ? { name: userDataSecretName(vm), content: renderUserData(o.userData.content, userDataVars(vm, vmClass, placement.providerClass)) }
+    ? { name: userDataSecretName(vm), content: renderUserData(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme)) }
     : undefined;
-  const built = buildInfraMachine({ vm, vmClass, image, placement, ...(userDataSecret ? { userDataSecretName: userDataSecret.name } : {}) });
+  const built = buildInfraMachine({ vm, vmClass, image, placement, ...(userDataSecret ? { userDataSecretName: userDataSecret.name } : {}) }, o.backends);
   if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });
   const live = o.infra.find((i) => i.kind === targetKind);
   const infra = live && live.state === 'Present' ? live.object : undefined;

@@ -8,6 +8,7 @@ import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.j
 import { ConditionType } from '../../../infra/api/conditions.js';
 import { API_VERSION, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
+import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
@@ -36,6 +37,8 @@ export interface VirtualMachineReconcilerDeps {
   readonly providers: Informer<Provider>;
   readonly classes: Informer<VMClass>;
   readonly images: Informer<VMImage>;
+  /** The backends whose machine kinds this controller writes. */
+  readonly backends: BackendCatalog;
   /** One informer per infrastructure machine kind, by kind. */
   readonly machines: ReadonlyMap<string, Informer<InfraMachineObject>>;
 }
@@ -96,6 +99,7 @@ export class VirtualMachineReconciler implements Reconciler {
       .filter((o) => o.metadata.name !== vm.metadata.name)
       .map((o) => this.withAssumption(o));
     return {
+      backends: this.d.backends,
       vm,
       ...(vmClass ? { vmClass } : {}),
       ...(this.d.images.get(vm.spec.imageRef.name) ? { image: this.d.images.get(vm.spec.imageRef.name) as VMImage } : {}),

@@ -1,10 +1,9 @@
 // User-data placeholders (docs/adr/0007-user-data-secret.md). Only the names
 // below are replaced; any other ${...} is left as written, because user-data is
 // often a shell script with its own ${HOME} or ${1}.
-import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
-import { providerIdFor } from './machine-identity.js';
+import { providerIdFor } from '../machine-identity.js';
 import { effectiveStaticAddress } from './nic-addressing.js';
 
 export const USER_DATA_PLACEHOLDERS = [
@@ -37,7 +36,7 @@ export function renderUserData(template: string, vars: UserDataVars): string {
  * PROVIDER_ID is the providerID the provider role will stamp (machine-identity);
  * empty only for an object without a uid, i.e. one not read from the API.
  */
-export function userDataVars(vm: VirtualMachine, vmClass: VMClass, backend: Backend): UserDataVars {
+export function userDataVars(vm: VirtualMachine, vmClass: VMClass, providerIDScheme: string): UserDataVars {
   const name = vm.metadata.name ?? '';
   const first = vm.spec.networkOverrides?.[0];
   const address = first
@@ -55,6 +54,6 @@ export function userDataVars(vm: VirtualMachine, vmClass: VMClass, backend: Back
     GATEWAY: address?.gateway ?? '',
     DNS: (address?.nameservers ?? []).join(','),
     DOMAIN: domain,
-    PROVIDER_ID: uid ? providerIdFor(backend, uid) : '',
+    PROVIDER_ID: uid ? providerIdFor(providerIDScheme, uid) : '',
   };
 }

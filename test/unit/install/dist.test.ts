@@ -25,5 +25,6 @@ describe('dist/', () => {
     });
     const concatenated = distFiles.map((f) => readFileSync(join(DIST, f), 'utf8')).join('---\n');
     expect(printed).toBe(concatenated);
-  });
+    // A spawned tsx process: minutes on a busy machine, never a 5 s default.
+  }, 180_000);
 });

@@ -2,7 +2,7 @@ import { App, Chart, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { BanlieueInstall } from '../../../infra/install/banlieue-install.js';
 import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import { BUILT_BACKENDS } from '../../../controller/backends/registry.js';
+import { BUILT_IN_BACKENDS } from '../../../controller/backends/registry.js';
 import { PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 
@@ -98,7 +98,7 @@ describe('the install', () => {
   });
 
   it('lists as built exactly the provider roles the binary has', () => {
-    expect(BACKENDS.filter((b) => BUILT_BACKENDS.includes(b))).toEqual([...PROVIDER_ROLES_BUILT]);
+    expect(BACKENDS.filter((b) => BUILT_IN_BACKENDS.withProviderRole().includes(b))).toEqual([...PROVIDER_ROLES_BUILT]);
   });
 
   it('puts no namespace on cluster-scoped objects and the install namespace on the others', () => {

@@ -6,9 +6,9 @@ import {
 } from '../../common.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from '../../schema.js';
+import { BACKENDS } from '../../backends.js';
 
-export const BACKENDS = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const;
-export type Backend = (typeof BACKENDS)[number];
+export { BACKENDS, type Backend } from '../../backends.js';
 
 export const FEATURES = [
   'efiSecureBoot',

@@ -1,7 +1,8 @@
 import { Ipam, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
-import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineClusterKinds } from './infra-cluster.js';
+import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
 export const CloudHypervisorMachineSpec = Type.Object(
   {
@@ -75,3 +76,18 @@ export type CloudHypervisorMachineSpec = Static<typeof CloudHypervisorMachineSpe
 export type CloudHypervisorMachineStatus = Static<typeof CloudHypervisorMachineStatus>;
 export type CloudHypervisorMachine = ObjectOf<typeof CloudHypervisorMachineKind>;
 export type CloudHypervisorMachineTemplate = ObjectOf<typeof CloudHypervisorMachineTemplateKind>;
+
+export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds('CloudHypervisor', 'chc', 'Cloud Hypervisor');
+
+export const cloudHypervisorApi = defineBackendApi({
+  name: 'cloud-hypervisor',
+  title: 'Cloud Hypervisor',
+  providerIDScheme: 'cloudhypervisor',
+  machine: CloudHypervisorMachineKind,
+  machineTemplate: CloudHypervisorMachineTemplateKind,
+  cluster: CloudHypervisorClusterKind,
+  clusterTemplate: CloudHypervisorClusterTemplateKind,
+  providerRuns: 'host',
+  providerRoleBuilt: false,
+  egressPorts: [],
+});

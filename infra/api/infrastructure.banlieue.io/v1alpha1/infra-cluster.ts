@@ -9,7 +9,7 @@ import {
   LocalObjectReference,
   ObservedGeneration,
 } from '../../common.js';
-import { API_VERSION, INFRA_GROUP, defineKind, type ObjectOf } from '../../kind.js';
+import { API_VERSION, INFRA_GROUP, defineKind, type KubeObject } from '../../kind.js';
 import { ListMap, Type, type Static } from '../../schema.js';
 import { templateSpec } from './infra-machine.js';
 
@@ -57,7 +57,8 @@ export const InfraClusterStatus = Type.Object(
   { description: 'Observed state of the cluster infrastructure.' },
 );
 
-function defineClusterKinds(prefix: string, shortName: string, backend: string) {
+/** A backend's InfraCluster kind and its template kind (shared shape, one reconciler). */
+export function defineClusterKinds(prefix: string, shortName: string, backend: string) {
   const kind = `${prefix}Cluster`;
   const lower = kind.toLowerCase();
   const cluster = defineKind({
@@ -97,15 +98,6 @@ function defineClusterKinds(prefix: string, shortName: string, backend: string) 
   return { cluster, template };
 }
 
-export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
-export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'pvec', 'Proxmox VE');
-export const { cluster: LibvirtClusterKind, template: LibvirtClusterTemplateKind } = defineClusterKinds('Libvirt', 'lvc', 'libvirt');
-export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds(
-  'CloudHypervisor',
-  'chc',
-  'Cloud Hypervisor',
-);
-
 export type InfraClusterSpec = Static<typeof InfraClusterSpec>;
 export type InfraClusterStatus = Static<typeof InfraClusterStatus>;
-export type InfraCluster = ObjectOf<typeof VSphereClusterKind>;
+export type InfraCluster = KubeObject<InfraClusterSpec, InfraClusterStatus>;

@@ -12,8 +12,8 @@ import {
   PROVIDER_ID_IMMUTABLE,
   ProviderID,
 } from '../../common.js';
-import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type PrinterColumn } from '../../kind.js';
-import { StringMap, Type, type TSchema, type TObject, type TProperties } from '../../schema.js';
+import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
+import { StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
 
 /** Spec fields of every InfraMachine. */
 export function machineSpecFields(providerIDScheme: string) {
@@ -131,4 +131,47 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     capiContract: true,
   });
   return { machine, template } satisfies Record<string, KindDefinition>;
+}
+
+/** The InfraMachine contract fields, once: what every reconciler, mirror and builder reads. */
+export const InfraMachineContractSpec = Type.Object(machineSpecFields('<scheme>://<UUID>'));
+export const InfraMachineContractStatus = Type.Object(machineStatusFields);
+export type InfraMachineContractSpec = Static<typeof InfraMachineContractSpec>;
+export type InfraMachineContractStatus = Static<typeof InfraMachineContractStatus>;
+
+/**
+ * Any InfraMachine kind as the generic code sees it: the contract fields typed,
+ * the backend's own spec fields in `Spec` (the contract ones when unknown).
+ */
+export type InfraMachine<Spec extends InfraMachineContractSpec = InfraMachineContractSpec> = KubeObject<
+  Spec,
+  InfraMachineContractStatus & Record<string, unknown>
+>;
+
+/**
+ * What the API knows of one backend: the name a Provider's providerClassRef
+ * uses, its kinds and providerID scheme, and where its provider role runs.
+ * `infra/api/backends.ts` lists them; install, RBAC, authoring and the
+ * controller's kind tables derive from that list.
+ */
+export interface BackendApi<Name extends string = string> {
+  readonly name: Name;
+  /** How docs and descriptions name it, e.g. vSphere. */
+  readonly title: string;
+  /** providerID is `<scheme>://<UUID>`, after the peer convention where one exists (CAPV, CAPMOX). */
+  readonly providerIDScheme: string;
+  readonly machine: KindDefinition;
+  readonly machineTemplate: KindDefinition;
+  readonly cluster: KindDefinition;
+  readonly clusterTemplate: KindDefinition;
+  /** `cluster`: the provider role runs as a Deployment; `host`: on each host (outside Kubernetes). */
+  readonly providerRuns: 'cluster' | 'host';
+  /** Whether this version has the provider role; the others get identity and RBAC but no Deployment. */
+  readonly providerRoleBuilt: boolean;
+  /** TCP ports the provider role dials (NetworkPolicy egress). */
+  readonly egressPorts: readonly number[];
+}
+
+export function defineBackendApi<const Name extends string>(api: BackendApi<Name>): BackendApi<Name> {
+  return api;
 }

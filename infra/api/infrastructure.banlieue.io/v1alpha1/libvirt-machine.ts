@@ -1,7 +1,8 @@
 import { FirmwareField, Ipam, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
-import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineClusterKinds } from './infra-cluster.js';
+import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
 export const LibvirtMachineSpec = Type.Object(
   {
@@ -85,3 +86,18 @@ export type LibvirtMachineSpec = Static<typeof LibvirtMachineSpec>;
 export type LibvirtMachineStatus = Static<typeof LibvirtMachineStatus>;
 export type LibvirtMachine = ObjectOf<typeof LibvirtMachineKind>;
 export type LibvirtMachineTemplate = ObjectOf<typeof LibvirtMachineTemplateKind>;
+
+export const { cluster: LibvirtClusterKind, template: LibvirtClusterTemplateKind } = defineClusterKinds('Libvirt', 'lvc', 'libvirt');
+
+export const libvirtApi = defineBackendApi({
+  name: 'libvirt',
+  title: 'libvirt',
+  providerIDScheme: 'libvirt',
+  machine: LibvirtMachineKind,
+  machineTemplate: LibvirtMachineTemplateKind,
+  cluster: LibvirtClusterKind,
+  clusterTemplate: LibvirtClusterTemplateKind,
+  providerRuns: 'cluster',
+  providerRoleBuilt: false,
+  egressPorts: [16514, 16509, 22],
+});

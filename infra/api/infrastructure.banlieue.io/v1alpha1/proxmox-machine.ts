@@ -1,7 +1,8 @@
 import { FirmwareField, Ipam, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
-import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineClusterKinds } from './infra-cluster.js';
+import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
 export const ProxmoxMachineSpec = Type.Object(
   {
@@ -95,3 +96,18 @@ export type ProxmoxMachineSpec = Static<typeof ProxmoxMachineSpec>;
 export type ProxmoxMachineStatus = Static<typeof ProxmoxMachineStatus>;
 export type ProxmoxMachine = ObjectOf<typeof ProxmoxMachineKind>;
 export type ProxmoxMachineTemplate = ObjectOf<typeof ProxmoxMachineTemplateKind>;
+
+export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'pvec', 'Proxmox VE');
+
+export const proxmoxApi = defineBackendApi({
+  name: 'proxmox',
+  title: 'Proxmox VE',
+  providerIDScheme: 'proxmox',
+  machine: ProxmoxMachineKind,
+  machineTemplate: ProxmoxMachineTemplateKind,
+  cluster: ProxmoxClusterKind,
+  clusterTemplate: ProxmoxClusterTemplateKind,
+  providerRuns: 'cluster',
+  providerRoleBuilt: false,
+  egressPorts: [8006],
+});

@@ -1,7 +1,8 @@
 import { DISK_PROVISIONINGS, FirmwareField, Ipam, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
-import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineClusterKinds } from './infra-cluster.js';
+import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
 export const VSphereMachineSpec = Type.Object(
   {
@@ -79,3 +80,18 @@ export type VSphereMachineSpec = Static<typeof VSphereMachineSpec>;
 export type VSphereMachineStatus = Static<typeof VSphereMachineStatus>;
 export type VSphereMachine = ObjectOf<typeof VSphereMachineKind>;
 export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>;
+
+export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
+
+export const vsphereApi = defineBackendApi({
+  name: 'vsphere',
+  title: 'vSphere',
+  providerIDScheme: 'vsphere',
+  machine: VSphereMachineKind,
+  machineTemplate: VSphereMachineTemplateKind,
+  cluster: VSphereClusterKind,
+  clusterTemplate: VSphereClusterTemplateKind,
+  providerRuns: 'cluster',
+  providerRoleBuilt: true,
+  egressPorts: [443],
+});

@@ -2,8 +2,9 @@
 // carrying it (docs/adr/0005-vm-identity-in-spec.md).
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import { machineIdentity, type IdentitySource } from '../../../../controller/reconcilers/infra-machine/identity.js';
-import { PROVIDER_ID_SCHEME, machineUuid, providerIdFor } from '../../../../controller/reconcilers/virtual-machine/machine-identity.js';
+import { machineIdentity as machineIdentityForScheme, type IdentitySource } from '../../../../controller/reconcilers/infra-machine/identity.js';
+import { backendApi } from '../../../../infra/api/backends.js';
+import { machineUuid, providerIdFor as providerIdForScheme } from '../../../../controller/reconcilers/machine-identity.js';
 
 const VM_UID = '0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87';
 const MACHINE_UID = '6d1c3f0a-2b4e-4c8d-9e7f-1a2b3c4d5e6f';
@@ -76,7 +77,7 @@ describe('InfraMachine identity', () => {
       if (identity.ok) return;
       expect(identity.message).toContain('spec.providerID');
       expect(identity.message).toContain(`"${providerID}"`);
-      expect(identity.message).toContain(`${PROVIDER_ID_SCHEME[backend]}://<UUID>`);
+      expect(identity.message).toContain(`${schemeOf(backend)}://<UUID>`);
     });
   });
 
@@ -127,3 +128,17 @@ describe('InfraMachine identity', () => {
     });
   });
 });
+
+function schemeOf(backend: string): string {
+  const api = backendApi(backend);
+  if (!api) throw new Error(`no backend ${backend}`);
+  return api.providerIDScheme;
+}
+
+function machineIdentity(backend: string, source: Parameters<typeof machineIdentityForScheme>[1]): ReturnType<typeof machineIdentityForScheme> {
+  return machineIdentityForScheme(schemeOf(backend), source);
+}
+
+function providerIdFor(backend: string, uid: string): string {
+  return providerIdForScheme(schemeOf(backend), uid);
+}

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, type Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Label } from '../../../../infra/api/well-known.js';
-import { buildInfraMachine, type InfraBuildInput, type InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
+import { buildInfraMachine as buildWith, type InfraBuildInput } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import type { CloudHypervisorMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
+import type { LibvirtMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
+import type { ProxmoxMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import type { VSphereMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+
+/** The four built-in kinds, as the tests read their backend fields. */
+type InfraMachineObject = VSphereMachine | ProxmoxMachine | LibvirtMachine | CloudHypervisorMachine;
+
+function buildInfraMachine(input: InfraBuildInput): { ok: true; object: InfraMachineObject } | { ok: false; message: string } {
+  return buildWith(input, BUILT_IN_BACKENDS) as { ok: true; object: InfraMachineObject } | { ok: false; message: string };
+}
 import { aClass, aPlacement, aStaticClass, aVm, anImage, REFS, VM_UID } from './fixtures.js';
 
 function build(input: Partial<InfraBuildInput> & { placement: InfraBuildInput['placement'] }): InfraMachineObject {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKENDS } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { BACKENDS, backendApi } from '../../../../infra/api/backends.js';
 import {
   MACHINE_UUID_NAMESPACE,
   machineUuid,
   providerIdFor,
   uuidV5,
-} from '../../../../controller/reconcilers/virtual-machine/machine-identity.js';
+} from '../../../../controller/reconcilers/machine-identity.js';
 import { VM_UID } from './fixtures.js';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
@@ -57,11 +57,11 @@ describe('machine identity', () => {
     ['libvirt', 'libvirt://74e4d702-bafd-5e07-8195-ab7a57a18b2a'],
     ['cloud-hypervisor', 'cloudhypervisor://74e4d702-bafd-5e07-8195-ab7a57a18b2a'],
   ] as const)('writes the %s providerID with its peer scheme', (backend, expected) => {
-    expect(providerIdFor(backend, VM_UID)).toBe(expected);
+    expect(providerIdFor(backendApi(backend)?.providerIDScheme ?? '', VM_UID)).toBe(expected);
   });
 
   it('covers every backend', () => {
-    expect(BACKENDS.map((b) => providerIdFor(b, VM_UID).split('://')[1])).toEqual(BACKENDS.map(() => machineUuid(VM_UID)));
+    expect(BACKENDS.map((b) => providerIdFor(backendApi(b)?.providerIDScheme ?? '', VM_UID).split('://')[1])).toEqual(BACKENDS.map(() => machineUuid(VM_UID)));
   });
 
   it('refuses a namespace that is not a UUID', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderUserData, userDataVars, type UserDataVars } from '../../../../controller/reconcilers/virtual-machine/user-data.js';
-import { providerIdFor } from '../../../../controller/reconcilers/virtual-machine/machine-identity.js';
+import { providerIdFor } from '../../../../controller/reconcilers/machine-identity.js';
 import { aClass, aStaticClass, aVm, VM_UID } from './fixtures.js';
 
 const VARS: UserDataVars = {

@@ -2,9 +2,9 @@
 // resourcePool) come from the failure domain the vSphere provider published.
 import type { VSphereMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { VSphereMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import { missingRaw, singleStorageTarget, type BuildContext, type BuildResult } from './build-context.js';
+import { missingRaw, singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
 
-export function buildVSphereMachine(context: BuildContext): BuildResult<VSphereMachine> {
+export function buildVSphereMachine(context: MachineBuildContext): BuildResult<VSphereMachine> {
   const { datacenter, cluster, resourcePool } = context.raw;
   if (!datacenter || !cluster) return missingRaw(context, 'datacenter/cluster');
   const datastore = singleStorageTarget(context, 'a VSphereMachine datastore');

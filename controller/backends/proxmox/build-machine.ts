@@ -2,12 +2,12 @@
 // cloud-init seed ISO (user-data and static addresses) needs an ISO storage.
 import type { ProxmoxMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { ProxmoxMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { missingRaw, type BuildContext, type BuildResult } from './build-context.js';
+import { missingRaw, type MachineBuildContext, type BuildResult } from '../machine-build.js';
 
 /** Template VMIDs, as the VMImage source rule and ProxmoxMachine.spec.templateVmid accept them. */
 const VMID = /^[1-9][0-9]{2,8}$/;
 
-export function buildProxmoxMachine(context: BuildContext): BuildResult<ProxmoxMachine> {
+export function buildProxmoxMachine(context: MachineBuildContext): BuildResult<ProxmoxMachine> {
   const { node, isoStorage } = context.raw;
   if (!node) return missingRaw(context, 'node');
   if (!VMID.test(context.imageRef)) {

@@ -2,9 +2,9 @@
 // classes itself, so the spec carries class names, not backend targets.
 import type { CloudHypervisorMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { CloudHypervisorMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
-import type { BuildContext, BuildResult } from './build-context.js';
+import type { MachineBuildContext, BuildResult } from '../machine-build.js';
 
-export function buildCloudHypervisorMachine(context: BuildContext): BuildResult<CloudHypervisorMachine> {
+export function buildCloudHypervisorMachine(context: MachineBuildContext): BuildResult<CloudHypervisorMachine> {
   const [osDisk, ...dataDisks] = context.disks;
   if (!osDisk) return { ok: false, message: 'the class has no disks' };
   // CloudHypervisorMachine has no data disks: refuse rather than drop them.

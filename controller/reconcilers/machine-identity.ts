@@ -4,7 +4,6 @@
 // before it creates the VM, and the controller offers it to the guest as
 // ${PROVIDER_ID}; both must call this module.
 import { createHash } from 'node:crypto';
-import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 
 /**
  * Namespace of banlieue machine UUIDs: the RFC 4122 v5 UUID of the name
@@ -14,22 +13,14 @@ import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.j
  */
 export const MACHINE_UUID_NAMESPACE = 'f835eb91-161d-5b93-9c3f-a62bc78452de';
 
-/** providerID scheme per backend, following the peers where they have one (CAPV, CAPMOX). */
-export const PROVIDER_ID_SCHEME = {
-  vsphere: 'vsphere',
-  proxmox: 'proxmox',
-  libvirt: 'libvirt',
-  'cloud-hypervisor': 'cloudhypervisor',
-} as const satisfies Record<Backend, string>;
-
 /** The UUID a VM is created with (BIOS / SMBIOS / domain UUID): v5 of the object UID. */
 export function machineUuid(uid: string): string {
   return uuidV5(MACHINE_UUID_NAMESPACE, uid);
 }
 
-/** `<scheme>://<machineUuid(uid)>`, e.g. vsphere://74e4d702-bafd-5e07-8195-ab7a57a18b2a. */
-export function providerIdFor(backend: Backend, uid: string): string {
-  return `${PROVIDER_ID_SCHEME[backend]}://${machineUuid(uid)}`;
+/** `<scheme>://<machineUuid(uid)>`, e.g. vsphere://74e4d702-bafd-5e07-8195-ab7a57a18b2a (the scheme: a backend's providerIDScheme). */
+export function providerIdFor(scheme: string, uid: string): string {
+  return `${scheme}://${machineUuid(uid)}`;
 }
 
 /** RFC 4122 §4.3 name-based UUID, version 5 (SHA-1), lower-case. */

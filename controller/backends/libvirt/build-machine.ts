@@ -2,9 +2,9 @@
 // "bridge" plugs NICs into host bridges; otherwise into libvirt networks.
 import type { LibvirtMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
-import { singleStorageTarget, type BuildContext, type BuildResult } from './build-context.js';
+import { singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
 
-export function buildLibvirtMachine(context: BuildContext): BuildResult<LibvirtMachine> {
+export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<LibvirtMachine> {
   const pool = singleStorageTarget(context, 'a LibvirtMachine pool');
   if (!pool.ok) return pool;
   const { name, namespace } = context.metadata;

@@ -1,0 +1,12 @@
+// The vSphere backend: a vCenter (or vcsim) over vim25 SOAP.
+import { vsphereApi, type VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import type { BackendDescriptor } from '../descriptor.js';
+import { buildVSphereMachine } from './build-machine.js';
+import { createVsphereBackend } from './vsphere-backend.js';
+
+export const vsphereDescriptor: BackendDescriptor<VSphereMachineSpec> = {
+  api: vsphereApi,
+  credentialKeys: ['username', 'password'],
+  buildMachine: buildVSphereMachine,
+  createBackend: createVsphereBackend,
+};
