@@ -4,6 +4,7 @@
 import type { FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { MachineAddress, PowerState } from '../../infra/api/common.js';
+import type { Reason } from '../../infra/api/conditions.js';
 import type { Logger } from '../runtime/log.js';
 
 /** Whether an image source is usable on one Provider (its VMImage status row). */
@@ -11,8 +12,8 @@ export interface ImageResolution {
   readonly ready: boolean;
   /** Backend reference of the image (template path, VMID, volume). */
   readonly resolvedRef?: string;
-  /** CamelCase reason when not ready, e.g. TemplateNotFound. */
-  readonly reason?: string;
+  /** Why it is not ready. */
+  readonly reason?: Reason;
   readonly message?: string;
 }
 
@@ -33,10 +34,10 @@ export interface BackendContext {
 
 /** One provider role's backend instance (it owns its sessions); `Spec` is its machine kind's spec. */
 export interface Backend<Spec = unknown> {
-  /** Connect and read what the backend offers; throws BackendError. */
-  discover(provider: Provider, connection: Connection): Promise<FailureDomainStatus[]>;
+  /** Connect and read what the backend offers; throws BackendError. `signal` cuts it short when the role stops. */
+  discover(provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[]>;
   /** Find an image source on the backend; throws BackendError when it cannot tell. */
-  resolveImage(provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution>;
+  resolveImage(provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution>;
   /** The backend's machine kind (VSphereMachine…): its spec is what `ensure` reads. */
   readonly machines: MachineBackend<Spec>;
   /** Release what the backend keeps between passes (sessions, sockets) when the role stops. */
@@ -55,10 +56,12 @@ export interface MachineRequest<Spec> {
   readonly raw: Readonly<Record<string, string>>;
   /** Rendered user-data; only read before the first boot. */
   readonly userData: string | undefined;
+  /** The backend task an earlier pass started and has not seen finish (status.taskRef). */
+  readonly taskRef?: string;
 }
 
 /** What a backend did in one pass; the provider turns these into Events. */
-export type MachineAction = 'Created' | 'Adopted' | 'GuestDataWritten' | 'Reconfigured' | 'PoweredOn' | 'PoweredOff' | 'Suspended';
+export type MachineAction = 'CreateStarted' | 'Created' | 'Adopted' | 'GuestDataWritten' | 'Reconfigured' | 'PoweredOn' | 'PoweredOff' | 'Suspended';
 
 /** The VM as found after a pass. */
 export interface MachineObservation {
@@ -82,16 +85,35 @@ export interface EnsureOptions {
   readonly specChanged: boolean;
   /** For what an operator should see (a clone started, with its task). */
   readonly log: Logger;
+  /** Aborts when the role stops: every backend call of the pass ends promptly. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What one pass found. A long backend task (a clone) is started and reported
+ * `InProgress`, never awaited: the provider records `taskRef` in status and
+ * asks again on a later pass, so no worker waits on the backend (ADR 14).
+ */
+export type EnsureResult =
+  /** No VM, and it may not be created (it was provisioned once and is gone). */
+  | { readonly state: 'Absent' }
+  | { readonly state: 'InProgress'; readonly taskRef: string; readonly message: string; readonly actions: readonly MachineAction[] }
+  | { readonly state: 'Present'; readonly observation: MachineObservation };
+
+export interface DestroyOptions {
+  readonly log: Logger;
+  readonly signal?: AbortSignal;
 }
 
 /** A backend's machine kind: find-or-create by UUID, converge power, destroy. */
 export interface MachineBackend<Spec> {
   /**
    * Converge the VM of `request`: found by UUID (an orphan from an earlier
-   * crash is adopted), created when absent and allowed, powered as asked.
-   * Undefined when it is absent and may not be created. Throws BackendError.
+   * crash is adopted), its creation started when absent and allowed (and
+   * picked up by `request.taskRef` on later passes), powered as asked.
+   * Throws BackendError; a task that ended in error throws TaskFailed.
    */
-  ensure(connection: Connection, request: MachineRequest<Spec>, options: EnsureOptions): Promise<MachineObservation | undefined>;
+  ensure(connection: Connection, request: MachineRequest<Spec>, options: EnsureOptions): Promise<EnsureResult>;
   /** Power off and delete the VM; an absent VM is success. Resolves to whether there was one. Throws BackendError. */
-  destroy(connection: Connection, request: MachineRequest<Spec>, log: Logger): Promise<boolean>;
+  destroy(connection: Connection, request: MachineRequest<Spec>, options: DestroyOptions): Promise<boolean>;
 }

@@ -6,10 +6,21 @@ import type { ConditionType, Reason } from '../../infra/api/conditions.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
+/**
+ * A reason read back from a condition already on an object (the VM's own, or
+ * its infra machine's Ready that a provider wrote), carried on as it is. The
+ * only way a reason that is not a `Reason` constant reaches a condition.
+ */
+export type CopiedReason = string & { readonly __copied: true };
+
+export function copiedReason(condition: Pick<Condition, 'reason'>): CopiedReason {
+  return condition.reason as CopiedReason;
+}
+
 export interface ConditionInput {
   type: ConditionType;
   status: ConditionStatus;
-  reason: Reason | string;
+  reason: Reason | CopiedReason;
   message?: string;
   observedGeneration?: number;
 }

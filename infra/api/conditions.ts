@@ -90,12 +90,20 @@ export const Reason = {
   WaitingForBootstrapData: 'WaitingForBootstrapData',
   /** InfraMachine: the backend refused to create or configure the VM; see the message. */
   ProvisionFailed: 'ProvisionFailed',
+  /** InfraMachine: a backend task creating the VM (status.taskRef) is running; nothing to do but wait. */
+  Provisioning: 'Provisioning',
   /** InfraMachine: the VM is on; no IP address reported by the guest yet. */
   WaitingForAddress: 'WaitingForAddress',
   /** InfraMachine: the provisioned VM no longer exists on the backend; it is not re-created. Delete the machine to replace it. */
   BackendMissing: 'BackendMissing',
   /** InfraMachine: being deleted; the VM could not be removed yet (see the message). */
   DeletionFailed: 'DeletionFailed',
+  /** VMImage row: the backend has no image of that reference (e.g. no vSphere template of that name). */
+  ImageSourceNotFound: 'ImageSourceNotFound',
+  /** VMImage row: the source kind is not one this backend can use (e.g. an ISO for vSphere). */
+  UnsupportedSource: 'UnsupportedSource',
+  /** VMImage row: the backend answered the lookup with an error; see the message. */
+  LookupFailed: 'LookupFailed',
   /** InfraCluster: no Provider matched providerRefs / providerSelector. */
   NoProviders: 'NoProviders',
   /** VMImage: no Provider has reported a row yet. */

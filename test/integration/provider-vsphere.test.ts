@@ -94,7 +94,7 @@ describe('vSphere provider role', () => {
     expect(role.child.exitCode).toBeNull();
   });
 
-  it('writes its VMImage rows: a template found is ready, a missing one is TemplateNotFound', async () => {
+  it('writes its VMImage rows: a template found is ready, a missing one is ImageSourceNotFound', async () => {
     // A template in vcsim, made the way an image pipeline would.
     const client = await vcsimClient(vcsim);
     await makeTemplate(client, `ubuntu-${ns}`).finally(() => client.close());
@@ -118,7 +118,7 @@ describe('vSphere provider role', () => {
       const row = await rowOf(`missing-${ns}`);
       return row?.reason ? row : undefined;
     });
-    expect(missing).toMatchObject({ ready: false, reason: 'TemplateNotFound' });
+    expect(missing).toMatchObject({ ready: false, reason: 'ImageSourceNotFound' });
     for (const name of [`found-${ns}`, `missing-${ns}`]) await t.delete(image(name, ''));
   });
 

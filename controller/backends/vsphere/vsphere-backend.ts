@@ -2,7 +2,9 @@
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { Reason } from '../../../infra/api/conditions.js';
 import type { Backend, BackendContext, Connection, ImageResolution } from '../backend.js';
+import { withSignal } from '../cancellation.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
@@ -18,20 +20,20 @@ async function findTemplate(client: VsphereClient, ref: string): Promise<ImageRe
     const template = await client.vms.findNamed(dc.vmFolder, ref, { templatesOnly: true });
     if (template) return { ready: true, resolvedRef: await client.inventory.inventoryPath(template) };
   }
-  return { ready: false, reason: 'TemplateNotFound', message: `no template named "${ref}" in any datacenter` };
+  return { ready: false, reason: Reason.ImageSourceNotFound, message: `no template named "${ref}" in any datacenter` };
 }
 
 /** The vSphere backend of one role: its session pool is shared by every pass of that role. */
 export function createVsphereBackend(context: BackendContext): Backend<VSphereMachineSpec> {
   const sessions = new VsphereSessionPool(context.onCall ? { onCall: context.onCall } : {});
   return {
-    discover: (provider: Provider, connection: Connection): Promise<FailureDomainStatus[]> =>
-      sessions.use(connection, async (client) => toFailureDomains(provider, await discoverInventory(client))),
-    resolveImage: (_provider: Provider, connection: Connection, source: ImageSource): Promise<ImageResolution> => {
+    discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[]> =>
+      withSignal(signal, () => sessions.use(connection, async (client) => toFailureDomains(provider, await discoverInventory(client)))),
+    resolveImage: (_provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution> => {
       if (source.kind !== 'Template') {
-        return Promise.resolve({ ready: false, reason: 'UnsupportedSource', message: `vSphere images must be kind Template, not ${source.kind}` });
+        return Promise.resolve({ ready: false, reason: Reason.UnsupportedSource, message: `vSphere images must be kind Template, not ${source.kind}` });
       }
-      return sessions.use(connection, (client) => findTemplate(client, source.ref));
+      return withSignal(signal, () => sessions.use(connection, (client) => findTemplate(client, source.ref)));
     },
     machines: vsphereMachines(sessions),
     close: () => sessions.closeAll(),

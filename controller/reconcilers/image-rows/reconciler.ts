@@ -29,12 +29,12 @@ export class ImageRowsReconciler implements Reconciler {
     private readonly recheckMs: number,
   ) {}
 
-  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+  async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const image = this.images.get(key);
     if (!image) return done;
     const source = image.spec.sources.find((s) => s.providerClass === this.backend.name);
     const mine = this.providers.list().filter((p) => p.spec.providerClassRef.name === this.backend.name && !p.spec.paused);
-    const rows = source ? await Promise.all(mine.map((p) => this.row(p, image, source, log))) : [];
+    const rows = source ? await Promise.all(mine.map((p) => this.row(p, image, source, log, signal))) : [];
     const current = image.status?.perProvider ?? [];
     const unchanged = rows.every((row) => current.some((c) => c.providerNamespace === row.providerNamespace && c.providerName === row.providerName && containsAll(c, row)));
     const stale = current.some((c) => !rows.some((r) => r.providerNamespace === c.providerNamespace && r.providerName === c.providerName) && mine.some((p) => p.metadata.name === c.providerName && p.metadata.namespace === c.providerNamespace));
@@ -45,12 +45,12 @@ export class ImageRowsReconciler implements Reconciler {
     return { requeueAfterMs: this.recheckMs };
   }
 
-  private async row(provider: Provider, image: VMImage, source: VMImage['spec']['sources'][number], log: Logger): Promise<PerProviderImageStatus> {
+  private async row(provider: Provider, image: VMImage, source: VMImage['spec']['sources'][number], log: Logger, signal: AbortSignal | undefined): Promise<PerProviderImageStatus> {
     const id = { providerNamespace: provider.metadata.namespace ?? '', providerName: provider.metadata.name ?? '' };
     const connection = await resolveConnection(this.api, provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...id, ready: false, reason: connection.reason, message: connection.message };
     try {
-      const found = await this.backend.resolveImage(provider, connection.connection, source);
+      const found = await this.backend.resolveImage(provider, connection.connection, source, signal);
       return {
         ...id,
         ready: found.ready,
@@ -61,7 +61,7 @@ export class ImageRowsReconciler implements Reconciler {
       };
     } catch (err) {
       log.warn({ backend: this.backend.name, err: err instanceof Error ? err.message : String(err) }, 'Image lookup failed');
-      return { ...id, ready: false, reason: err instanceof BackendError && err.kind === BackendErrorKind.Unreachable ? Reason.ConnectFailed : 'LookupFailed', message: err instanceof Error ? err.message : String(err) };
+      return { ...id, ready: false, reason: err instanceof BackendError && err.kind === BackendErrorKind.Unreachable ? Reason.ConnectFailed : Reason.LookupFailed, message: err instanceof Error ? err.message : String(err) };
     }
   }
 }

@@ -1,34 +1,34 @@
 // InfraMachine status from the outcome of one pass (pure). Fields other passes
 // wrote (addresses, backend references) are kept when this pass learned
 // nothing new, so a blocked pass never erases what is known.
-import type { Condition, MachineAddress, PowerState } from '../../../infra/api/common.js';
+import type { PowerState } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import type { InfraMachineContractSpec, InfraMachineContractStatus } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineObservation } from '../../backends/backend.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { pausedCondition, type Pausable } from '../paused.js';
 
-/** The status every InfraMachine kind shares (machineStatusFields), plus backend fields. */
-export interface InfraMachineStatus {
-  initialization?: { provisioned?: boolean };
-  addresses?: MachineAddress[];
-  failureDomain?: string;
-  observedPowerState?: PowerState;
-  conditions?: Condition[];
-  observedGeneration?: number;
-  [backendField: string]: unknown;
-}
+/** The status every InfraMachine kind shares (the contract fields), plus backend fields. */
+export type InfraMachineStatus = InfraMachineContractStatus & { [backendField: string]: unknown };
 
-export interface StatusSubject extends Pausable {
+/** InfraMachines pause by annotation or by their CAPI Cluster only: the contract has no spec.paused. */
+export interface StatusSubject {
   readonly metadata: Pausable['metadata'];
-  readonly spec: { readonly desiredPowerState?: PowerState; readonly paused?: boolean };
+  readonly spec: Pick<InfraMachineContractSpec, 'desiredPowerState'>;
   readonly status?: InfraMachineStatus;
 }
 
 export type PassOutcome =
   /** `pausedCluster`: the owning CAPI Cluster, when its spec.paused is what pauses the machine. */
   | { readonly kind: 'paused'; readonly pausedCluster?: string }
-  /** Something the pass needed is missing or refused; nothing changed on the backend. */
-  | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string }
+  /**
+   * Something the pass needed is missing or refused; nothing changed on the
+   * backend. `taskEnded`: the remembered task is over (failed or forgotten), so
+   * status.taskRef goes and the next pass may start anew.
+   */
+  | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string; readonly taskEnded?: boolean }
+  /** A backend task creating the VM runs; it is remembered in status.taskRef. */
+  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly failureDomain: string }
   /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
   | {
       readonly kind: 'observed';
@@ -46,18 +46,23 @@ export function isProvisioned(machine: { readonly status?: InfraMachineStatus })
 export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome, now: Date): InfraMachineStatus {
   const current: InfraMachineStatus = { ...machine.status };
   const generation = machine.metadata.generation;
-  const paused = pausedCondition(machine, generation, outcome.kind === 'paused' ? outcome.pausedCluster : undefined);
+  const paused = pausedCondition({ metadata: machine.metadata }, generation, outcome.kind === 'paused' ? outcome.pausedCluster : undefined);
   if (outcome.kind === 'paused') return { ...current, conditions: setConditions(current.conditions, [paused], now) };
   if (outcome.kind === 'blocked') {
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };
-    return { ...current, conditions: setConditions(current.conditions, [ready, paused], now) };
+    const kept = outcome.taskEnded ? withoutTask(current) : current;
+    return { ...kept, conditions: setConditions(current.conditions, [ready, paused], now) };
+  }
+  if (outcome.kind === 'inProgress') {
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.Provisioning, message: outcome.message };
+    return { ...current, taskRef: outcome.taskRef, failureDomain: outcome.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
   // A spec change still pending on the backend (e.g. CPUs until a power-off) is not yet observed: the next pass retries it.
   const converged = outcome.observation?.pending === undefined;
   const status: InfraMachineStatus = {
-    ...current,
+    ...withoutTask(current),
     ...outcome.backendStatus,
     failureDomain: outcome.failureDomain,
     ...(generation !== undefined && converged ? { observedGeneration: generation } : {}),
@@ -87,4 +92,10 @@ function readyFor(observation: MachineObservation, desired: PowerState): Conditi
     return { type: ConditionType.Ready, status: 'False', reason: Reason.WaitingForAddress, message: 'powered on; waiting for the guest to report an IP address' };
   }
   return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: observation.pending ?? '' };
+}
+
+/** The status without taskRef: the task is over (its VM found, or the task failed or was forgotten). */
+function withoutTask(status: InfraMachineStatus): InfraMachineStatus {
+  const { taskRef: _done, ...rest } = status;
+  return rest;
 }

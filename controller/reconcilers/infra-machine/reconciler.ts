@@ -4,10 +4,10 @@
 // MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import type { ObjectMeta } from '../../../infra/api/kind.js';
+import type { InfraMachine as ContractInfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import { BackendErrorKind, isBackendError, isConnectFailure } from '../../backends/backend-error.js';
-import type { Connection, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
+import type { Connection, EnsureResult, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
@@ -29,27 +29,23 @@ import { getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
 
-/** The fields of an InfraMachine this reconciler reads (machineSpecFields). */
-export interface InfraMachine {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta & { finalizers?: string[]; deletionTimestamp?: string };
-  spec: {
-    providerRef?: { name: string };
-    providerID?: string;
-    failureDomain?: string;
-    desiredPowerState?: 'PoweredOn' | 'PoweredOff' | 'Suspended';
-    userDataSecretRef?: { name: string; key?: string };
-    paused?: boolean;
-  };
-  status?: InfraMachineStatus;
-}
+/** Any InfraMachine kind, as the contract defines it (infra/api). */
+export type InfraMachine = ContractInfraMachine;
 
 export interface InfraMachineTimings {
   /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
   readonly pollMs: number;
   /** Re-read a converged VM this often (power drift, addresses). */
   readonly resyncMs: number;
+  /** Look at a running backend task (a clone) again this soon. @default 1000 */
+  readonly taskPollMs?: number;
+}
+
+/** A pass: what the status says, and when to come back (or an error to retry with backoff). */
+interface PassResult {
+  readonly outcome: PassOutcome;
+  readonly result?: ReconcileResult;
+  readonly retry?: unknown;
 }
 
 type Blocked = { readonly ok: false; readonly reason: Reason; readonly message: string };
@@ -80,21 +76,39 @@ export class InfraMachineReconciler implements Reconciler {
     this.finalizer = Finalizer.infraMachine(this.kind);
   }
 
-  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+  /**
+   * Load, decide, act, then one status write for the pass (STYLE §2). Returns
+   * right after adding the finalizer; a long backend task is started and
+   * remembered in status.taskRef, never awaited here.
+   */
+  async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const machine = this.machines.get(key);
     if (!machine) return done;
-    // Paused (itself or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
+    // Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
     const pausedCluster = await pausedOwningCluster(this.api, machine);
-    if (isPaused(machine, pausedCluster)) {
+    if (isPaused({ metadata: machine.metadata }, pausedCluster)) {
       await this.writeStatus(machine, { kind: 'paused', ...(pausedCluster ? { pausedCluster } : {}) });
       // An unpaused Cluster sends no event here: look again.
       return pausedCluster ? waiting(this.timings.pollMs) : done;
     }
-    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log);
-    await ensureFinalizer(this.api, machine, this.finalizer);
+    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log, signal);
+    // The finalizer in its own write; the next pass (right away) starts from the object that has it.
+    if (await ensureFinalizer(this.api, machine, this.finalizer)) return waiting(0);
 
+    const { outcome, result, retry } = await this.pass(machine, log, signal);
+    const status = await this.writeStatus(machine, outcome);
+    // Written first, so the user sees why; then the queue's backoff retries.
+    if (retry !== undefined) throw retry;
+    if (outcome.kind === 'observed') {
+      for (const action of outcome.observation?.actions ?? []) await this.recordAction(machine, action, outcome.observation, outcome.uuid);
+    }
+    return result ?? this.nextLook(machine, outcome, status);
+  }
+
+  /** One pass over the backend, as an outcome for the status; errors to retry with backoff are thrown after it is written. */
+  private async pass(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<PassResult> {
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
-    if (!identity.ok) return this.block(machine, Reason.ProvisionFailed, identity.message);
+    if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
     if (identity.unwritten) {
       // Written before anything exists on the backend, so a crash from here on finds the VM again by it.
       await this.ssa.apply({ apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name, namespace: machine.metadata.namespace }, spec: { providerID: identity.providerID } });
@@ -102,36 +116,37 @@ export class InfraMachineReconciler implements Reconciler {
     }
     const provisioned = isProvisioned(machine);
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned });
-    if (!resolved.ok) return this.block(machine, resolved.reason, resolved.message);
-
-    let observation: MachineObservation | undefined;
+    if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
+    const options = { mayCreate: !provisioned, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
+    let ensured: EnsureResult;
     try {
-      observation = await this.backend.machines.ensure(resolved.connection, resolved.request, { mayCreate: !provisioned, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log });
+      ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
     } catch (err) {
+      if (signal?.aborted) throw err;
       const { reason, message } = describeBackendError(err);
       log.warn({ reason, err: message }, 'Backend pass failed');
-      await this.writeStatus(machine, { kind: 'blocked', reason, message });
-      // A spec the backend refuses (no such template, datastore…) waits for a fix; anything else retries with backoff.
-      if (isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound)) {
-        return waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs));
-      }
-      throw err;
+      const taskEnded = isBackendError(err, BackendErrorKind.TaskFailed) || (resolved.request.taskRef !== undefined && isBackendError(err, BackendErrorKind.Rejected));
+      const outcome: PassOutcome = { kind: 'blocked', reason, message, taskEnded };
+      // A spec the backend refuses (no such template, datastore…) or a failed task waits for a fix; anything else retries with backoff.
+      const refused = taskEnded || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
+      return refused ? { outcome, result: waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
     }
-    for (const action of observation?.actions ?? []) await this.recordAction(machine, action, observation, identity.uuid);
-    const outcome: PassOutcome = {
-      kind: 'observed',
-      observation,
-      failureDomain: resolved.failureDomain,
-      backendStatus: observation?.statusFields ?? {},
-      uuid: identity.uuid,
-    };
-    const status = await this.writeStatus(machine, outcome);
+    if (ensured.state === 'InProgress') {
+      for (const action of ensured.actions) await this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
+      return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(this.timings.taskPollMs ?? 1000) };
+    }
+    const observation = ensured.state === 'Present' ? ensured.observation : undefined;
+    return { outcome: { kind: 'observed', observation, failureDomain: resolved.failureDomain, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
+  }
+
+  /** When to look again after a pass that went through. */
+  private nextLook(machine: InfraMachine, outcome: PassOutcome, status: InfraMachineStatus): ReconcileResult {
     const ready = findCondition(status.conditions, ConditionType.Ready);
-    if (!observation && !provisioned) return waiting(this.timings.pollMs);
+    if (outcome.kind === 'observed' && !outcome.observation && !isProvisioned(machine)) return waiting(this.timings.pollMs);
     return ready?.status === 'True' || ready?.reason === Reason.BackendMissing ? waiting(this.timings.resyncMs) : waiting(this.timings.pollMs);
   }
 
-  private async reconcileDelete(machine: InfraMachine, log: Logger): Promise<ReconcileResult> {
+  private async reconcileDelete(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     if (identity.ok) {
@@ -142,13 +157,15 @@ export class InfraMachineReconciler implements Reconciler {
         // The Provider is gone (often: its namespace is being deleted); nothing can reach the VM.
         await this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
       } else if (!resolved.ok) {
-        return this.block(machine, Reason.DeletionFailed, resolved.message);
+        await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
+        return waiting(this.timings.pollMs);
       } else {
         // Asked even without a providerID in the cache: it may lag the write that preceded a clone.
         let existed: boolean;
         try {
-          existed = await this.backend.machines.destroy(resolved.connection, resolved.request, log);
+          existed = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
         } catch (err) {
+          if (signal?.aborted) throw err;
           const { message } = describeBackendError(err);
           log.warn({ err: message }, 'Deleting the VM failed');
           await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message });
@@ -196,13 +213,9 @@ export class InfraMachineReconciler implements Reconciler {
         spec: machine.spec,
         raw: placement.failureDomain.attributes?.raw ?? {},
         userData,
+        ...(machine.status?.taskRef ? { taskRef: machine.status.taskRef } : {}),
       },
     };
-  }
-
-  private async block(machine: InfraMachine, reason: Reason, message: string): Promise<ReconcileResult> {
-    await this.writeStatus(machine, { kind: 'blocked', reason, message });
-    return waiting(this.timings.pollMs);
   }
 
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
@@ -217,9 +230,10 @@ export class InfraMachineReconciler implements Reconciler {
     return status;
   }
 
-  private async recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string): Promise<void> {
+  private async recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string, taskRef?: string): Promise<void> {
     const vm = `VM ${observation?.ref ?? ''} (UUID ${uuid})`;
     const notes: Record<MachineAction, string> = {
+      CreateStarted: `Creating the VM with UUID ${uuid} (task ${taskRef ?? ''})`,
       Created: `Created ${vm}`,
       Adopted: `Adopted ${vm}: found by its UUID, created by an earlier pass`,
       GuestDataWritten: `Wrote user-data and metadata for the first boot of ${vm}`,

@@ -33,10 +33,10 @@ export class ProviderReconciler implements Reconciler {
     private readonly rediscoverMs: number,
   ) {}
 
-  async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
+  async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const provider = this.providers.get(key);
     if (!provider || provider.spec.providerClassRef.name !== this.backend.name) return done;
-    const outcome = isPaused(provider) ? undefined : await this.discover(provider, log);
+    const outcome = isPaused(provider) ? undefined : await this.discover(provider, log, signal);
     const status = decideProviderStatus(provider, outcome, this.clock.now());
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
     if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
@@ -48,13 +48,14 @@ export class ProviderReconciler implements Reconciler {
     return { requeueAfterMs: this.rediscoverMs };
   }
 
-  private async discover(provider: Provider, log: Logger): Promise<DiscoveryOutcome> {
+  private async discover(provider: Provider, log: Logger, signal: AbortSignal | undefined): Promise<DiscoveryOutcome> {
     const resolved = await resolveConnection(this.api, provider, this.backend.credentialKeys);
     if (!resolved.ok) return resolved;
     try {
-      const failureDomains = await this.backend.discover(provider, resolved.connection);
+      const failureDomains = await this.backend.discover(provider, resolved.connection, signal);
       return { ok: true, failureDomains };
     } catch (err) {
+      if (signal?.aborted) throw err;
       const message = err instanceof Error ? err.message : String(err);
       log.warn({ backend: this.backend.name, err: message }, 'Discovery failed');
       return { ok: false, reason: isConnectFailure(err) ? Reason.ConnectFailed : Reason.InventoryFailed, message };

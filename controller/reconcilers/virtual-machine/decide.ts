@@ -10,7 +10,7 @@ import { INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import { schedule } from '../../scheduler/schedule.js';
-import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
 import { evaluateDrift } from './drift.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
@@ -235,7 +235,7 @@ function notReady(reason: Reason, message: string): ConditionInput {
 
 function current(vm: VirtualMachine, type: string): ConditionInput {
   const c = vm.status?.conditions?.find((x) => x.type === type);
-  return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: c.reason, message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
+  return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: copiedReason(c), message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
 }
 
 function driftMessage(reason: string | undefined): string {

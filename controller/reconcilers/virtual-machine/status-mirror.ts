@@ -4,7 +4,7 @@
 import type { Condition, MachineAddress, MachineInitializationStatus, PowerState } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { Static } from '../../../infra/api/schema.js';
-import { findCondition, type ConditionInput } from '../../runtime/conditions.js';
+import { copiedReason, findCondition, type ConditionInput } from '../../runtime/conditions.js';
 
 /** The part of any infra machine kind the mirror reads (machineStatusFields). */
 export interface InfraMachineRead {
@@ -47,7 +47,7 @@ export function mirrorInfraStatus(infra: InfraMachineRead | undefined, expected?
     ...(addresses !== undefined ? { addresses: addresses.map((a) => ({ ...a })) } : {}),
     ...(observedPowerState !== undefined ? { observedPowerState } : {}),
     infrastructureReady: ready
-      ? { type: ConditionType.InfrastructureReady, status: ready.status, reason: ready.reason, message: ready.message }
+      ? { type: ConditionType.InfrastructureReady, status: ready.status, reason: copiedReason(ready), message: ready.message }
       : pending(`${infra.kind} ${infra.metadata.name ?? ''} has no Ready condition yet`),
   };
 }

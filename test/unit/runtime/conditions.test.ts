@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setCondition, setConditions } from '../../../controller/runtime/conditions.js';
+import { Reason } from '../../../infra/api/conditions.js';
 
 const t0 = new Date('2026-01-01T00:00:00.500Z');
 const t1 = new Date('2026-01-01T01:00:00Z');
@@ -8,8 +9,8 @@ describe('conditions', () => {
   it('keeps lastTransitionTime while the status stays the same, and moves it when it changes', () => {
     const first = setCondition([], { type: 'Ready', status: 'False', reason: 'Pending', message: 'a' }, t0);
     expect(first[0]?.lastTransitionTime).toBe('2026-01-01T00:00:00Z');
-    const same = setCondition(first, { type: 'Ready', status: 'False', reason: 'Other', message: 'b' }, t1);
-    expect(same[0]).toMatchObject({ reason: 'Other', message: 'b', lastTransitionTime: '2026-01-01T00:00:00Z' });
+    const same = setCondition(first, { type: 'Ready', status: 'False', reason: Reason.Reconciled, message: 'b' }, t1);
+    expect(same[0]).toMatchObject({ reason: 'Reconciled', message: 'b', lastTransitionTime: '2026-01-01T00:00:00Z' });
     const flipped = setCondition(same, { type: 'Ready', status: 'True', reason: 'Reconciled' }, t1);
     expect(flipped[0]).toMatchObject({ status: 'True', message: '', lastTransitionTime: '2026-01-01T01:00:00Z' });
   });

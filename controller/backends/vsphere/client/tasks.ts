@@ -1,6 +1,7 @@
 // Waiting for a vim25 Task: poll `info` until success or error, with a deadline.
 import { setTimeout as delay } from 'node:timers/promises';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import { currentSignal } from '../../cancellation.js';
 import type { PropertyCollector } from './property-collector.js';
 import type { ManagedObjectReference, TaskState } from './vim-types.js';
 import { faultFromTask } from './vsphere-fault.js';
@@ -62,7 +63,8 @@ export class Tasks {
           code: 'TaskDeadlineExceeded',
         });
       }
-      await delay(Math.min(pollMs, left), undefined, { signal: options.signal });
+      const signal = options.signal ?? currentSignal();
+      await delay(Math.min(pollMs, left), undefined, signal ? { signal } : {});
       pollMs = Math.min(pollMs * 2, maxPollMs);
     }
   }

@@ -2,6 +2,7 @@
 // session cookie, a deadline per call, and TLS verified against the Provider's
 // CA bundle. Faults and network trouble leave here as BackendErrors.
 import { Agent, request } from 'node:https';
+import { abortError, currentSignal } from '../../cancellation.js';
 import type { IncomingMessage } from 'node:http';
 import { createSecureContext } from 'node:tls';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
@@ -110,7 +111,12 @@ export class HttpsSoapTransport implements SoapCaller {
   }
 
   private post(method: string, payload: string): Promise<{ status: number; body: string }> {
+    const signal = currentSignal();
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortError(signal));
+        return;
+      }
       const headers: Record<string, string | number> = {
         'Content-Type': 'text/xml; charset=utf-8',
         'Content-Length': Buffer.byteLength(payload),
@@ -129,8 +135,14 @@ export class HttpsSoapTransport implements SoapCaller {
         clearTimeout(timer);
         reject(error);
       }
-      req.on('error', (error) => fail(error instanceof BackendError ? error : networkError(method, this.url, error)));
-      req.on('close', () => clearTimeout(timer));
+      req.on('error', (error) => fail(signal?.aborted ? abortError(signal) : error instanceof BackendError ? error : networkError(method, this.url, error)));
+      // A stopping role cuts the request short; the server may still carry it out.
+      const abort = (): void => void req.destroy(signal ? (abortError(signal) as Error) : undefined);
+      signal?.addEventListener('abort', abort, { once: true });
+      req.on('close', () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+      });
       req.end(payload);
     });
   }

@@ -1,13 +1,15 @@
 // VSphereMachine on vCenter: the VM is found by its BIOS UUID (never by name),
 // cloned with that UUID when absent, given its guest data before the first
-// boot, and powered as asked. A clone that lost a race with an earlier one
-// (a crash between CloneVM_Task and the next pass) fails with DuplicateName;
-// the VM already there is adopted when its UUID is ours.
+// boot, and powered as asked. The clone is started, not awaited: its task is
+// returned (the provider keeps it in status.taskRef) and read again on later
+// passes. A clone that lost a race with an earlier one (a crash between
+// CloneVM_Task and the status write) fails with DuplicateName; the VM already
+// there is adopted when its UUID is ours.
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import type { Logger } from '../../../runtime/log.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
-import type { Connection, EnsureOptions, MachineAction, MachineBackend, MachineObservation, MachineRequest } from '../../backend.js';
+import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
+import { withSignal } from '../../cancellation.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
@@ -22,21 +24,30 @@ type Request = MachineRequest<VSphereMachineSpec>;
 
 export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VSphereMachineSpec> {
   return {
-    ensure: (connection: Connection, request: Request, options: EnsureOptions) => sessions.use(connection, (client) => ensure(client, request, options)),
-    destroy: (connection: Connection, request: Request, log: Logger) => sessions.use(connection, (client) => destroy(client, request, log)),
+    ensure: (connection: Connection, request: Request, options: EnsureOptions) =>
+      withSignal(options.signal, () => sessions.use(connection, (client) => ensure(client, request, options))),
+    destroy: (connection: Connection, request: Request, options: DestroyOptions) =>
+      withSignal(options.signal, () => sessions.use(connection, (client) => destroy(client, request, options))),
   };
 }
 
-async function ensure(client: VsphereClient, request: Request, options: EnsureOptions): Promise<MachineObservation | undefined> {
+async function ensure(client: VsphereClient, request: Request, options: EnsureOptions): Promise<EnsureResult> {
   const actions: MachineAction[] = [];
   let vm = await client.search.findVmByBiosUuid(request.uuid);
   if (vm) {
-    if (options.firstBoot) actions.push('Adopted');
+    // Ours when our clone task made it; otherwise an earlier pass's (before a crash or restart).
+    if (options.firstBoot) actions.push(request.taskRef ? 'Created' : 'Adopted');
   } else {
-    if (!options.mayCreate) return undefined;
-    const cloned = await clone(client, request, options.log);
-    vm = cloned.vm;
-    actions.push(cloned.adopted ? 'Adopted' : 'Created');
+    const clone = await pickUpClone(client, request);
+    if (clone.state === 'running') return { state: 'InProgress', taskRef: clone.taskRef, message: clone.message, actions: [] };
+    if (clone.state === 'done') {
+      vm = clone.vm;
+      actions.push(clone.adopted ? 'Adopted' : 'Created');
+    } else {
+      if (!options.mayCreate) return { state: 'Absent' };
+      const task = await startClone(client, request, options);
+      return { state: 'InProgress', taskRef: task.value, message: `CloneVM_Task ${task.value} started`, actions: ['CreateStarted'] };
+    }
   }
   const found = vm;
   // Devices, CPUs and memory, read at most once per pass (guest data and resize both need them; an extraConfig write does not change them).
@@ -61,12 +72,15 @@ async function ensure(client: VsphereClient, request: Request, options: EnsureOp
   }
   if (!offBefore) pending = await resize(summary.powerState);
   return {
-    ref: vm.value,
-    powerState: POWER_STATE[summary.powerState],
-    addresses: addressesOf(summary),
-    actions,
-    statusFields: { vmRef: vm.value, biosUuid: request.uuid },
-    ...(pending ? { pending } : {}),
+    state: 'Present',
+    observation: {
+      ref: vm.value,
+      powerState: POWER_STATE[summary.powerState],
+      addresses: addressesOf(summary),
+      actions,
+      statusFields: { vmRef: vm.value, biosUuid: request.uuid },
+      ...(pending ? { pending } : {}),
+    },
   };
 }
 
@@ -107,23 +121,48 @@ function describe(change: Resize['cpuMemory']): string {
   return [change.numCPUs !== undefined ? `${change.numCPUs} CPUs` : '', change.memoryMB !== undefined ? `${change.memoryMB} MiB` : ''].filter(Boolean).join(', ');
 }
 
-async function clone(client: VsphereClient, request: Request, log: Logger): Promise<{ vm: ManagedObjectReference; adopted: boolean }> {
-  const targets = await resolveCloneTargets(client, request.spec, request.raw);
-  const spec = buildCloneSpec(request.spec, request.uuid, targets, await client.vms.hardware(targets.template));
-  const task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
-  log.info({ task: task.value, uuid: request.uuid, datacenter: targets.datacenter.name, cluster: targets.cluster.name }, 'CloneVM_Task started');
+type CloneState =
+  /** No clone of ours is known (none started, or vCenter forgot the task). */
+  | { readonly state: 'none' }
+  | { readonly state: 'running'; readonly taskRef: string; readonly message: string }
+  | { readonly state: 'done'; readonly vm: ManagedObjectReference; readonly adopted: boolean };
+
+/** The clone an earlier pass started (request.taskRef), as vCenter reports it now. */
+async function pickUpClone(client: VsphereClient, request: Request): Promise<CloneState> {
+  if (!request.taskRef) return { state: 'none' };
+  const task = { type: 'Task', value: request.taskRef };
+  let info;
+  try {
+    info = await client.tasks.info(task);
+  } catch (err) {
+    // vCenter keeps finished tasks for a while only: a forgotten task with no VM behind it is no clone.
+    if (isBackendError(err, BackendErrorKind.NotFound) || isVsphereFault(err, 'ManagedObjectNotFound')) return { state: 'none' };
+    throw err;
+  }
+  if (info.state === 'queued' || info.state === 'running') {
+    return { state: 'running', taskRef: request.taskRef, message: `${info.name} ${request.taskRef} is ${info.state}` };
+  }
   try {
     const { result } = await client.tasks.wait(task);
     const vm = result === undefined ? await client.search.findVmByBiosUuid(request.uuid) : toMoRef(result);
-    if (!vm) throw new BackendError(BackendErrorKind.TaskFailed, `CloneVM_Task ${task.value} succeeded but no VM has UUID ${request.uuid}`);
-    return { vm, adopted: false };
+    if (!vm) throw new BackendError(BackendErrorKind.TaskFailed, `${info.name} ${request.taskRef} succeeded but no VM has UUID ${request.uuid}`);
+    return { state: 'done', vm, adopted: false };
   } catch (err) {
     if (!isVsphereFault(err, 'DuplicateName')) throw err;
     // An earlier clone (before a crash or restart) got there first: ours if it has our UUID.
     const existing = await client.search.findVmByBiosUuid(request.uuid);
-    if (existing) return { vm: existing, adopted: true };
+    if (existing) return { state: 'done', vm: existing, adopted: true };
     throw new BackendError(BackendErrorKind.Rejected, `a VM named ${request.name} already exists in the target folder and is not this machine's (its BIOS UUID is not ${request.uuid})`);
   }
+}
+
+/** Starts CloneVM_Task with the machine's UUID; its task is the provider's to remember. */
+async function startClone(client: VsphereClient, request: Request, options: EnsureOptions): Promise<ManagedObjectReference> {
+  const targets = await resolveCloneTargets(client, request.spec, request.raw);
+  const spec = buildCloneSpec(request.spec, request.uuid, targets, await client.vms.hardware(targets.template));
+  const task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
+  options.log.info({ task: task.value, uuid: request.uuid, datacenter: targets.datacenter.name, cluster: targets.cluster.name }, 'CloneVM_Task started');
+  return task;
 }
 
 /** User-data and metadata, with the NICs' MACs as vCenter assigned them at clone time. */
@@ -168,7 +207,7 @@ async function tolerateRace(operation: Promise<void>): Promise<boolean> {
   }
 }
 
-async function destroy(client: VsphereClient, request: Request, log: Logger): Promise<boolean> {
+async function destroy(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<boolean> {
   const vm = await client.search.findVmByBiosUuid(request.uuid);
   if (!vm) return false;
   try {

@@ -44,6 +44,12 @@ export const machineStatusFields = {
   addresses: Type.Optional(Addresses()),
   failureDomain: Type.Optional(Type.String({ description: 'Failure domain the VM runs in.' })),
   observedPowerState: Type.Optional(ObservedPowerState()),
+  taskRef: Type.Optional(
+    Type.String({
+      description: 'Backend task creating the VM (e.g. a vSphere task moref), started by an earlier pass; the provider picks up its result and clears it.',
+      maxLength: 256,
+    }),
+  ),
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(ObservedGeneration()),
 };

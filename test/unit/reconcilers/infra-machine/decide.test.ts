@@ -65,14 +65,14 @@ const paused = (status: InfraMachineStatus): Condition | undefined => findCondit
 describe('InfraMachine status', () => {
   describe('paused', () => {
     it('keeps every field and sets Paused True, naming what pauses it', () => {
-      const status = decideMachineStatus(machine({ spec: { paused: true }, status: PROVISIONED }), { kind: 'paused' }, T0);
+      const status = decideMachineStatus(machine({ annotations: { 'cluster.x-k8s.io/paused': '' }, status: PROVISIONED }), { kind: 'paused' }, T0);
 
       expect(status).toEqual({ ...PROVISIONED, conditions: [...(PROVISIONED.conditions ?? []), expect.any(Object)] });
       expect(paused(status)).toEqual({
         type: ConditionType.Paused,
         status: 'True',
         reason: Reason.Paused,
-        message: 'Reconciliation is paused: spec.paused is true',
+        message: 'Reconciliation is paused: annotation cluster.x-k8s.io/paused is set',
         lastTransitionTime: '2025-01-01T00:00:00Z',
         observedGeneration: 2,
       });
@@ -91,7 +91,7 @@ describe('InfraMachine status', () => {
     });
 
     it('does not record the generation as observed', () => {
-      const status = decideMachineStatus(machine({ spec: { paused: true }, status: PROVISIONED, generation: 5 }), { kind: 'paused' }, T0);
+      const status = decideMachineStatus(machine({ annotations: { 'cluster.x-k8s.io/paused': '' }, status: PROVISIONED, generation: 5 }), { kind: 'paused' }, T0);
       expect(status.observedGeneration).toBe(1);
     });
   });

@@ -86,7 +86,7 @@ const placementBad: ConditionInput = {
   reason: Reason.FailureDomainChanged,
   message: 'fd-1 no longer matches',
 };
-const infraReady: ConditionInput = { type: ConditionType.InfrastructureReady, status: 'True', reason: 'Provisioned' };
+const infraReady: ConditionInput = { type: ConditionType.InfrastructureReady, status: 'True', reason: Reason.Reconciled };
 const infraPending: ConditionInput = { type: ConditionType.InfrastructureReady, status: 'False', reason: Reason.Pending };
 
 describe('VM Ready', () => {
