@@ -1,7 +1,7 @@
 // The whole install, as parts. BanlieueInstall puts every part into one scope
 // (for users' cdk8s apps); addInstallCharts gives each part its own chart (for
 // dist/ and `banlieue bootstrap operator`, one file per chart, in apply order).
-import { App, Chart } from 'cdk8s';
+import { type App, Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
 import { BanlieueCustomResourceDefinitions } from '../crds/custom-resource-definition.js';

@@ -1,4 +1,4 @@
-import { ApiObject, Chart, JsonPatch } from 'cdk8s';
+import { type ApiObject, Chart, JsonPatch } from 'cdk8s';
 
 /**
  * cdk8s stamps the chart namespace on every object, cluster-scoped ones

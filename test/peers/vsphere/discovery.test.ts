@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { discoverInventory } from '../../../controller/backends/vsphere/discovery.js';
 import { toFailureDomains, type ClusterInventory } from '../../../controller/backends/vsphere/mapping.js';
-import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';

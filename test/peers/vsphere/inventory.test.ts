@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatacenterInfo } from '../../../controller/backends/vsphere/client/inventory.js';
 import { PropertyCollector } from '../../../controller/backends/vsphere/client/property-collector.js';
 import type { VimInvoker } from '../../../controller/backends/vsphere/client/session.js';
-import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';

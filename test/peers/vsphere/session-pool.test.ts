@@ -3,7 +3,7 @@
 // SessionManager.sessionList shows what the server holds).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
-import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { VsphereSessionPool } from '../../../controller/backends/vsphere/session-pool.js';
 import { waitFor } from '../../support/wait.js';
 import { vcsimClient } from '../../support/vsphere-world.js';

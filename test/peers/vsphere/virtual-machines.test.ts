@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo, DatacenterInfo, DatastoreInfo, NetworkInfo } from '../../../controller/backends/vsphere/client/inventory.js';
 import type { ManagedObjectReference } from '../../../controller/backends/vsphere/client/vim-types.js';
 import type { VmConfigSpec } from '../../../controller/backends/vsphere/client/vm-specs.js';
-import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { toMoRef, toMoRefs } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { waitFor } from '../../support/wait.js';
 import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';

@@ -9,7 +9,7 @@ import { nextFreeUnits } from '../../../controller/backends/vsphere/client/disk-
 import type { DatacenterInfo, DatastoreInfo } from '../../../controller/backends/vsphere/client/inventory.js';
 import type { DiskControllerInfo, ManagedObjectReference, VirtualDiskInfo, VmHardware } from '../../../controller/backends/vsphere/client/vim-types.js';
 import type { NicTarget, VmConfigSpec } from '../../../controller/backends/vsphere/client/vm-specs.js';
-import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 

@@ -1,0 +1,143 @@
+// A backend that exists only in this test (test/support/fake-backend/) runs a
+// VirtualMachine from Pending to Ready through the real controller and
+// provider-role code against a real apiserver. Registering it is all it takes:
+// no reconciler, runtime or scheduler file knows it (docs/adr/0014).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackendCatalog } from '../../controller/backends/descriptor.js';
+import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
+import { runControllerRole } from '../../controller/cli/controller-role.js';
+import { runProviderRole } from '../../controller/cli/provider-role.js';
+import { KubeApi } from '../../controller/runtime/kube-api.js';
+import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
+import { silentLogger } from '../../controller/runtime/log.js';
+import { Metrics } from '../../controller/runtime/metrics.js';
+import type { RoleContext } from '../../controller/runtime/role-runner.js';
+import { toCustomResourceDefinition } from '../../infra/crds/custom-resource-definition.js';
+import type { ControlPlane } from '../support/control-plane.js';
+import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
+import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
+import { FakeClusterKind, FakeMachineKind } from '../support/fake-backend/fake-machine.js';
+import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
+import { waitFor } from '../support/wait.js';
+
+const NS = 'fake-tenant';
+
+/** The built-in CRDs enumerate backend names; a backend registered in a test adds its own, as a new release would. */
+async function allowBackendName(cp: ControlPlane, crd: string, name: string): Promise<void> {
+  const object = JSON.parse(await cp.kubectl(['get', 'crd', crd, '-o', 'json'])) as object;
+  const widen = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(widen);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    const values = record.enum;
+    if (Array.isArray(values) && values.includes('vsphere') && !values.includes(name)) values.push(name);
+    Object.values(record).forEach(widen);
+  };
+  widen(object);
+  await cp.kubectl(['replace', '-f', '-'], JSON.stringify(object));
+}
+
+interface Live {
+  spec: Record<string, unknown> & { providerID?: string };
+  status?: Record<string, unknown> & { taskRef?: string; conditions?: { type: string; status: string; reason: string }[]; addresses?: unknown[] };
+}
+
+async function get(cp: ControlPlane, resource: string, name: string): Promise<Live | undefined> {
+  try {
+    return JSON.parse(await cp.kubectl(['get', resource, name, '-n', NS, '-o', 'json'])) as Live;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('a backend registered only in a test', () => {
+  const { plane } = usePrivatePlane();
+  const cloud = new FakeCloud(3_000);
+  const fake = fakeDescriptor(cloud);
+  const stop = new AbortController();
+  let roles: Promise<unknown>;
+
+  beforeAll(async () => {
+    const cp = plane();
+    await applyObjects(cp, [toCustomResourceDefinition(FakeMachineKind), toCustomResourceDefinition(FakeClusterKind)]);
+    for (const crd of ['providers.banlieue.io', 'vmimages.banlieue.io', 'virtualmachines.banlieue.io']) await allowBackendName(cp, crd, 'fake');
+    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', 'fakemachines.infrastructure.banlieue.io', 'fakeclusters.infrastructure.banlieue.io']);
+
+    const context = (): RoleContext => ({ api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal });
+    roles = Promise.all([
+      runControllerRole(context(), { backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]), concurrency: 4, resyncMs: 60_000, identity: 'test-controller' }),
+      runProviderRole(context(), fake, {
+        concurrency: 2,
+        rediscoverMs: 60_000,
+        machineConcurrency: 4,
+        machineTimings: { pollMs: 1_000, resyncMs: 60_000, taskPollMs: 500 },
+        identity: 'test-provider-fake',
+      }),
+    ]);
+  });
+
+  afterAll(async () => {
+    stop.abort();
+    await roles;
+  });
+
+  it('runs a VirtualMachine from Pending to Ready, remembering the create task on the way', async () => {
+    const cp = plane();
+    await cp.kubectl(['create', 'namespace', NS]);
+    await applyObjects(cp, [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: NS }, stringData: { token: 's3cr3t' } },
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'Provider',
+        metadata: { name: 'lab', namespace: NS },
+        spec: {
+          providerClassRef: { name: 'fake' },
+          connection: { endpoint: 'https://fake.invalid', credentialsRef: { name: 'fake-creds' } },
+          capabilities: { storageClasses: [{ name: 'fast', target: { pool: 'p1' } }], networkClasses: [{ name: 'lan', target: { bridge: 'br0' } }] },
+        },
+      },
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VMClass',
+        metadata: { name: 'fake-small' },
+        spec: { hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+      },
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VMImage',
+        metadata: { name: 'fake-linux' },
+        spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '13', architecture: 'amd64', sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }] },
+      },
+      { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web-1', namespace: NS }, spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } } },
+    ]);
+
+    // The create task runs 3 s: the provider records it and returns instead of waiting on it.
+    const inFlight = await waitFor('the FakeMachine to record its create task', async () => {
+      const machine = await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1');
+      return machine?.status?.taskRef ? machine : undefined;
+    }, 120_000);
+    expect(inFlight.spec.providerID).toMatch(/^fake:\/\/[0-9a-f-]{36}$/);
+    expect(inFlight.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: 'Provisioning' }));
+
+    const vm = await waitFor('the VirtualMachine to be Ready', async () => {
+      const live = await get(cp, 'virtualmachines.banlieue.io', 'web-1');
+      return live?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? live : undefined;
+    }, 120_000);
+    const machine = await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1');
+    expect(machine?.spec).toMatchObject({ image: 'debian-13', cpus: 2, memoryMiB: 1024, providerRef: { name: 'lab' }, failureDomain: 'lab-zone' });
+    expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', vmRef: expect.stringMatching(/^fake-/) });
+    expect(machine?.status?.taskRef).toBeUndefined();
+    expect(vm.status?.addresses).toEqual([{ type: 'InternalIP', address: expect.stringMatching(/^192\.0\.2\./) }]);
+    const uuid = String(machine?.spec.providerID).slice('fake://'.length);
+    expect([...cloud.vms.keys()]).toEqual([uuid]);
+    expect(cloud.calls.filter((c) => c === 'startCreate')).toHaveLength(1);
+  });
+
+  it('destroys the fake VM when the VirtualMachine is deleted', async () => {
+    const cp = plane();
+    await cp.kubectl(['delete', 'virtualmachines.banlieue.io', 'web-1', '-n', NS, '--wait=false']);
+    await waitFor('the VirtualMachine and its FakeMachine to be gone', async () =>
+      !(await get(cp, 'virtualmachines.banlieue.io', 'web-1')) && !(await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1')), 120_000);
+    expect(cloud.vms.size).toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+// The API side of a test-only backend: a machine kind and its cluster kind,
+// defined with the same helpers a real backend's file under
+// infra/api/infrastructure.banlieue.io/ uses. It lives only in tests.
+import { defineClusterKinds } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
+import {
+  defineBackendApi,
+  defineMachineKinds,
+  machineSpecFields,
+  machineSpecValidations,
+  machineStatusFields,
+} from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type { ObjectOf } from '../../../infra/api/kind.js';
+import { Type, type Static } from '../../../infra/api/schema.js';
+
+export const FakeMachineSpec = Type.Object(
+  {
+    ...machineSpecFields('fake://<UUID>'),
+    image: Type.String({ description: 'Image to boot.', minLength: 1 }),
+    cpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1 }),
+    memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128 }),
+  },
+  { description: 'Desired state of the fake VM.', ...machineSpecValidations() },
+);
+
+export const FakeMachineStatus = Type.Object(
+  { ...machineStatusFields, vmRef: Type.Optional(Type.String({ description: 'The fake VM.' })) },
+  { description: 'Observed state of the fake VM.' },
+);
+
+export const { machine: FakeMachineKind, template: FakeMachineTemplateKind } = defineMachineKinds({
+  kind: 'FakeMachine',
+  shortName: 'fkm',
+  backend: 'fake',
+  spec: FakeMachineSpec,
+  status: FakeMachineStatus,
+});
+export const { cluster: FakeClusterKind, template: FakeClusterTemplateKind } = defineClusterKinds('Fake', 'fkc', 'fake');
+
+export const fakeApi = defineBackendApi({
+  name: 'fake',
+  title: 'Fake',
+  providerIDScheme: 'fake',
+  machine: FakeMachineKind,
+  machineTemplate: FakeMachineTemplateKind,
+  cluster: FakeClusterKind,
+  clusterTemplate: FakeClusterTemplateKind,
+  providerRuns: 'cluster',
+  providerRoleBuilt: true,
+  egressPorts: [],
+});
+
+export type FakeMachineSpec = Static<typeof FakeMachineSpec>;
+export type FakeMachine = ObjectOf<typeof FakeMachineKind>;
