@@ -1,6 +1,6 @@
-// The error every backend client throws (STYLE §2 "Errors and conditions");
-// provider.ts maps `kind` to TransientError / TerminalError.
-// Shared by every backend client.
+// The error every backend client throws (STYLE §2 "Errors and conditions").
+// controller/reconcilers/backend-failure.ts maps its `kind` to a condition
+// reason and to how the queue retries. Shared by every backend client.
 
 /** What went wrong, as the provider needs to know it. */
 export const BackendErrorKind = {

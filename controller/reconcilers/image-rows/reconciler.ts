@@ -5,7 +5,7 @@
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { PerProviderImageStatus, VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { Reason } from '../../../infra/api/conditions.js';
-import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
+import { describeBackendFailure } from '../backend-failure.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
@@ -60,8 +60,10 @@ export class ImageRowsReconciler implements Reconciler {
         ...(image.metadata.generation !== undefined ? { observedGeneration: image.metadata.generation } : {}),
       };
     } catch (err) {
-      log.warn({ backend: this.backend.name, err: err instanceof Error ? err.message : String(err) }, 'Image lookup failed');
-      return { ...id, ready: false, reason: err instanceof BackendError && err.kind === BackendErrorKind.Unreachable ? Reason.ConnectFailed : Reason.LookupFailed, message: err instanceof Error ? err.message : String(err) };
+      if (signal?.aborted) throw err;
+      const { reason, message } = describeBackendFailure(err, Reason.LookupFailed);
+      log.warn({ backend: this.backend.name, reason, err: message }, 'Image lookup failed');
+      return { ...id, ready: false, reason, message };
     }
   }
 }

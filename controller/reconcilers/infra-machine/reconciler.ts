@@ -6,7 +6,6 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachine as ContractInfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
-import { BackendErrorKind, isBackendError, isConnectFailure } from '../../backends/backend-error.js';
 import type { Connection, EnsureResult, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -20,6 +19,7 @@ import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus } from '../../runtime/status-writer.js';
+import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
@@ -123,13 +123,13 @@ export class InfraMachineReconciler implements Reconciler {
       ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
     } catch (err) {
       if (signal?.aborted) throw err;
-      const { reason, message } = describeBackendError(err);
-      log.warn({ reason, err: message }, 'Backend pass failed');
-      const taskEnded = isBackendError(err, BackendErrorKind.TaskFailed) || (resolved.request.taskRef !== undefined && isBackendError(err, BackendErrorKind.Rejected));
-      const outcome: PassOutcome = { kind: 'blocked', reason, message, taskEnded };
+      const failure = describeBackendFailure(err, Reason.ProvisionFailed);
+      log.warn({ reason: failure.reason, err: failure.message }, 'Backend pass failed');
+      // A remembered task is over when it failed, or when what it made is refused (a duplicate name not ours).
+      const taskEnded = failure.taskFailed || (resolved.request.taskRef !== undefined && failure.retry === 'wait');
+      const outcome: PassOutcome = { kind: 'blocked', reason: failure.reason, message: failure.message, taskEnded };
       // A spec the backend refuses (no such template, datastore…) or a failed task waits for a fix; anything else retries with backoff.
-      const refused = taskEnded || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
-      return refused ? { outcome, result: waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
+      return failure.retry === 'wait' ? { outcome, result: waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
     }
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) await this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
@@ -166,7 +166,7 @@ export class InfraMachineReconciler implements Reconciler {
           existed = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
         } catch (err) {
           if (signal?.aborted) throw err;
-          const { message } = describeBackendError(err);
+          const { message } = describeBackendFailure(err, Reason.DeletionFailed);
           log.warn({ err: message }, 'Deleting the VM failed');
           await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message });
           throw err;
@@ -244,10 +244,4 @@ export class InfraMachineReconciler implements Reconciler {
     };
     await this.events.record(machine, 'Normal', action, notes[action]);
   }
-}
-
-/** A condition reason and message for a backend failure; the message never holds credentials. */
-function describeBackendError(err: unknown): { reason: Reason; message: string } {
-  const message = err instanceof Error ? err.message : String(err);
-  return { reason: isConnectFailure(err) ? Reason.ConnectFailed : Reason.ProvisionFailed, message };
 }

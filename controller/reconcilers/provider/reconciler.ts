@@ -2,7 +2,7 @@
 // failure domains and ProviderReachable/Ready. Generic over Backend.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { isConnectFailure } from '../../backends/backend-error.js';
+import { describeBackendFailure } from '../backend-failure.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
@@ -56,9 +56,9 @@ export class ProviderReconciler implements Reconciler {
       return { ok: true, failureDomains };
     } catch (err) {
       if (signal?.aborted) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      log.warn({ backend: this.backend.name, err: message }, 'Discovery failed');
-      return { ok: false, reason: isConnectFailure(err) ? Reason.ConnectFailed : Reason.InventoryFailed, message };
+      const { reason, message } = describeBackendFailure(err, Reason.InventoryFailed);
+      log.warn({ backend: this.backend.name, reason, err: message }, 'Discovery failed');
+      return { ok: false, reason, message };
     }
   }
 }

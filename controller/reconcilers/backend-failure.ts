@@ -1,0 +1,25 @@
+// The one mapping from a backend error to what the user sees and what the
+// queue does, shared by the machine, Provider and image-row reconcilers
+// (STYLE §2 "Errors and conditions"): a connection problem is ConnectFailed
+// and retried with backoff; a request the backend refused, or a task that
+// failed, waits for a change of spec instead of retrying hot.
+import { Reason } from '../../infra/api/conditions.js';
+import { BackendErrorKind, isBackendError, isConnectFailure } from '../backends/backend-error.js';
+
+export interface BackendFailure {
+  /** ConnectFailed for the backend's reachability, else the reconciler's own reason (ProvisionFailed, InventoryFailed…). */
+  readonly reason: Reason;
+  /** The error's message: backend clients never put credentials in it. */
+  readonly message: string;
+  /** `backoff`: the queue retries with backoff (transient); `wait`: nothing changes until the spec does (terminal). */
+  readonly retry: 'backoff' | 'wait';
+  /** An asynchronous task ended in error: whatever it was remembered by is over. */
+  readonly taskFailed: boolean;
+}
+
+export function describeBackendFailure(err: unknown, otherwise: Reason): BackendFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  const taskFailed = isBackendError(err, BackendErrorKind.TaskFailed);
+  const refused = taskFailed || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
+  return { reason: isConnectFailure(err) ? Reason.ConnectFailed : otherwise, message, retry: refused ? 'wait' : 'backoff', taskFailed };
+}
