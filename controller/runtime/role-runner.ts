@@ -78,9 +78,12 @@ export async function runRole(options: RoleOptions, lead: (ctx: RoleContext) => 
   options.log.info({ healthPort: servers.healthPort, metricsPort: servers.metricsPort, leaderElect: options.leaderElect }, 'Serving health and metrics');
 
   let running: Promise<void> = Promise.resolve();
+  let failure: unknown;
   const start = (signal: AbortSignal): Promise<void> => {
     running = lead({ api, metrics, log: options.log, signal }).catch((err: unknown) => {
       options.log.error({ err: err instanceof Error ? err.message : String(err) }, 'Role failed');
+      // The process exits non-zero (e.g. a cache that never synced): its supervisor restarts it.
+      failure ??= err;
       shutdown.abort();
     });
     return running;
@@ -97,4 +100,5 @@ export async function runRole(options: RoleOptions, lead: (ctx: RoleContext) => 
     await running;
     await servers.close();
   }
+  if (failure !== undefined) throw failure;
 }
