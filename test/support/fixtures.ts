@@ -3,6 +3,7 @@
 import type { Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
+import { BACKEND_SAMPLES, connection, vmImage as sampleImage } from './backend-samples.js';
 import { testKubeConfig } from './kube.js';
 import { waitFor } from './wait.js';
 
@@ -86,46 +87,26 @@ export interface FailureDomainInput {
   raw?: Record<string, string>;
 }
 
-/** What a failure domain needs in `raw` for each backend's builder. */
-export function rawFor(backend: Backend, fd: string): Record<string, string> {
-  switch (backend) {
-    case 'vsphere':
-      return { datacenter: 'dc1', cluster: fd };
-    case 'proxmox':
-      return { node: fd, isoStorage: 'local' };
-    default:
-      return {};
-  }
-}
-
-export const ENDPOINTS: Record<Backend, string> = {
-  vsphere: 'https://vc.example.com/sdk',
-  proxmox: 'https://pve.example.com:8006',
-  libvirt: 'qemu+tls://kvm.example.com/system',
-  'cloud-hypervisor': 'unix:///run/banlieue',
-};
-
+/** A Provider of `backend` with storage classes fast and slow and network class lan, under the backend's target keys. */
 export function provider(ns: string, name: string, backend: Backend, labels: Record<string, string> = {}): Obj {
+  const { storage, network } = BACKEND_SAMPLES[backend];
   return {
     apiVersion: CORE,
     kind: 'Provider',
     metadata: { name, namespace: ns, labels },
     spec: {
       providerClassRef: { name: backend },
-      connection: { endpoint: ENDPOINTS[backend], ...(backend === 'cloud-hypervisor' ? {} : { credentialsRef: { name: 'creds' } }) },
+      connection: connection(backend, 'creds'),
       capabilities: {
         storageClasses: [
-          { name: 'fast', target: { [storageKey(backend)]: 'fast-store' } },
-          { name: 'slow', target: { [storageKey(backend)]: 'slow-store' } },
+          { name: 'fast', target: { [storage.key]: 'fast-store' } },
+          { name: 'slow', target: { [storage.key]: 'slow-store' } },
         ],
-        networkClasses: [{ name: 'lan', target: { [networkKey(backend)]: 'lan-net' } }],
+        networkClasses: [{ name: 'lan', target: { [network.key]: 'lan-net' } }],
       },
     },
   };
 }
-
-const storageKey = (b: Backend): string => ({ vsphere: 'datastore', proxmox: 'storage', libvirt: 'pool', 'cloud-hypervisor': 'path' })[b];
-const networkKey = (b: Backend): string => ({ vsphere: 'portGroup', proxmox: 'bridge', libvirt: 'network', 'cloud-hypervisor': 'bridge' })[b];
 
 export function failureDomains(backend: Backend, fds: FailureDomainInput[]): Record<string, unknown> {
   return {
@@ -136,7 +117,7 @@ export function failureDomains(backend: Backend, fds: FailureDomainInput[]): Rec
         availableStorageClasses: fd.storage ?? ['fast', 'slow'],
         availableNetworkClasses: fd.networks ?? ['lan'],
         ...(fd.features ? { features: fd.features } : {}),
-        raw: { ...rawFor(backend, fd.name), ...fd.raw },
+        raw: { ...BACKEND_SAMPLES[backend].raw(fd.name), ...fd.raw },
       },
     })),
   };
@@ -155,24 +136,9 @@ export function vmClass(name: string, extra: Record<string, unknown> = {}): Obj 
   };
 }
 
+/** A VMImage with every backend's sample source, as a user applies it (no status). */
 export function vmImage(name: string): Obj {
-  return {
-    apiVersion: CORE,
-    kind: 'VMImage',
-    metadata: { name },
-    spec: {
-      osFamily: 'linux',
-      osDistribution: 'ubuntu',
-      osVersion: '24.04',
-      architecture: 'amd64',
-      sources: [
-        { providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu-24.04' },
-        { providerClass: 'proxmox', kind: 'Template', ref: '9000' },
-        { providerClass: 'libvirt', kind: 'BackingFile', ref: 'ubuntu-24.04.qcow2' },
-        { providerClass: 'cloud-hypervisor', kind: 'BackingFile', ref: 'ubuntu-24.04.raw' },
-      ],
-    },
-  };
+  return { ...sampleImage(name), metadata: { name } };
 }
 
 export function imageRows(rows: { ns: string; provider: string; ready: boolean; reason?: string }[]): Record<string, unknown> {
@@ -190,15 +156,8 @@ export function vm(ns: string, name: string, cls: string, image: string, spec: R
   return { apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: ns, labels }, spec: { classRef: { name: cls }, imageRef: { name: image }, ...spec } };
 }
 
-export const MACHINE_KIND: Record<Backend, string> = {
-  vsphere: 'VSphereMachine',
-  proxmox: 'ProxmoxMachine',
-  libvirt: 'LibvirtMachine',
-  'cloud-hypervisor': 'CloudHypervisorMachine',
-};
-
 export function machineRef(backend: Backend, ns: string, name: string): Pick<Obj, 'apiVersion' | 'kind' | 'metadata'> {
-  return { apiVersion: INFRA, kind: MACHINE_KIND[backend], metadata: { name, namespace: ns } };
+  return { apiVersion: INFRA, kind: BACKEND_SAMPLES[backend].machineKind, metadata: { name, namespace: ns } };
 }
 
 /** A provider's answer for a running machine. */

@@ -11,8 +11,9 @@ import type {
 } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine, VirtualMachineSpec } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass, VMClassSpec } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
-import type { PerProviderImageStatus, VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import type { PerProviderImageStatus } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { ScheduleInput } from '../../../controller/scheduler/schedule.js';
+import { connection, vmImage } from '../../support/backend-samples.js';
 
 export const NS = 'team-a';
 
@@ -68,13 +69,6 @@ export interface ProviderProps {
   readonly failureDomains?: FailureDomainStatus[];
 }
 
-const ENDPOINTS: Record<Backend, string> = {
-  vsphere: 'https://vcenter.example.com/sdk',
-  proxmox: 'https://pve.example.com:8006',
-  libvirt: 'qemu+tls://kvm1.example.com/system',
-  'cloud-hypervisor': 'unix:///run/banlieue',
-};
-
 export function provider(name: string, props: ProviderProps = {}): Provider {
   const backend = props.backend ?? 'vsphere';
   return {
@@ -83,7 +77,7 @@ export function provider(name: string, props: ProviderProps = {}): Provider {
     metadata: { name, namespace: NS, labels: props.labels ?? {} },
     spec: {
       providerClassRef: { name: backend },
-      connection: { endpoint: ENDPOINTS[backend], credentialsRef: { name: `${name}-credentials` } },
+      connection: connection(backend, `${name}-credentials`),
       capabilities: { storageClasses: STORAGE_CLASSES, networkClasses: NETWORK_CLASSES, features: ['efiSecureBoot', 'vtpm'] },
       ...(props.paused !== undefined ? { paused: props.paused } : {}),
     },
@@ -125,29 +119,6 @@ export function vmClass(name: string, props: VMClassProps = {}): VMClass {
 /** A ready perProvider row, as `provider`'s workload writes it. */
 export function readyRow(provider: Provider): PerProviderImageStatus {
   return { providerNamespace: NS, providerName: provider.metadata.name ?? '', ready: true, resolvedRef: '/dc1/vm/templates/ubuntu-24.04' };
-}
-
-export interface VMImageProps {
-  /** @default every backend */
-  readonly backends?: Backend[];
-  readonly rows?: PerProviderImageStatus[];
-}
-
-export function vmImage(name: string, props: VMImageProps = {}): VMImage {
-  const backends = props.backends ?? ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'];
-  return {
-    apiVersion: 'banlieue.io/v1alpha1',
-    kind: 'VMImage',
-    metadata: { name },
-    spec: {
-      osFamily: 'linux',
-      osDistribution: 'ubuntu',
-      osVersion: '24.04',
-      architecture: 'amd64',
-      sources: backends.map((providerClass) => ({ providerClass, kind: 'Url' as const, ref: 'https://images.example.com/ubuntu-24.04.qcow2' })),
-    },
-    status: { perProvider: props.rows ?? [] },
-  };
 }
 
 export interface VirtualMachineProps {

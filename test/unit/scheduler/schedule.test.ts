@@ -12,9 +12,9 @@ import {
   scheduleInput,
   virtualMachine,
   vmClass,
-  vmImage,
   vsphereDomain,
 } from './fixtures.js';
+import { vmImage } from '../../support/backend-samples.js';
 
 const vcenterA = provider('vcenter-a', { labels: { region: 'eu' } });
 const vcenterB = provider('vcenter-b', { labels: { region: 'eu' } });

@@ -5,6 +5,7 @@ import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/
 import type { VMClass } from '../../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { Placement } from '../../../../controller/reconcilers/virtual-machine/placement.js';
+import { BACKEND_SAMPLES, vmImage } from '../../../support/backend-samples.js';
 
 export const VM_UID = '0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87';
 
@@ -54,63 +55,31 @@ export function aStaticClass(): VMClass {
   });
 }
 
-export const REFS: Record<Backend, string> = {
-  vsphere: 'ubuntu-2404-tmpl',
-  proxmox: '9000',
-  libvirt: 'ubuntu-2404.qcow2',
-  'cloud-hypervisor': '/var/lib/banlieue/images/ubuntu-2404.raw',
-};
-
+/** The image `ubuntu-24.04`, with each backend's sample source. */
 export function anImage(perProvider: NonNullable<VMImage['status']>['perProvider'] = []): VMImage {
-  return {
-    apiVersion: 'banlieue.io/v1alpha1',
-    kind: 'VMImage',
-    metadata: { name: 'ubuntu-24.04' },
-    spec: {
-      osFamily: 'linux',
-      osDistribution: 'ubuntu',
-      osVersion: '24.04',
-      architecture: 'amd64',
-      sources: [
-        { providerClass: 'vsphere', kind: 'Template', ref: REFS.vsphere },
-        { providerClass: 'proxmox', kind: 'Template', ref: REFS.proxmox },
-        { providerClass: 'libvirt', kind: 'BackingFile', ref: REFS.libvirt },
-        { providerClass: 'cloud-hypervisor', kind: 'BackingFile', ref: REFS['cloud-hypervisor'] },
-      ],
-    },
-    status: { perProvider },
-  };
+  return vmImage('ubuntu-24.04', { rows: perProvider });
 }
-
-const RAW: Record<Backend, Record<string, string>> = {
-  vsphere: { datacenter: 'dc1', cluster: 'c1', resourcePool: 'rp-gold' },
-  proxmox: { node: 'pve1', isoStorage: 'local' },
-  libvirt: {},
-  'cloud-hypervisor': {},
-};
-
-const STORAGE: Record<Backend, string> = { vsphere: 'ds-ssd', proxmox: 'ceph', libvirt: 'nvme', 'cloud-hypervisor': 'fast' };
-const NETWORK: Record<Backend, string> = { vsphere: 'pg-prod', proxmox: 'vmbr0', libvirt: 'default', 'cloud-hypervisor': 'br0' };
 
 export interface PlacementShape {
   /** Network class per class interface. @default ['prod'] */
   readonly networks?: readonly string[];
   /** Number of class disks, all on the backend's default target. @default 2 */
   readonly disks?: number;
-  /** Failure-domain raw attributes. @default a complete set for the backend */
+  /** Failure-domain raw attributes. @default the backend sample's, on its sample site, with the optional ones */
   readonly raw?: Record<string, string>;
 }
 
 /** A placement on `<backend>-a`, FD `fd-1`; `change` replaces whole fields. */
 export function aPlacement(backend: Backend, shape: PlacementShape = {}, change: Partial<Placement> = {}): Placement {
-  const { networks = ['prod'], disks = 2, raw = RAW[backend] } = shape;
+  const sample = BACKEND_SAMPLES[backend];
+  const { networks = ['prod'], disks = 2, raw = { ...sample.raw(sample.site), ...sample.optionalRaw } } = shape;
   return {
     providerName: `${backend}-a`,
     providerNamespace: 'team-a',
     providerClass: backend,
     failureDomain: { name: 'fd-1', labels: { name: 'fd-1' }, attributes: { raw } },
-    resolvedStorage: Array.from({ length: disks }, () => ({ className: 'fast', backendId: STORAGE[backend] })),
-    resolvedNetworks: networks.map((c, i) => ({ className: c, backendId: `${NETWORK[backend]}${i === 0 ? '' : String(i)}` })),
+    resolvedStorage: Array.from({ length: disks }, () => ({ className: 'fast', backendId: sample.storage.id })),
+    resolvedNetworks: networks.map((c, i) => ({ className: c, backendId: `${sample.network.id}${i === 0 ? '' : String(i)}` })),
     ...change,
   };
 }

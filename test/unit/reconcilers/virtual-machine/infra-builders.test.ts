@@ -7,6 +7,7 @@ import type { CloudHypervisorMachine } from '../../../../infra/api/infrastructur
 import type { LibvirtMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import type { ProxmoxMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { VSphereMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { BACKEND_SAMPLES } from '../../../support/backend-samples.js';
 
 /** The four built-in kinds, as the tests read their backend fields. */
 type InfraMachineObject = VSphereMachine | ProxmoxMachine | LibvirtMachine | CloudHypervisorMachine;
@@ -14,7 +15,7 @@ type InfraMachineObject = VSphereMachine | ProxmoxMachine | LibvirtMachine | Clo
 function buildInfraMachine(input: InfraBuildInput): { ok: true; object: InfraMachineObject } | { ok: false; message: string } {
   return buildWith(input, BUILT_IN_BACKENDS) as { ok: true; object: InfraMachineObject } | { ok: false; message: string };
 }
-import { aClass, aPlacement, aStaticClass, aVm, anImage, REFS, VM_UID } from './fixtures.js';
+import { aClass, aPlacement, aStaticClass, aVm, anImage, VM_UID } from './fixtures.js';
 
 function build(input: Partial<InfraBuildInput> & { placement: InfraBuildInput['placement'] }): InfraMachineObject {
   const result = buildInfraMachine({ vm: aVm(), vmClass: aClass(), image: anImage(), ...input });
@@ -113,7 +114,7 @@ describe('VSphereMachine build', () => {
       providerRef: { name: 'vsphere-a' },
       failureDomain: 'fd-1',
       desiredPowerState: 'PoweredOn',
-      template: REFS.vsphere,
+      template: BACKEND_SAMPLES.vsphere.source.ref,
       datacenter: 'dc1',
       cluster: 'c1',
       resourcePool: 'rp-gold',
@@ -217,7 +218,7 @@ describe('LibvirtMachine build', () => {
       desiredPowerState: 'PoweredOn',
       domainName: 'team-a-web-1',
       pool: 'nvme',
-      bootSource: { kind: 'backingVolume', volume: REFS.libvirt },
+      bootSource: { kind: 'backingVolume', volume: BACKEND_SAMPLES.libvirt.source.ref },
       vcpus: 2,
       memoryMiB: 4096,
       firmware: 'efi',
@@ -252,7 +253,7 @@ describe('CloudHypervisorMachine build', () => {
       providerRef: { name: 'cloud-hypervisor-a' },
       failureDomain: 'fd-1',
       desiredPowerState: 'PoweredOn',
-      bootSource: { kind: 'image', image: REFS['cloud-hypervisor'] },
+      bootSource: { kind: 'image', image: BACKEND_SAMPLES['cloud-hypervisor'].source.ref },
       cpus: { boot: 8 },
       memory: { sizeMiB: 4096 },
       osDiskSizeGiB: 20,
