@@ -2,6 +2,7 @@
 // VirtualMachine from Pending to Ready through the real controller and
 // provider-role code against a real apiserver. Registering it is all it takes:
 // no reconciler, runtime or scheduler file knows it (docs/adr/0014).
+import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendCatalog } from '../../controller/backends/descriptor.js';
 import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
@@ -55,6 +56,8 @@ describe('a backend registered only in a test', () => {
   const cloud = new FakeCloud(3_000);
   const fake = fakeDescriptor(cloud);
   const stop = new AbortController();
+  // Every informer of both roles listens on it, as on a role's shutdown signal.
+  setMaxListeners(0, stop.signal);
   let roles: Promise<unknown>;
 
   beforeAll(async () => {
