@@ -14,6 +14,8 @@ export const BackendErrorKind = {
   Rejected: 'Rejected',
   /** An asynchronous task ran and ended in error. */
   TaskFailed: 'TaskFailed',
+  /** The VM found by UUID is not this machine's (its ownership mark differs or is missing): leave it alone. */
+  NotOwned: 'NotOwned',
 } as const;
 export type BackendErrorKind = (typeof BackendErrorKind)[keyof typeof BackendErrorKind];
 

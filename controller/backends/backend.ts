@@ -6,6 +6,7 @@ import type { ImageSource } from '../../infra/api/banlieue.io/v1alpha1/vm-image.
 import type { MachineAddress, PowerState } from '../../infra/api/common.js';
 import type { Reason } from '../../infra/api/conditions.js';
 import type { Logger } from '../runtime/log.js';
+import type { MachineOwner } from './ownership.js';
 
 /** Whether an image source is usable on one Provider (its VMImage status row). */
 export interface ImageResolution {
@@ -51,6 +52,8 @@ export interface MachineRequest<Spec> {
   /** The VM's UUID, from spec.providerID: it is created with it and found again by it (DESIGN §3). */
   readonly uuid: string;
   readonly providerID: string;
+  /** The machine object: the mark its VM carries (ownership.ts), checked before any change. */
+  readonly owner: MachineOwner;
   readonly spec: Spec;
   /** Placement facts of the failure domain (datacenter, cluster, node…). */
   readonly raw: Readonly<Record<string, string>>;

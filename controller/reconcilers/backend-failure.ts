@@ -20,6 +20,8 @@ export interface BackendFailure {
 export function describeBackendFailure(err: unknown, otherwise: Reason): BackendFailure {
   const message = err instanceof Error ? err.message : String(err);
   const taskFailed = isBackendError(err, BackendErrorKind.TaskFailed);
-  const refused = taskFailed || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
-  return { reason: isConnectFailure(err) ? Reason.ConnectFailed : otherwise, message, retry: refused ? 'wait' : 'backoff', taskFailed };
+  const notOwned = isBackendError(err, BackendErrorKind.NotOwned);
+  const refused = taskFailed || notOwned || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
+  const reason = isConnectFailure(err) ? Reason.ConnectFailed : notOwned ? Reason.VMNotOwned : otherwise;
+  return { reason, message, retry: refused ? 'wait' : 'backoff', taskFailed };
 }

@@ -90,6 +90,10 @@ export const Reason = {
   WaitingForBootstrapData: 'WaitingForBootstrapData',
   /** InfraMachine: the backend refused to create or configure the VM; see the message. */
   ProvisionFailed: 'ProvisionFailed',
+  /** InfraMachine: spec.providerID is not the one the provider derives for this machine and no VM of this machine has it; only the provider writes spec.providerID. */
+  ProviderIDNotDerived: 'ProviderIDNotDerived',
+  /** InfraMachine: the VM with spec.providerID's UUID is not this machine's (no or another ownership mark); it is left alone. */
+  VMNotOwned: 'VMNotOwned',
   /** InfraMachine: a backend task creating the VM (status.taskRef) is running; nothing to do but wait. */
   Provisioning: 'Provisioning',
   /** InfraMachine: the VM is on; no IP address reported by the guest yet. */

@@ -117,7 +117,8 @@ export class InfraMachineReconciler implements Reconciler {
     const provisioned = isProvisioned(machine);
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned });
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
-    const options = { mayCreate: !provisioned, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
+    // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
+    const options = { mayCreate: !provisioned && identity.derived, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
     let ensured: EnsureResult;
     try {
       ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
@@ -134,6 +135,10 @@ export class InfraMachineReconciler implements Reconciler {
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) await this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(this.timings.taskPollMs ?? 1000) };
+    }
+    if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
+      const message = `spec.providerID ${identity.providerID} is not the one the provider derives for this machine, and no VM of this machine has it: only the provider writes spec.providerID`;
+      return { outcome: { kind: 'blocked', reason: Reason.ProviderIDNotDerived, message }, result: waiting(this.timings.resyncMs) };
     }
     const observation = ensured.state === 'Present' ? ensured.observation : undefined;
     return { outcome: { kind: 'observed', observation, failureDomain: resolved.failureDomain, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
@@ -166,10 +171,16 @@ export class InfraMachineReconciler implements Reconciler {
           existed = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
         } catch (err) {
           if (signal?.aborted) throw err;
-          const { message } = describeBackendFailure(err, Reason.DeletionFailed);
-          log.warn({ err: message }, 'Deleting the VM failed');
-          await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message });
-          throw err;
+          const failure = describeBackendFailure(err, Reason.DeletionFailed);
+          if (failure.reason === Reason.VMNotOwned) {
+            // Someone else's VM (a hand-set providerID): never destroyed; the machine goes.
+            await this.events.record(machine, 'Warning', Reason.VMNotOwned, `${failure.message}; left on the backend`);
+            existed = false;
+          } else {
+            log.warn({ err: failure.message }, 'Deleting the VM failed');
+            await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: failure.message });
+            throw err;
+          }
         }
         if (existed) await this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
       }
@@ -210,6 +221,7 @@ export class InfraMachineReconciler implements Reconciler {
         namespace,
         uuid: identity.uuid,
         providerID: identity.providerID,
+        owner: { kind: machine.kind, namespace, name: machine.metadata.name ?? '' },
         spec: machine.spec,
         raw: placement.failureDomain.attributes?.raw ?? {},
         userData,

@@ -1,7 +1,8 @@
 // The CloneSpec of a VSphereMachine (pure): identity (BIOS UUID), sizing,
 // firmware, the OS disk grown and extra disks added, the template's NICs
 // re-plugged (or added, or removed) to match spec.network. Everything in one
-// CloneVM_Task, so a VM either exists fully shaped or not at all.
+// CloneVM_Task, so a VM either exists fully shaped or not at all, and marked
+// as its machine's (ownership.ts).
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { nextFreeUnits } from '../client/disk-units.js';
@@ -11,10 +12,14 @@ import type { CloneTargets } from './clone-targets.js';
 
 export const KB_PER_GIB = 1024 * 1024;
 
-export function buildCloneSpec(spec: VSphereMachineSpec, uuid: string, targets: CloneTargets, template: VmHardware): CloneSpec {
+/** The extraConfig key of the ownership mark (controller/backends/ownership.ts); not under guestinfo., so the guest cannot read or set it. */
+export const OWNER_MARK_KEY = 'banlieue.owner';
+
+export function buildCloneSpec(spec: VSphereMachineSpec, uuid: string, ownerMark: string, targets: CloneTargets, template: VmHardware): CloneSpec {
   const firmware = spec.firmware ?? 'bios';
   const config: VmConfigSpec = {
     uuid,
+    extraConfig: { [OWNER_MARK_KEY]: ownerMark },
     numCPUs: spec.numCpus,
     memoryMB: spec.memoryMiB,
     firmware: firmware === 'bios' ? 'bios' : 'efi',

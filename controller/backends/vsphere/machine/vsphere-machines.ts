@@ -10,12 +10,13 @@ import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.ba
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
+import { assertOwnedBy, ownerMark } from '../../ownership.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
 import type { VsphereSessionPool } from '../session-pool.js';
-import { buildCloneSpec } from './clone-spec.js';
+import { buildCloneSpec, OWNER_MARK_KEY } from './clone-spec.js';
 import { resolveCloneTargets } from './clone-targets.js';
 import { guestInfoExtraConfig } from './guest-info.js';
 import { isNoop, resizeOf, type Resize } from './resize.js';
@@ -35,7 +36,8 @@ async function ensure(client: VsphereClient, request: Request, options: EnsureOp
   const actions: MachineAction[] = [];
   let vm = await client.search.findVmByBiosUuid(request.uuid);
   if (vm) {
-    // Ours when our clone task made it; otherwise an earlier pass's (before a crash or restart).
+    // Ours when our clone task made it; otherwise only when it carries our mark (a providerID can be copied).
+    if (options.firstBoot && !request.taskRef) await assertOwned(client, vm, request);
     if (options.firstBoot) actions.push(request.taskRef ? 'Created' : 'Adopted');
   } else {
     const clone = await pickUpClone(client, request);
@@ -149,9 +151,12 @@ async function pickUpClone(client: VsphereClient, request: Request): Promise<Clo
     return { state: 'done', vm, adopted: false };
   } catch (err) {
     if (!isVsphereFault(err, 'DuplicateName')) throw err;
-    // An earlier clone (before a crash or restart) got there first: ours if it has our UUID.
+    // An earlier clone (before a crash or restart) got there first: ours if it has our UUID and mark.
     const existing = await client.search.findVmByBiosUuid(request.uuid);
-    if (existing) return { state: 'done', vm: existing, adopted: true };
+    if (existing) {
+      await assertOwned(client, existing, request);
+      return { state: 'done', vm: existing, adopted: true };
+    }
     throw new BackendError(BackendErrorKind.Rejected, `a VM named ${request.name} already exists in the target folder and is not this machine's (its BIOS UUID is not ${request.uuid})`);
   }
 }
@@ -159,10 +164,15 @@ async function pickUpClone(client: VsphereClient, request: Request): Promise<Clo
 /** Starts CloneVM_Task with the machine's UUID; its task is the provider's to remember. */
 async function startClone(client: VsphereClient, request: Request, options: EnsureOptions): Promise<ManagedObjectReference> {
   const targets = await resolveCloneTargets(client, request.spec, request.raw);
-  const spec = buildCloneSpec(request.spec, request.uuid, targets, await client.vms.hardware(targets.template));
+  const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, await client.vms.hardware(targets.template));
   const task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
   options.log.info({ task: task.value, uuid: request.uuid, datacenter: targets.datacenter.name, cluster: targets.cluster.name }, 'CloneVM_Task started');
   return task;
+}
+
+/** Throws NotOwned unless the VM's extraConfig carries this machine's mark (one read of extraConfig). */
+async function assertOwned(client: VsphereClient, vm: ManagedObjectReference, request: Request): Promise<void> {
+  assertOwnedBy(request.owner, request.uuid, (await client.vms.extraConfig(vm)).get(OWNER_MARK_KEY));
 }
 
 /** User-data and metadata, with the NICs' MACs as vCenter assigned them at clone time. */
@@ -210,6 +220,7 @@ async function tolerateRace(operation: Promise<void>): Promise<boolean> {
 async function destroy(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<boolean> {
   const vm = await client.search.findVmByBiosUuid(request.uuid);
   if (!vm) return false;
+  await assertOwned(client, vm, request);
   try {
     const { powerState } = await client.vms.summary(vm);
     if (powerState !== 'poweredOff') await tolerateRace(client.vms.powerOff(vm));

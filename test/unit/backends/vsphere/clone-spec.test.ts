@@ -11,6 +11,7 @@ import { buildCloneSpec } from '../../../../controller/backends/vsphere/machine/
 import type { CloneTargets } from '../../../../controller/backends/vsphere/machine/clone-targets.js';
 
 const UUID = '74e4d702-bafd-5e07-8195-ab7a57a18b2a';
+const MARK = 'VSphereMachine/team-a/web-1';
 const GIB_KB = 1024 * 1024;
 
 const disk = (key: number, controllerKey: number, unit: number, capacityKB: number): string => `
@@ -102,23 +103,27 @@ function rejection(build: () => unknown): BackendError {
 
 describe('vSphere CloneSpec', () => {
   it('creates the VM with its UUID, CPUs and memory, powered off', () => {
-    const clone = buildCloneSpec(spec(), UUID, targets(), TEMPLATE);
+    const clone = buildCloneSpec(spec(), UUID, MARK, targets(), TEMPLATE);
 
     expect(clone.config).toMatchObject({ uuid: UUID, numCPUs: 4, memoryMB: 8192 });
     expect(clone.powerOn).toBe(false);
     expect(clone.template).toBeUndefined();
   });
 
+  it('marks the VM as its machine’s in extraConfig, outside guestinfo', () => {
+    expect(buildCloneSpec(spec(), UUID, MARK, targets(), TEMPLATE).config?.extraConfig).toEqual({ 'banlieue.owner': MARK });
+  });
+
   describe('location', () => {
     it('places the clone in the resource pool and folder, on the template’s datastore when none is asked', () => {
-      expect(buildCloneSpec(spec(), UUID, targets(), TEMPLATE).location).toEqual({
+      expect(buildCloneSpec(spec(), UUID, MARK, targets(), TEMPLATE).location).toEqual({
         pool: moref('ResourcePool', 'resgroup-10'),
         folder: moref('Folder', 'group-v4'),
       });
     });
 
     it('moves the clone to the resolved datastore', () => {
-      const location = buildCloneSpec(spec(), UUID, targets({ datastore: DATASTORE, folder: moref('Folder', 'group-v99') }), TEMPLATE).location;
+      const location = buildCloneSpec(spec(), UUID, MARK, targets({ datastore: DATASTORE, folder: moref('Folder', 'group-v99') }), TEMPLATE).location;
       expect(location).toEqual({ pool: moref('ResourcePool', 'resgroup-10'), folder: moref('Folder', 'group-v99'), datastore: DATASTORE.ref });
     });
   });
@@ -130,7 +135,7 @@ describe('vSphere CloneSpec', () => {
       ['efi', 'efi', false],
       ['efi-secure', 'efi', true],
     ] as const)('maps spec.firmware %s to firmware %s with efiSecureBoot %s', (firmware, expected, secureBoot) => {
-      const config = buildCloneSpec(spec(firmware ? { firmware } : {}), UUID, targets(), TEMPLATE).config;
+      const config = buildCloneSpec(spec(firmware ? { firmware } : {}), UUID, MARK, targets(), TEMPLATE).config;
 
       expect(config?.firmware).toBe(expected);
       expect(config?.efiSecureBoot).toBe(secureBoot);
@@ -140,13 +145,13 @@ describe('vSphere CloneSpec', () => {
 
   describe('disks', () => {
     it('leaves the template’s disks alone when spec.disks is unset', () => {
-      const config = buildCloneSpec(spec(), UUID, targets(), TEMPLATE).config;
+      const config = buildCloneSpec(spec(), UUID, MARK, targets(), TEMPLATE).config;
       expect(config).not.toHaveProperty('diskGrows');
       expect(config).not.toHaveProperty('diskAdds');
     });
 
     it('grows the OS disk, the template disk with the lowest key, to the first disk’s size', () => {
-      const config = buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 40 }] }), UUID, targets(), TEMPLATE).config;
+      const config = buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 40 }] }), UUID, MARK, targets(), TEMPLATE).config;
       expect(config?.diskGrows).toEqual([{ disk: OS_DISK, capacityKB: 40 * GIB_KB }]);
       expect(config?.diskAdds).toBeUndefined();
     });
@@ -155,7 +160,7 @@ describe('vSphere CloneSpec', () => {
       ['the same size', 10],
       ['smaller', 5],
     ])('never shrinks the OS disk: nothing to grow when the first disk is %s', (_what, sizeGiB) => {
-      expect(buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB }] }), UUID, targets(), TEMPLATE).config?.diskGrows).toEqual([]);
+      expect(buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB }] }), UUID, MARK, targets(), TEMPLATE).config?.diskGrows).toEqual([]);
     });
 
     it('adds the other disks on the OS disk’s controller, at free units, thin unless asked otherwise', () => {
@@ -165,7 +170,7 @@ describe('vSphere CloneSpec', () => {
         { name: 'logs', sizeGiB: 20, provisioning: 'thick' as const },
         { name: 'db', sizeGiB: 50, provisioning: 'eagerZeroed' as const },
       ];
-      const config = buildCloneSpec(spec({ disks }), UUID, targets(), TEMPLATE).config;
+      const config = buildCloneSpec(spec({ disks }), UUID, MARK, targets(), TEMPLATE).config;
 
       expect(config?.diskGrows).toEqual([]);
       expect(config?.diskAdds).toEqual([
@@ -177,13 +182,13 @@ describe('vSphere CloneSpec', () => {
 
     it('skips SCSI unit 7, the controller’s own, when adding disks', () => {
       const disks = [{ name: 'os', sizeGiB: 10 }, ...Array.from({ length: 6 }, (_, i) => ({ name: `d${i}`, sizeGiB: 1 }))];
-      const units = buildCloneSpec(spec({ disks }), UUID, targets(), TEMPLATE).config?.diskAdds?.map((d) => d.unitNumber);
+      const units = buildCloneSpec(spec({ disks }), UUID, MARK, targets(), TEMPLATE).config?.diskAdds?.map((d) => d.unitNumber);
       expect(units).toEqual([2, 3, 4, 5, 6, 8]);
     });
 
     it('puts added disks on the resolved datastore', () => {
       const disks = [{ name: 'os', sizeGiB: 10 }, { name: 'data', sizeGiB: 100 }];
-      expect(buildCloneSpec(spec({ disks }), UUID, targets({ datastore: DATASTORE }), TEMPLATE).config?.diskAdds).toEqual([
+      expect(buildCloneSpec(spec({ disks }), UUID, MARK, targets({ datastore: DATASTORE }), TEMPLATE).config?.diskAdds).toEqual([
         { controllerKey: 1000, unitNumber: 2, capacityKB: 100 * GIB_KB, provisioning: 'thin', datastore: DATASTORE },
       ]);
     });
@@ -191,7 +196,7 @@ describe('vSphere CloneSpec', () => {
     it('is Rejected, counting the room left, when the controller cannot take every disk', () => {
       // 15 SCSI units, two taken by the template: room for 13.
       const disks = [{ name: 'os', sizeGiB: 10 }, ...Array.from({ length: 14 }, (_, i) => ({ name: `d${i}`, sizeGiB: 1 }))];
-      const err = rejection(() => buildCloneSpec(spec({ disks }), UUID, targets(), TEMPLATE));
+      const err = rejection(() => buildCloneSpec(spec({ disks }), UUID, MARK, targets(), TEMPLATE));
 
       expect(err.kind).toBe(BackendErrorKind.Rejected);
       expect(err.message).toBe('template "ubuntu-2404": controller ParaVirtualSCSIController has room for 13 more disks, spec.disks asks for 14');
@@ -199,18 +204,18 @@ describe('vSphere CloneSpec', () => {
 
     it('takes as many disks as the controller has room for', () => {
       const disks = [{ name: 'os', sizeGiB: 10 }, ...Array.from({ length: 13 }, (_, i) => ({ name: `d${i}`, sizeGiB: 1 }))];
-      expect(buildCloneSpec(spec({ disks }), UUID, targets(), TEMPLATE).config?.diskAdds).toHaveLength(13);
+      expect(buildCloneSpec(spec({ disks }), UUID, MARK, targets(), TEMPLATE).config?.diskAdds).toHaveLength(13);
     });
 
     it('is Rejected when the template has no disk to boot from', () => {
-      const err = rejection(() => buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 10 }] }), UUID, targets(), hardware(PVSCSI)));
+      const err = rejection(() => buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 10 }] }), UUID, MARK, targets(), hardware(PVSCSI)));
       expect(err.kind).toBe(BackendErrorKind.Rejected);
       expect(err.message).toBe('template "ubuntu-2404" has no disk to boot from');
     });
 
     it('is Rejected when extra disks are asked and the OS disk is on a controller disks cannot be added to', () => {
       const ide = hardware(`<VirtualDevice xsi:type="VirtualIDEController"><key>200</key><busNumber>0</busNumber></VirtualDevice>${disk(3000, 200, 0, 10 * GIB_KB)}`);
-      const err = rejection(() => buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 20 }, { name: 'data', sizeGiB: 1 }] }), UUID, targets(), ide));
+      const err = rejection(() => buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 20 }, { name: 'data', sizeGiB: 1 }] }), UUID, MARK, targets(), ide));
 
       expect(err.kind).toBe(BackendErrorKind.Rejected);
       expect(err.message).toContain('template "ubuntu-2404"');
@@ -220,7 +225,7 @@ describe('vSphere CloneSpec', () => {
 
   describe('NICs', () => {
     it('leaves the template’s NICs untouched when spec.network is unset', () => {
-      const config = buildCloneSpec(spec(), UUID, targets(), TEMPLATE).config;
+      const config = buildCloneSpec(spec(), UUID, MARK, targets(), TEMPLATE).config;
       for (const field of ['nicEdits', 'nicAdds', 'nicRemovals']) expect(config).not.toHaveProperty(field);
     });
 
@@ -229,7 +234,7 @@ describe('vSphere CloneSpec', () => {
         { name: 'eth0', portGroup: 'prod', macAddress: '00:50:56:3f:00:01' },
         { name: 'eth1', portGroup: 'backup' },
       ];
-      const config = buildCloneSpec(spec({ network }), UUID, targets({ nics: [PROD, BACKUP] }), TEMPLATE).config;
+      const config = buildCloneSpec(spec({ network }), UUID, MARK, targets({ nics: [PROD, BACKUP] }), TEMPLATE).config;
 
       expect(config?.nicEdits).toEqual([
         { card: VMXNET3, target: PROD, macAddress: '00:50:56:3f:00:01' },
@@ -245,7 +250,7 @@ describe('vSphere CloneSpec', () => {
         { name: 'eth1', portGroup: 'backup' },
         { name: 'eth2', portGroup: 'storage', macAddress: '00:50:56:3f:00:03' },
       ];
-      const config = buildCloneSpec(spec({ network }), UUID, targets({ nics: [PROD, BACKUP, STORAGE] }), TEMPLATE).config;
+      const config = buildCloneSpec(spec({ network }), UUID, MARK, targets({ nics: [PROD, BACKUP, STORAGE] }), TEMPLATE).config;
 
       expect(config?.nicEdits?.map((e) => e.card.key)).toEqual([4000, 4001]);
       expect(config?.nicAdds).toEqual([{ target: STORAGE, macAddress: '00:50:56:3f:00:03' }]);
@@ -253,7 +258,7 @@ describe('vSphere CloneSpec', () => {
     });
 
     it('removes the template NICs beyond spec.network', () => {
-      const config = buildCloneSpec(spec({ network: [{ name: 'eth0', portGroup: 'prod' }] }), UUID, targets({ nics: [PROD] }), TEMPLATE).config;
+      const config = buildCloneSpec(spec({ network: [{ name: 'eth0', portGroup: 'prod' }] }), UUID, MARK, targets({ nics: [PROD] }), TEMPLATE).config;
 
       expect(config?.nicEdits).toEqual([{ card: VMXNET3, target: PROD }]);
       expect(config?.nicAdds).toEqual([]);
@@ -263,7 +268,7 @@ describe('vSphere CloneSpec', () => {
     it('adds every NIC to a template without any', () => {
       const bare = hardware(PVSCSI + disk(2000, 1000, 0, 10 * GIB_KB));
       const network = [{ name: 'eth0', portGroup: 'prod', macAddress: '00:50:56:3f:00:01' }, { name: 'eth1', portGroup: 'backup' }];
-      const config = buildCloneSpec(spec({ network }), UUID, targets({ nics: [PROD, BACKUP] }), bare).config;
+      const config = buildCloneSpec(spec({ network }), UUID, MARK, targets({ nics: [PROD, BACKUP] }), bare).config;
 
       expect(config?.nicEdits).toEqual([]);
       expect(config?.nicAdds).toEqual([{ target: PROD, macAddress: '00:50:56:3f:00:01' }, { target: BACKUP }]);

@@ -40,12 +40,22 @@ describe('InfraMachine identity', () => {
         uuid: UUID,
         providerID: `vsphere://${UUID}`,
         unwritten: false,
+        derived: false,
       });
+    });
+
+    it('says a providerID is derived when it is the one the machine’s owner gives (adopt or create)', () => {
+      const derived = providerIdFor('vsphere', VM_UID);
+      expect(machineIdentity('vsphere', machine({ providerID: derived, owners: [vmOwner()] }))).toMatchObject({ ok: true, derived: true });
+    });
+
+    it('says a providerID is not derived after a move or a hand edit (adopt a marked VM only, never create)', () => {
+      expect(machineIdentity('vsphere', machine({ providerID: providerIdFor('vsphere', 'old-cluster-uid'), owners: [vmOwner()] }))).toMatchObject({ ok: true, derived: false });
     });
 
     it('lower-cases the UUID and keeps spec.providerID as written', () => {
       const written = `vsphere://${UUID.toUpperCase()}`;
-      expect(machineIdentity('vsphere', machine({ providerID: written }))).toEqual({ ok: true, uuid: UUID, providerID: written, unwritten: false });
+      expect(machineIdentity('vsphere', machine({ providerID: written }))).toEqual({ ok: true, uuid: UUID, providerID: written, unwritten: false, derived: false });
     });
 
     it('wins over the owner VirtualMachine uid and the machine uid (it survives clusterctl move)', () => {
@@ -84,7 +94,7 @@ describe('InfraMachine identity', () => {
   describe('without spec.providerID', () => {
     it('derives the UUID from the controller owner VirtualMachine uid, as the controller renders ${PROVIDER_ID}', () => {
       const identity = machineIdentity('vsphere', machine({ owners: [capiOwner, vmOwner()] }));
-      expect(identity).toEqual({ ok: true, uuid: machineUuid(VM_UID), providerID: providerIdFor('vsphere', VM_UID), unwritten: true });
+      expect(identity).toEqual({ ok: true, uuid: machineUuid(VM_UID), providerID: providerIdFor('vsphere', VM_UID), unwritten: true, derived: true });
     });
 
     it.each(['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const)('gives the %s providerID the controller offers the guest', (backend) => {
@@ -97,6 +107,7 @@ describe('InfraMachine identity', () => {
         uuid: machineUuid(MACHINE_UID),
         providerID: providerIdFor('vsphere', MACHINE_UID),
         unwritten: true,
+        derived: true,
       });
     });
 
@@ -124,7 +135,7 @@ describe('InfraMachine identity', () => {
     it('round-trips: the providerID it derives is accepted back as spec.providerID with the same UUID', () => {
       const first = machineIdentity('cloud-hypervisor', machine({ owners: [vmOwner()] }));
       if (!first.ok) throw new Error(first.message);
-      expect(machineIdentity('cloud-hypervisor', machine({ providerID: first.providerID }))).toEqual({ ...first, unwritten: false });
+      expect(machineIdentity('cloud-hypervisor', machine({ providerID: first.providerID, owners: [vmOwner()] }))).toEqual({ ...first, unwritten: false });
     });
   });
 });
