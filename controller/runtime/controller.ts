@@ -1,6 +1,8 @@
 // One controller: a keyed work queue in front of a reconciler, with the
-// reconcile metrics, a logger per reconcile and periodic resync. Watches map
-// informer events to keys; the reconciler reads everything from caches.
+// reconcile and workqueue metrics, a logger per reconcile and periodic resync.
+// Watches map informer events to keys; the reconciler reads everything from
+// caches. `queue.shutDown()` aborts the signal of in-flight reconciles and
+// waits for them to settle.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './log.js';
 import { TerminalError, TransientError, type ReconcileResult } from './errors.js';
@@ -12,10 +14,15 @@ export interface Reconciler {
   readonly name: string;
   /** Kind the keys name, for log fields (`VirtualMachine: "ns/name"`). */
   readonly kind: string;
-  reconcile(key: string, log: Logger): Promise<ReconcileResult>;
+  /**
+   * Reconcile one key. `signal` aborts when the controller shuts down: pass it
+   * to backend calls so the reconcile ends promptly. A reconcile that rejects
+   * after the abort is neither logged as a failure nor retried.
+   */
+  reconcile(key: string, log: Logger, signal: AbortSignal): Promise<ReconcileResult>;
 }
 
-export interface ControllerOptions extends WorkQueueOptions {
+export interface ControllerOptions extends Omit<WorkQueueOptions, 'hooks'> {
   /** Re-run every known key this often even without events. @default 5 min */
   readonly resyncMs?: number;
 }
@@ -29,7 +36,9 @@ export class Controller {
     private readonly log: Logger,
     private readonly options: ControllerOptions = {},
   ) {
-    this.queue = new WorkQueue((key) => this.runOnce(key), options, (key, err, retryInMs) => this.logFailure(key, err, retryInMs));
+    const hooks = metrics.workQueueHooks(reconciler.name);
+    this.queue = new WorkQueue((key, signal) => this.runOnce(key, signal), { ...options, hooks }, (key, err, retryInMs) => this.logFailure(key, err, retryInMs));
+    metrics.trackUnfinishedWork(reconciler.name, () => this.queue.inFlightMs());
   }
 
   enqueue(key: string): void {
@@ -43,15 +52,20 @@ export class Controller {
     signal.addEventListener('abort', () => clearInterval(timer), { once: true });
   }
 
-  private async runOnce(key: string): Promise<ReconcileResult> {
+  private async runOnce(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const { name, kind } = this.reconciler;
     const log = this.log.child({ controller: name, reconcileID: randomUUID(), [kind]: key });
     const stop = this.metrics.reconcileDuration.startTimer({ controller: name });
     try {
-      const result = await this.reconciler.reconcile(key, log);
+      const result = await this.reconciler.reconcile(key, log, signal);
       this.metrics.reconcileTotal.inc({ controller: name, result: result.requeueAfterMs !== undefined ? 'requeue' : 'success' });
       return result;
     } catch (err) {
+      // Whatever the error says, it is the shutdown that ended this reconcile.
+      if (signal.aborted) {
+        log.debug({ err: err instanceof Error ? err.message : String(err) }, 'Reconcile stopped by shutdown');
+        return {};
+      }
       this.metrics.reconcileTotal.inc({ controller: name, result: 'error' });
       this.metrics.reconcileErrors.inc({ controller: name, kind: err instanceof Error ? err.name : 'Unknown' });
       // A terminal error waits for a new generation (an event), not a hot retry.

@@ -1,33 +1,98 @@
 // Finalizers are added and removed by targeted JSON patches, never by
-// rewriting the list: other controllers (CAPI, GC) edit it concurrently. The
-// `test` op makes a removal fail (409/422) instead of dropping someone else's.
-import type { KubeApi, ObjectRef } from './kube-api.js';
+// rewriting the list: other controllers (CAPI, GC) edit it concurrently.
+// Every patch carries a `test` precondition, so a patch built from a stale
+// copy fails (422) instead of replacing or dropping someone else's entry:
+// - add tests `/metadata/resourceVersion`, because `add /metadata/finalizers`
+//   on an object read without finalizers replaces a list written meanwhile;
+// - remove tests the value at the index it removes (a removal elsewhere in the
+//   list changes the index, not the entry we hold).
+// A failed precondition reads the object afresh and tries again.
+import { TransientError } from './errors.js';
+import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
 
 interface WithFinalizers extends ObjectRef {
-  metadata: ObjectRef['metadata'] & { finalizers?: string[] };
+  metadata: ObjectRef['metadata'] & { finalizers?: string[]; resourceVersion?: string };
 }
+
+type JsonPatchOp = { op: 'test' | 'add'; path: string; value: unknown } | { op: 'remove'; path: string };
+
+/** Attempts per call; each failed precondition costs one GET and one PATCH. */
+const MAX_ATTEMPTS = 5;
 
 export function hasFinalizer(obj: WithFinalizers, finalizer: string): boolean {
   return obj.metadata.finalizers?.includes(finalizer) ?? false;
 }
 
-export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string): Promise<void> {
-  if (hasFinalizer(obj, finalizer)) return;
-  const patch = obj.metadata.finalizers
-    ? [{ op: 'add', path: '/metadata/finalizers/-', value: finalizer }]
-    : [{ op: 'add', path: '/metadata/finalizers', value: [finalizer] }];
-  await api.request('PATCH', await api.pathOf(obj), { body: patch, contentType: 'application/json-patch+json' });
+/**
+ * Add `finalizer` to `obj` unless it is there. Resolves true when this call
+ * added it (the object changed: a reconciler returns and runs again on the
+ * event), false when it was already present.
+ */
+export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string): Promise<boolean> {
+  if (hasFinalizer(obj, finalizer)) return false;
+  return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
+    if (hasFinalizer(current, finalizer)) return undefined;
+    const rv = current.metadata.resourceVersion;
+    if (rv === undefined) return 'refresh';
+    return [
+      { op: 'test', path: '/metadata/resourceVersion', value: rv },
+      current.metadata.finalizers
+        ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
+        : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+    ];
+  });
 }
 
+/** Remove `finalizer` from `obj`; a gone object has nothing left to remove. */
 export async function removeFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string): Promise<void> {
-  const index = obj.metadata.finalizers?.indexOf(finalizer) ?? -1;
-  if (index < 0) return;
-  const path = `/metadata/finalizers/${index}`;
-  await api.request('PATCH', await api.pathOf(obj), {
-    body: [
-      { op: 'test', path, value: finalizer },
-      { op: 'remove', path },
-    ],
-    contentType: 'application/json-patch+json',
-  });
+  if (!hasFinalizer(obj, finalizer)) return;
+  try {
+    await patchWithRetry(api, obj, finalizer, 'removing', (current) => {
+      const index = current.metadata.finalizers?.indexOf(finalizer) ?? -1;
+      if (index < 0) return undefined;
+      const path = `/metadata/finalizers/${index}`;
+      return [
+        { op: 'test', path, value: finalizer },
+        { op: 'remove', path },
+      ];
+    });
+  } catch (err) {
+    if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+  }
+}
+
+/**
+ * Send the patch `build` makes from the object, re-reading it after a failed
+ * precondition. `build` returns undefined when nothing is to be done, or
+ * 'refresh' when the copy lacks what a safe patch needs.
+ */
+async function patchWithRetry(
+  api: KubeApi,
+  obj: WithFinalizers,
+  finalizer: string,
+  verb: string,
+  build: (current: WithFinalizers) => JsonPatchOp[] | undefined | 'refresh',
+): Promise<boolean> {
+  const path = await api.pathOf(obj);
+  let patch = build(obj);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    if (patch === undefined) return false;
+    let failure: ApiStatusError | undefined;
+    if (patch !== 'refresh') {
+      try {
+        await api.request('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
+        return true;
+      } catch (err) {
+        if (!(err instanceof ApiStatusError && (err.code === 422 || err.code === 409))) throw err;
+        failure = err;
+      }
+    }
+    const next = build(await api.request<WithFinalizers>('GET', path));
+    // The same patch again means our precondition held and the server refused
+    // for another reason (422 on a finalizer added during deletion): no retry.
+    if (failure && JSON.stringify(next) === JSON.stringify(patch)) throw failure;
+    patch = next;
+  }
+  const { namespace, name } = obj.metadata;
+  throw new TransientError(`${verb} finalizer ${finalizer} on ${obj.kind} ${namespace ? `${namespace}/` : ''}${name ?? ''}: the object kept changing (${MAX_ATTEMPTS} attempts)`);
 }

@@ -1,5 +1,7 @@
 // /livez and /readyz (health port) and /metrics (metrics port). /readyz tells
 // whether this process leads or stands by, so `kubectl exec ... curl` shows it.
+// Health listens where the kubelet probes it (the pod IP); metrics, which
+// nothing authenticates, on loopback unless the operator exposes them.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Metrics } from './metrics.js';
@@ -22,7 +24,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startHealthServers(options: {
   healthPort: number;
   metricsPort: number;
+  /** Address of the health server. @default 0.0.0.0 */
   host?: string;
+  /** Address of the metrics server. @default 127.0.0.1 */
+  metricsHost?: string;
   readiness: () => Readiness;
   metrics: Metrics;
 }): Promise<HealthServers> {
@@ -50,9 +55,8 @@ export async function startHealthServers(options: {
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
   });
-  const host = options.host ?? '0.0.0.0';
-  const healthPort = await listen(health, options.healthPort, host);
-  const metricsPort = await listen(metrics, options.metricsPort, host);
+  const healthPort = await listen(health, options.healthPort, options.host ?? '0.0.0.0');
+  const metricsPort = await listen(metrics, options.metricsPort, options.metricsHost ?? '127.0.0.1');
   return {
     healthPort,
     metricsPort,

@@ -2,10 +2,12 @@
 // bookmarks; resume from the last seen resourceVersion when a watch ends;
 // relist on 410 Gone; restart with backoff after any other error, forever
 // (client-node's informer stops for good on non-410 errors, DESIGN §6).
-// The cache is keyed by namespace/name, and a changed UID is a delete + add.
+// The cache is keyed by namespace/name, and a changed UID is a delete + add;
+// it is indexed by namespace, and by whatever indexes the role adds.
 import type { ObjectMeta } from '../../infra/api/kind.js';
 import type { Logger } from './log.js';
 import { Backoff, sleep } from './backoff.js';
+import { CacheIndex, type IndexFunc } from './cache-index.js';
 import { ApiStatusError, type KubeApi, type WatchEvent } from './kube-api.js';
 
 export interface KubeObject {
@@ -25,18 +27,32 @@ export interface InformerOptions {
   readonly log: Logger;
   /** Server-side watch timeout; the watch is then resumed from the last resourceVersion. */
   readonly watchTimeoutSeconds?: number;
+  /** How long `waitForSync()` waits for the first list before rejecting. @default 120 s */
+  readonly syncTimeoutMs?: number;
 }
+
+export interface WaitForSyncOptions {
+  /** Reject after this long; `Infinity` waits for ever. @default the informer's `syncTimeoutMs` */
+  readonly timeoutMs?: number;
+}
+
+/** Index every informer has: objects by `metadata.namespace` (cluster-scoped ones are in none). */
+export const NAMESPACE_INDEX = 'namespace';
+
+const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 
 export const keyOf = (obj: KubeObject): string => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? ''));
 
 class GoneError extends Error {}
 
 export class Informer<T extends KubeObject> {
-  private readonly cache = new Map<string, T>();
+  private readonly cache = new CacheIndex<T>();
   private readonly handlers: Record<InformerEvent, InformerHandler<T>[]> = { add: [], update: [], delete: [] };
   private resourceVersion: string | undefined;
   private synced = false;
-  private readonly syncWaiters: (() => void)[] = [];
+  private readonly syncWaiters = new Set<() => void>();
+  /** Why the informer is not synced yet, for the waitForSync timeout message. */
+  private lastError: string | undefined;
   private readonly backoff = new Backoff({ initialMs: 500, maxMs: 30_000 });
   /** Times the informer listed from scratch (first list included); tests observe relists. */
   relists = 0;
@@ -44,7 +60,9 @@ export class Informer<T extends KubeObject> {
   constructor(
     private readonly api: KubeApi,
     private readonly options: InformerOptions,
-  ) {}
+  ) {
+    this.cache.addIndex(NAMESPACE_INDEX, (o) => (o.metadata.namespace ? [o.metadata.namespace] : []));
+  }
 
   on(event: InformerEvent, handler: InformerHandler<T>): this {
     this.handlers[event].push(handler);
@@ -56,17 +74,63 @@ export class Informer<T extends KubeObject> {
   }
 
   list(namespace?: string): T[] {
-    const all = [...this.cache.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+    return namespace === undefined ? this.cache.values() : this.cache.byIndex(NAMESPACE_INDEX, namespace);
+  }
+
+  /**
+   * Index the cache by the values `fn` returns for each object (pure: it is
+   * called again on the old object when that changes); objects already cached
+   * are indexed at once.
+   */
+  addIndex(name: string, fn: IndexFunc<T>): this {
+    this.cache.addIndex(name, fn);
+    return this;
+  }
+
+  /** Cached objects that index `name` files under `value`; throws on an unknown index. */
+  byIndex(name: string, value: string): T[] {
+    return this.cache.byIndex(name, value);
   }
 
   hasSynced(): boolean {
     return this.synced;
   }
 
-  /** Resolves once the first list is in the cache, or when run() stops first (shutdown before sync). */
-  waitForSync(): Promise<void> {
-    return this.synced ? Promise.resolve() : new Promise((resolve) => this.syncWaiters.push(resolve));
+  /**
+   * Resolves once the first list is in the cache, or when run() stops first
+   * (shutdown before sync); rejects when neither happens within the timeout,
+   * naming the kind and the last list error (RBAC, a missing CRD…).
+   */
+  waitForSync(options: WaitForSyncOptions = {}): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    const timeoutMs = options.timeoutMs ?? this.options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(() => {
+            this.syncWaiters.delete(done);
+            reject(new Error(this.syncTimeoutMessage(timeoutMs)));
+          }, timeoutMs)
+        : undefined;
+      timer?.unref();
+      this.syncWaiters.add(done);
+    });
+  }
+
+  private syncTimeoutMessage(timeoutMs: number): string {
+    const { kind, apiVersion, namespace } = this.options;
+    const scope = namespace ? ` in namespace ${namespace}` : '';
+    return `cache of ${kind} (${apiVersion})${scope} did not sync within ${timeoutMs / 1000}s: ${this.lastError ?? 'the list has not answered'}`;
+  }
+
+  private markSynced(): void {
+    this.synced = true;
+    this.lastError = undefined;
+    for (const resolve of [...this.syncWaiters]) resolve();
+    this.syncWaiters.clear();
   }
 
   /** Run until `signal` aborts. Never rejects. */
@@ -85,12 +149,14 @@ export class Informer<T extends KubeObject> {
           continue;
         }
         const delayMs = this.backoff.next();
+        if (!this.synced) this.lastError = err instanceof Error ? err.message : String(err);
         log.warn({ err: err instanceof Error ? err.message : String(err), delayMs }, 'Watch failed, restarting');
         await sleep(delayMs, signal);
       }
     }
     // A shutdown before the first list must not leave the role waiting for a sync forever.
-    this.syncWaiters.splice(0).forEach((resolve) => resolve());
+    for (const resolve of [...this.syncWaiters]) resolve();
+    this.syncWaiters.clear();
   }
 
   private async collectionPath(): Promise<string> {
@@ -118,16 +184,13 @@ export class Informer<T extends KubeObject> {
     this.replace(items);
     this.resourceVersion = listVersion;
     this.relists += 1;
-    if (!this.synced) {
-      this.synced = true;
-      for (const resolve of this.syncWaiters.splice(0)) resolve();
-    }
+    if (!this.synced) this.markSynced();
   }
 
   /** Swap the cache for a fresh list, emitting the differences. */
   private replace(items: T[]): void {
     const fresh = new Map(items.map((o) => [keyOf(o), o] as const));
-    for (const [key, old] of this.cache) {
+    for (const [key, old] of [...this.cache.entries()]) {
       if (!fresh.has(key)) {
         this.cache.delete(key);
         this.emit('delete', old);
@@ -137,9 +200,9 @@ export class Informer<T extends KubeObject> {
   }
 
   private upsert(obj: T): void {
-    const key = keyOf(obj);
-    const old = this.cache.get(key);
-    this.cache.set(key, obj);
+    // Nobody reads managedFields from the cache; they are often most of an object's bytes.
+    delete (obj.metadata as { managedFields?: unknown }).managedFields;
+    const old = this.cache.set(keyOf(obj), obj);
     if (!old) this.emit('add', obj);
     else if (old.metadata.uid !== obj.metadata.uid) {
       // Deleted and recreated under the same name while we were not watching.
@@ -172,8 +235,7 @@ export class Informer<T extends KubeObject> {
     if (event.type === 'BOOKMARK') return;
     if (event.type === 'DELETED') {
       const key = keyOf(event.object);
-      const old = this.cache.get(key);
-      this.cache.delete(key);
+      const old = this.cache.delete(key);
       this.emit('delete', old ?? event.object);
       return;
     }

@@ -18,6 +18,8 @@ export interface RoleOptions {
   readonly healthPort: number;
   readonly metricsPort: number;
   readonly bindAddress: string;
+  /** Address of /metrics (loopback unless exposed). */
+  readonly metricsBindAddress: string;
   readonly leaderElect: boolean;
   readonly leaderElectionNamespace: string;
   readonly leaderElectionId: string;
@@ -72,6 +74,7 @@ export async function runRole(options: RoleOptions, lead: (ctx: RoleContext) => 
     healthPort: options.healthPort,
     metricsPort: options.metricsPort,
     host: options.bindAddress,
+    metricsHost: options.metricsBindAddress,
     metrics,
     readiness: () => elector?.readiness() ?? readiness,
   });

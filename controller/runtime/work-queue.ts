@@ -1,8 +1,25 @@
 // The one work queue: keys, not events. A key queued twice is processed once;
 // a key is never processed by two workers at once (a key added while it is
 // being processed runs again right after); failures retry with per-key
-// exponential backoff; delayed adds keep the earliest deadline.
+// exponential backoff; delayed adds keep the earliest deadline. Workers get
+// an AbortSignal that shutDown() aborts, so in-flight work ends promptly.
+// Metrics go through optional hooks: the queue knows nothing of Prometheus.
 import { Backoff } from './backoff.js';
+import { systemClock, type Clock } from './clock.js';
+
+/** What a queue reports as it works, e.g. to the workqueue_* metrics. */
+export interface WorkQueueHooks {
+  /** A key entered the queue (a key already waiting is not counted again). */
+  readonly added?: () => void;
+  /** Keys waiting for a worker, after each change. */
+  readonly depth?: (keys: number) => void;
+  /** A worker took a key that had waited `waitedMs` since it was added. */
+  readonly started?: (waitedMs: number) => void;
+  /** A worker finished a key after `workMs`, whatever the outcome. */
+  readonly finished?: (workMs: number) => void;
+  /** A failed key was scheduled again with backoff. */
+  readonly retried?: () => void;
+}
 
 export interface WorkQueueOptions {
   /** Keys processed at the same time. @default 4 */
@@ -11,19 +28,30 @@ export interface WorkQueueOptions {
   readonly retryInitialMs?: number;
   /** Longest retry delay. @default 5 min */
   readonly retryMaxMs?: number;
+  /** Told of adds, waits, work and retries. @default none */
+  readonly hooks?: WorkQueueHooks;
+  /** Times waits and work for the hooks. @default systemClock */
+  readonly clock?: Clock;
 }
 
-export type Worker = (key: string) => Promise<{ requeueAfterMs?: number } | void>;
+/** Processes one key; `signal` aborts when the queue shuts down. */
+export type Worker = (key: string, signal: AbortSignal) => Promise<{ requeueAfterMs?: number } | void>;
 export type FailureHandler = (key: string, err: unknown, retryInMs: number) => void;
 
 export class WorkQueue {
   private readonly ready: string[] = [];
   private readonly queued = new Set<string>();
-  private readonly processing = new Set<string>();
+  /** In-flight keys and when their worker started. */
+  private readonly processing = new Map<string, number>();
   private readonly dirty = new Set<string>();
+  /** When each waiting key (ready or dirty) was added, for the queue-duration hook. */
+  private readonly addedAt = new Map<string, number>();
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, Backoff>();
   private readonly concurrency: number;
+  private readonly hooks: WorkQueueHooks;
+  private readonly clock: Clock;
+  private readonly lifetime = new AbortController();
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
 
@@ -33,18 +61,20 @@ export class WorkQueue {
     private readonly onFailure: FailureHandler = () => undefined,
   ) {
     this.concurrency = options.concurrency ?? 4;
+    this.hooks = options.hooks ?? {};
+    this.clock = options.clock ?? systemClock;
+    this.reportDepth();
   }
 
   add(key: string): void {
     if (this.stopped) return;
     this.cancelDelay(key);
-    if (this.processing.has(key)) {
-      this.dirty.add(key);
-      return;
-    }
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
-    this.ready.push(key);
+    if (this.queued.has(key) || this.dirty.has(key)) return;
+    this.addedAt.set(key, this.now());
+    this.hooks.added?.();
+    if (this.processing.has(key)) this.dirty.add(key);
+    else this.enqueue(key);
+    this.reportDepth();
     this.pump();
   }
 
@@ -67,20 +97,48 @@ export class WorkQueue {
     return this.ready.length;
   }
 
+  /** How long each in-flight key has been processed so far (unfinished-work metrics). */
+  inFlightMs(): number[] {
+    const now = this.now();
+    return [...this.processing.values()].map((startedAt) => now - startedAt);
+  }
+
   /** Resolves when nothing is queued or in flight (tests, graceful shutdown). */
   idle(): Promise<void> {
     if (this.ready.length === 0 && this.processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stop taking keys; resolves once in-flight work has finished. */
+  /**
+   * Stop taking keys and abort the signal of in-flight work; resolves once
+   * that work has settled. Work that rejects after the abort is not reported
+   * as a failure.
+   */
   async shutDown(): Promise<void> {
     this.stopped = true;
+    this.lifetime.abort();
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
     this.ready.length = 0;
     this.queued.clear();
+    this.dirty.clear();
+    this.addedAt.clear();
+    this.reportDepth();
     if (this.processing.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+
+  private enqueue(key: string): void {
+    this.queued.add(key);
+    this.ready.push(key);
+  }
+
+  private reportDepth(): void {
+    // A dirty key waits too: it runs again as soon as its current run ends.
+    this.hooks.depth?.(this.ready.length + this.dirty.size);
   }
 
   private cancelDelay(key: string): void {
@@ -94,8 +152,12 @@ export class WorkQueue {
   private pump(): void {
     while (!this.stopped && this.processing.size < this.concurrency && this.ready.length > 0) {
       const key = this.ready.shift() as string;
+      const now = this.now();
       this.queued.delete(key);
-      this.processing.add(key);
+      this.processing.set(key, now);
+      this.hooks.started?.(now - (this.addedAt.get(key) ?? now));
+      this.addedAt.delete(key);
+      this.reportDepth();
       void this.process(key);
     }
     if (this.ready.length === 0 && this.processing.size === 0) {
@@ -104,24 +166,35 @@ export class WorkQueue {
   }
 
   private async process(key: string): Promise<void> {
+    const signal = this.lifetime.signal;
     let retryInMs: number | undefined;
     try {
-      const result = await this.worker(key);
+      const result = await this.worker(key, signal);
       this.failures.delete(key);
       retryInMs = result?.requeueAfterMs;
     } catch (err) {
-      let backoff = this.failures.get(key);
-      if (!backoff) {
-        backoff = new Backoff({ initialMs: this.options.retryInitialMs ?? 1000, maxMs: this.options.retryMaxMs ?? 300_000 });
-        this.failures.set(key, backoff);
-      }
-      retryInMs = backoff.next();
-      this.onFailure(key, err, retryInMs);
+      // Work cut short by shutDown is neither a failure nor retried.
+      if (!signal.aborted) retryInMs = this.retry(key, err);
     } finally {
+      this.hooks.finished?.(this.now() - (this.processing.get(key) ?? this.now()));
       this.processing.delete(key);
-      if (this.dirty.delete(key)) this.add(key);
+      // Already counted as added when it became dirty; a dirty rerun supersedes a retry delay.
+      if (this.dirty.delete(key) && !this.stopped) this.enqueue(key);
       else if (retryInMs !== undefined) this.addAfter(key, retryInMs);
+      this.reportDepth();
       this.pump();
     }
+  }
+
+  private retry(key: string, err: unknown): number {
+    let backoff = this.failures.get(key);
+    if (!backoff) {
+      backoff = new Backoff({ initialMs: this.options.retryInitialMs ?? 1000, maxMs: this.options.retryMaxMs ?? 300_000 });
+      this.failures.set(key, backoff);
+    }
+    const retryInMs = backoff.next();
+    this.hooks.retried?.();
+    this.onFailure(key, err, retryInMs);
+    return retryInMs;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkQueue } from '../../../controller/runtime/work-queue.js';
+import { WorkQueue, type WorkQueueHooks } from '../../../controller/runtime/work-queue.js';
 
 /** A worker whose calls the test releases one by one. */
 function gatedWorker(): { calls: string[]; release: () => void; worker: (key: string) => Promise<void> } {
@@ -87,5 +87,169 @@ describe('WorkQueue', () => {
     while (calls.length === 0) await new Promise((r) => setTimeout(r, 2));
     expect(calls).toEqual(['a']);
     await q.shutDown();
+  });
+});
+
+/** A clock the test moves by hand. */
+function manualClock(): { now: () => Date; advance: (ms: number) => void } {
+  let t = 0;
+  return { now: () => new Date(t), advance: (ms) => void (t += ms) };
+}
+
+/** Hooks that record what the queue told them. */
+function recordingHooks(): { seen: { added: number; depth: number[]; waited: number[]; worked: number[]; retried: number }; hooks: WorkQueueHooks } {
+  const seen = { added: 0, depth: [] as number[], waited: [] as number[], worked: [] as number[], retried: 0 };
+  return {
+    seen,
+    hooks: {
+      added: () => void (seen.added += 1),
+      depth: (n) => void seen.depth.push(n),
+      started: (ms) => void seen.waited.push(ms),
+      finished: (ms) => void seen.worked.push(ms),
+      retried: () => void (seen.retried += 1),
+    },
+  };
+}
+
+describe('WorkQueue hooks', () => {
+  it('counts an add once per key waiting, and reports depth as keys wait and leave', async () => {
+    const g = gatedWorker();
+    const { seen, hooks } = recordingHooks();
+    const q = new WorkQueue(g.worker, { concurrency: 1, hooks });
+    q.add('a');
+    ['b', 'b', 'c'].forEach((k) => q.add(k));
+    expect(seen.added).toBe(3);
+    expect(seen.depth.at(-1)).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      g.release();
+    }
+    await q.idle();
+    expect(seen.depth.at(-1)).toBe(0);
+  });
+
+  it('counts a key added while it runs as waiting until its rerun starts', async () => {
+    const g = gatedWorker();
+    const { seen, hooks } = recordingHooks();
+    const q = new WorkQueue(g.worker, { hooks });
+    q.add('a');
+    await tick();
+    q.add('a');
+    q.add('a');
+    expect(seen.added).toBe(2);
+    expect(seen.depth.at(-1)).toBe(1);
+    g.release();
+    await tick();
+    expect(g.calls).toEqual(['a', 'a']);
+    expect(seen.depth.at(-1)).toBe(0);
+    g.release();
+    await q.idle();
+  });
+
+  it('reports how long a key waited and how long its work took', async () => {
+    const g = gatedWorker();
+    const clock = manualClock();
+    const { seen, hooks } = recordingHooks();
+    const q = new WorkQueue(g.worker, { concurrency: 1, hooks, clock });
+    q.add('a');
+    q.add('b');
+    clock.advance(250);
+    await tick();
+    g.release();
+    await tick();
+    clock.advance(40);
+    g.release();
+    await q.idle();
+    expect(seen.waited).toEqual([0, 250]);
+    expect(seen.worked).toEqual([250, 40]);
+  });
+
+  it('tells in-flight work apart by how long it has run', async () => {
+    const g = gatedWorker();
+    const clock = manualClock();
+    const q = new WorkQueue(g.worker, { clock });
+    q.add('a');
+    clock.advance(100);
+    q.add('b');
+    clock.advance(20);
+    expect(q.inFlightMs()).toEqual([120, 20]);
+    g.release();
+    g.release();
+    await q.idle();
+    expect(q.inFlightMs()).toEqual([]);
+  });
+
+  it('counts a retry for each failure, not for a requested requeue', async () => {
+    let attempts = 0;
+    const { seen, hooks } = recordingHooks();
+    const q = new WorkQueue(
+      async () => {
+        attempts += 1;
+        if (attempts < 3) throw new Error('boom');
+        return { requeueAfterMs: 60_000 };
+      },
+      { retryInitialMs: 1, retryMaxMs: 2, hooks },
+    );
+    q.add('a');
+    while (attempts < 3) await new Promise((r) => setTimeout(r, 2));
+    await q.idle();
+    expect(seen.retried).toBe(2);
+    await q.shutDown();
+  });
+});
+
+describe('WorkQueue shutdown', () => {
+  it('aborts the signal of in-flight work and waits for it to settle', async () => {
+    const signals: AbortSignal[] = [];
+    let settled = 0;
+    const q = new WorkQueue(async (_key, signal) => {
+      signals.push(signal);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      settled += 1;
+    });
+    ['a', 'b'].forEach((k) => q.add(k));
+    await tick();
+    expect(signals.map((s) => s.aborted)).toEqual([false, false]);
+    await q.shutDown();
+    expect(signals.map((s) => s.aborted)).toEqual([true, true]);
+    expect(settled).toBe(2);
+  });
+
+  it('neither reports nor retries work that rejects because it was aborted', async () => {
+    const failures: string[] = [];
+    const { seen, hooks } = recordingHooks();
+    let calls = 0;
+    const q = new WorkQueue(
+      (_key, signal) => {
+        calls += 1;
+        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      },
+      { retryInitialMs: 1, hooks },
+      (key) => failures.push(key),
+    );
+    q.add('a');
+    await tick();
+    await q.shutDown();
+    expect(failures).toEqual([]);
+    expect(seen.retried).toBe(0);
+    q.add('a');
+    await tick();
+    expect(calls).toBe(1);
+  });
+
+  it('drops keys that were waiting, including one added while it ran', async () => {
+    const g = gatedWorker();
+    const { seen, hooks } = recordingHooks();
+    const q = new WorkQueue(g.worker, { concurrency: 1, hooks });
+    q.add('a');
+    await tick();
+    q.add('a');
+    q.add('b');
+    const stopped = q.shutDown();
+    expect(seen.depth.at(-1)).toBe(0);
+    g.release();
+    await stopped;
+    await tick();
+    expect(g.calls).toEqual(['a']);
   });
 });
