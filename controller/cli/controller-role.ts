@@ -30,6 +30,9 @@ export interface ControllerRoleOptions {
   readonly identity: string;
 }
 
+const BY_CLASS = 'classRef';
+const BY_IMAGE = 'imageRef';
+
 /** Keep informer events flowing into controllers: every change enqueues the keys it affects. */
 function onAnyChange<T extends KubeObject>(informer: Informer<T>, keys: (obj: T) => string[], enqueue: (key: string) => void): void {
   const handler = (obj: T): void => keys(obj).forEach(enqueue);
@@ -42,7 +45,10 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const informer = <T extends KubeObject>(def: KindDefinition): Informer<T> =>
     new Informer<T>(api, { apiVersion: apiVersionOf(def), kind: def.kind, log, ...(ns && def.scope === 'Namespaced' ? { namespace: ns } : {}) });
 
-  const vms = informer<VirtualMachine>(VirtualMachineKind);
+  // Class and image events find their VMs by index, not by scanning every VM.
+  const vms = informer<VirtualMachine>(VirtualMachineKind)
+    .addIndex(BY_CLASS, (vm) => [vm.spec.classRef.name])
+    .addIndex(BY_IMAGE, (vm) => [vm.spec.imageRef.name]);
   const providers = informer<Provider>(ProviderKind);
   const classes = informer<VMClass>(VMClassKind);
   const images = informer<VMImage>(VMImageKind);
@@ -81,8 +87,8 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   // Watches, not polling: each change requeues exactly what it affects.
   onAnyChange(vms, (vm) => [keyOf(vm), ...siblingsToRecheck(vms, vm)], (k) => vmController.enqueue(k));
   for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
-  onAnyChange(classes, (c) => vms.list().filter((vm) => vm.spec.classRef.name === c.metadata.name).map(keyOf), (k) => vmController.enqueue(k));
-  onAnyChange(images, (i) => vms.list().filter((vm) => vm.spec.imageRef.name === i.metadata.name).map(keyOf), (k) => vmController.enqueue(k));
+  onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
+  onAnyChange(images, (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
   onAnyChange(images, (i) => [keyOf(i)], (k) => imageController.enqueue(k));
   // Selectors match labels, not names: any Provider change may affect every VM and cluster of its namespace.
   onAnyChange(providers, (p) => vms.list(p.metadata.namespace).map(keyOf), (k) => vmController.enqueue(k));

@@ -19,6 +19,8 @@ import type { Metrics } from '../runtime/metrics.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 
+const BY_PROVIDER = 'providerRef';
+
 export interface ProviderRoleOptions {
   readonly namespace?: string;
   readonly concurrency: number;
@@ -63,7 +65,11 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   });
 
   const machineKind = backend.api.machine;
-  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
+  // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it): a Provider's change wakes only those.
+  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) }).addIndex(
+    BY_PROVIDER,
+    (m) => [`${m.metadata.namespace ?? ''}/${m.spec.providerRef?.name ?? ''}`],
+  );
   const machineController = new Controller(
     new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings),
     metrics,
@@ -78,7 +84,8 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines.
   providers.on('update', (p, old) => {
     if (JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
-    for (const m of machines.list(p.metadata.namespace)) {
+    const ns = p.metadata.namespace ?? '';
+    for (const m of [...machines.byIndex(BY_PROVIDER, `${ns}/${p.metadata.name ?? ''}`), ...machines.byIndex(BY_PROVIDER, `${ns}/`)]) {
       if (!isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
     }
   });
