@@ -65,6 +65,7 @@ export const CloudHypervisorMachineStatus = Type.Object(
 
 export const { machine: CloudHypervisorMachineKind, template: CloudHypervisorMachineTemplateKind } = defineMachineKinds({
   kind: 'CloudHypervisorMachine',
+  nicsField: 'nics',
   shortName: 'chm',
   backend: 'Cloud Hypervisor',
   spec: CloudHypervisorMachineSpec,

@@ -78,8 +78,10 @@ export const TemplateMetadata = Type.Object(
   { description: 'Metadata of the objects cloned from this template.' },
 );
 
-/** `spec.template.{metadata,spec}`, immutable as CAPI expects of templates. */
-export function templateSpec<S extends TSchema>(kind: string, spec: S) {
+type Validation = { readonly rule: string; readonly message: string };
+
+/** `spec.template.{metadata,spec}`, immutable as CAPI expects of templates; `rules` add checks on the whole template. */
+export function templateSpec<S extends TSchema>(kind: string, spec: S, rules: readonly Validation[] = []) {
   return Type.Object(
     {
       template: Type.Object(
@@ -89,7 +91,7 @@ export function templateSpec<S extends TSchema>(kind: string, spec: S) {
     },
     {
       description: `Desired state of the ${kind}Template. Immutable: create a new template to change machines.`,
-      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }, ...rules],
     },
   );
 }
@@ -101,6 +103,25 @@ interface MachineKindsInput<Spec extends TObject<TProperties>, Status extends TO
   readonly spec: Spec;
   readonly status: Status;
   readonly extraColumns?: readonly PrinterColumn[];
+  /** The spec's list of NICs (`network` or `nics`), if it has one: a template may fix neither MACs nor static IPs in it. */
+  readonly nicsField?: string;
+}
+
+/**
+ * What a machine template may not carry: every machine cloned from it would
+ * get the same value, and so claim one VM or one address (tenant isolation).
+ */
+function templateRules(nicsField: string | undefined): Validation[] {
+  const providerID = { rule: '!has(self.template.spec.providerID)', message: 'a machine template may not set providerID: the provider writes it for each machine' };
+  if (nicsField === undefined) return [providerID];
+  const nics = `self.template.spec.${nicsField}`;
+  return [
+    providerID,
+    {
+      rule: `!has(${nics}) || ${nics}.all(n, !has(n.macAddress) && (!has(n.ipam) || !has(n.ipam.static)))`,
+      message: `a machine template may not fix MAC addresses or static IPs in ${nicsField}: every machine cloned from it would get the same`,
+    },
+  ];
 }
 
 /** The machine kind and its template kind. */
@@ -131,7 +152,7 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     scope: 'Namespaced',
     categories: ['banlieue', 'cluster-api'],
     description: `A ${input.kind}Template is the ${input.kind} shape Cluster API clones for each Machine of a MachineDeployment or control plane.`,
-    spec: templateSpec(input.kind, input.spec),
+    spec: templateSpec(input.kind, input.spec, templateRules(input.nicsField)),
     status: undefined,
     printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
     capiContract: true,

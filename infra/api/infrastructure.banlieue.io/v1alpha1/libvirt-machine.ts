@@ -75,6 +75,7 @@ export const LibvirtMachineStatus = Type.Object(
 
 export const { machine: LibvirtMachineKind, template: LibvirtMachineTemplateKind } = defineMachineKinds({
   kind: 'LibvirtMachine',
+  nicsField: 'network',
   shortName: 'lvm',
   backend: 'libvirt',
   spec: LibvirtMachineSpec,

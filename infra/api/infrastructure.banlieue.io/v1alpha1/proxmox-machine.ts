@@ -82,6 +82,7 @@ export const ProxmoxMachineStatus = Type.Object(
 
 export const { machine: ProxmoxMachineKind, template: ProxmoxMachineTemplateKind } = defineMachineKinds({
   kind: 'ProxmoxMachine',
+  nicsField: 'nics',
   shortName: 'pvem',
   backend: 'Proxmox VE',
   spec: ProxmoxMachineSpec,

@@ -69,6 +69,7 @@ export const VSphereMachineStatus = Type.Object(
 
 export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind } = defineMachineKinds({
   kind: 'VSphereMachine',
+  nicsField: 'network',
   shortName: 'vsm',
   backend: 'vSphere',
   spec: VSphereMachineSpec,
