@@ -27,6 +27,10 @@ build: deps ## Compile TypeScript to lib/
 typecheck: deps ## Type-check sources and tests
 	npx tsc -p tsconfig.json --noEmit
 
+.PHONY: lint
+lint: deps ## Lint sources and tests: the layering of STYLE §2 and type-aware rules (eslint.config.js)
+	npx eslint .
+
 .PHONY: tools
 tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl, the CAPI manager, clusterctl and vcsim (cached outside the repo)
 	test/tools/build.sh
@@ -37,10 +41,16 @@ synth: deps ## cdk8s synth the default install into dist/ (one file per chart)
 	@# --no-check-upgrade: the upgrade check asks the npm registry over plain http.
 	npx cdk8s synth --no-check-upgrade
 
+.PHONY: imports
+imports: deps ## cdk8s import CAPI's v1beta2 Cluster, Machine, MachineDeployment into imports/ from the pinned module's CRDs
+	test/tools/import-capi.sh
+
 .PHONY: verify-gen
-verify-gen: synth ## Fail when generated files (dist/) differ from a fresh synth
+verify-gen: synth imports ## Fail when generated files (dist/, imports/) differ from a fresh generation
 	@git diff --exit-code -- dist/ || { echo "dist/ is stale: run 'make synth' and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- dist/)" || { git status --porcelain -- dist/ >&2; echo "dist/ has untracked or deleted files: run 'make synth' and commit" >&2; exit 1; }
+	@git diff --exit-code -- imports/ || { echo "imports/ is stale: run 'make imports' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- imports/)" || { git status --porcelain -- imports/ >&2; echo "imports/ has untracked or deleted files: run 'make imports' and commit" >&2; exit 1; }
 
 .PHONY: clusterctl-components
 clusterctl-components: build ## Write clusterctl release assets to target/clusterctl/release
@@ -75,7 +85,7 @@ kind-e2e-capi: deps tools clusterctl-components ## The same contract e2e on a ki
 	test/contract/kind-e2e.sh
 
 .PHONY: test
-test: deps tools typecheck verify-gen clusterctl-components ## Everything CI runs (unit, integration, contract e2e, package)
+test: deps tools typecheck lint verify-gen clusterctl-components ## Everything CI runs (unit, integration, contract e2e, package)
 	npx vitest run
 
 .PHONY: clean

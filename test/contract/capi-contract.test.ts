@@ -8,8 +8,8 @@ import type { VsphereClient } from '../../controller/backends/vsphere/client/vsp
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld } from '../support/vsphere-world.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
+import { capiCluster, capiMachine, workersDeployment } from './capi-objects.js';
 
-const CAPI = 'cluster.x-k8s.io/v1beta2';
 const INFRA = 'infrastructure.banlieue.io/v1alpha1';
 const GROUP = 'infrastructure.banlieue.io';
 
@@ -30,27 +30,6 @@ const KINDS: Kinds[] = [
 ];
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** MachineDeployment `workers` of `cluster`: `replicas` Machines from the InfraMachineTemplate `workers`, bootstrap Secret `workers-bootstrap`. */
-function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string): Json {
-  const labels = { 'cluster.x-k8s.io/cluster-name': cluster, 'cluster.x-k8s.io/deployment-name': 'workers' };
-  return {
-    apiVersion: CAPI,
-    kind: 'MachineDeployment',
-    metadata: { name: 'workers', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
-    spec: {
-      clusterName: cluster,
-      replicas,
-      // What CAPI's defaulting webhook would set; webhooks are not served here.
-      rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: { clusterName: cluster, version: 'v1.35.4', bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: templateKind, name: 'workers' } },
-      },
-    },
-  };
-}
 
 describe('Cluster API v1beta2 contract', () => {
   let env: CapiEnvironment;
@@ -107,7 +86,7 @@ describe('Cluster API v1beta2 contract', () => {
 
     it('provisions the Cluster infrastructure: ownerRef, six failure domains, endpoint', async () => {
       await apply({ apiVersion: INFRA, kind: k.cluster, metadata: { name: 'work', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 }, providerRefs: [{ name: 'site-a' }, { name: 'site-b' }], controlPlaneFailureDomainSelector: { matchLabels: { site: 'site-a' } } } });
-      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'work', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: k.cluster, name: 'work' } } });
+      await apply(capiCluster(ns, 'work', k.cluster));
       const infra = await waitFor('the Cluster ownerRef on the InfraCluster', async () => {
         const o = await get(k.cluster, ns, 'work');
         return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster' && r.name === 'work') ? o : undefined;
@@ -125,12 +104,7 @@ describe('Cluster API v1beta2 contract', () => {
 
     it('adopts a Machine infrastructure object and reflects what the provider reports', async () => {
       await apply({ apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { ...k.machineSpec, providerRef: { name: 'site-a' } } });
-      await apply({
-        apiVersion: CAPI,
-        kind: 'Machine',
-        metadata: { name: 'm1', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
-        spec: { clusterName: 'work', version: 'v1.35.4', failureDomain: 'site-a-fd-2', bootstrap: { dataSecretName: 'm1-bootstrap' }, infrastructureRef: { apiGroup: GROUP, kind: k.machine, name: 'm1' } },
-      });
+      await apply(capiMachine(ns, 'm1', { cluster: 'work', infraKind: k.machine, failureDomain: 'site-a-fd-2' }));
       const adopted = await waitFor('the Machine to own its infrastructure', async () => {
         const o = await get(k.machine, ns, 'm1');
         return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Machine' && r.controller) ? o : undefined;
@@ -215,7 +189,7 @@ describe('Cluster API v1beta2 contract', () => {
 
     it('provisions a MachineDeployment: VMs in vCenter, providerID and addresses on the Machines, bootstrap data in guestinfo', async () => {
       await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'real', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.50', port: 6443 }, providerRefs: [{ name: 'vcsim' }] } });
-      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'real', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VSphereCluster', name: 'real' } } });
+      await apply(capiCluster(ns, 'real', 'VSphereCluster'));
       await apply({
         apiVersion: INFRA,
         kind: 'VSphereMachineTemplate',
@@ -300,7 +274,7 @@ describe('Cluster API v1beta2 contract', () => {
         return !(role.rules as { apiGroups: string[] }[]).some((r) => r.apiGroups.includes(GROUP)) || undefined;
       }, 60_000);
       await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'denied', namespace: ns }, spec: {} });
-      await apply({ apiVersion: CAPI, kind: 'Cluster', metadata: { name: 'denied', namespace: ns }, spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VSphereCluster', name: 'denied' } } });
+      await apply(capiCluster(ns, 'denied', 'VSphereCluster'));
       await waitFor('a Forbidden answer to the CAPI manager', () => /forbidden[^\n]*vsphereclusters|vsphereclusters[^\n]*forbidden/i.test(env.capiLogs()) || undefined, 90_000);
       const infra = await get('VSphereCluster', ns, 'denied');
       expect(infra?.metadata.ownerReferences ?? []).toEqual([]);
