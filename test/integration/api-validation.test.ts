@@ -156,6 +156,24 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     'spec.networkOverrides[1]: Duplicate value',
   ],
   [
+    'VM with a newline and a cloud-config key in a static domain',
+    base.vm,
+    (o) => (spec(o).networkOverrides = [{ name: 'eth0', static: { address: '192.0.2.5', prefix: 24, domain: 'lab.example\nruncmd: [reboot]' } }]),
+    'spec.networkOverrides[0].static.domain',
+  ],
+  [
+    'VM with a command substitution in a static domain',
+    base.vm,
+    (o) => (spec(o).networkOverrides = [{ name: 'eth0', static: { address: '192.0.2.5', prefix: 24, domain: '$(reboot).example' } }]),
+    'spec.networkOverrides[0].static.domain',
+  ],
+  [
+    'VM overriding an interface named $(reboot)',
+    base.vm,
+    (o) => (spec(o).networkOverrides = [{ name: '$(reboot)', static: { address: '192.0.2.5', prefix: 24 } }]),
+    'spec.networkOverrides[0].name',
+  ],
+  [
     'VM with an unknown anti-affinity mode',
     base.vm,
     (o) => (spec(o).placement = { antiAffinity: [{ topologyKey: 'name', labelSelector: {}, mode: 'maybe' }] }),
@@ -232,6 +250,20 @@ const createCases: [string, () => Obj, Mutate, string][] = [
   ['VMClass without disks', base.vmClass, (o) => (spec(o).hardware.disks = []), 'spec.hardware.disks'],
   ['VMClass with an unknown firmware', base.vmClass, (o) => (spec(o).firmware = 'uefi'), 'spec.firmware: Unsupported value'],
   ['VMClass with a tiny MTU', base.vmClass, (o) => (spec(o).network.interfaces[0].mtu = 100), 'spec.network.interfaces[0].mtu'],
+  ['VMClass with an interface named $(reboot)', base.vmClass, (o) => (spec(o).network.interfaces[0].name = '$(reboot)'), 'spec.network.interfaces[0].name'],
+  [
+    'VMClass with a newline in an interface name',
+    base.vmClass,
+    (o) => (spec(o).network.interfaces[0].name = 'eth0\nset-name: x'),
+    'spec.network.interfaces[0].name',
+  ],
+  ['VMClass with a 16-character interface name', base.vmClass, (o) => (spec(o).network.interfaces[0].name = 'a234567890123456'), 'spec.network.interfaces[0].name'],
+  [
+    'VMClass with ": " in an interface domain',
+    base.vmClass,
+    (o) => (spec(o).network.interfaces[0].ipam = { mode: 'static', domain: 'lab.example: x' }),
+    'spec.network.interfaces[0].ipam.domain',
+  ],
   [
     'VMClass disk without a storage class',
     base.vmClass,
@@ -259,6 +291,12 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     'spec.sources[1]: Duplicate value',
   ],
   ['VSphereMachine with a malformed MAC', base.vsphereMachine, (o) => (spec(o).network = [{ name: 'nic0', portGroup: 'vm', macAddress: 'zz' }]), 'spec.network[0].macAddress'],
+  [
+    'VSphereMachine with "#" in a static domain',
+    base.vsphereMachine,
+    (o) => (spec(o).network = [{ name: 'eth0', portGroup: 'vm', ipam: { static: { address: '192.0.2.5', prefix: 24, domain: 'lab.example #x' } } }]),
+    'spec.network[0].ipam.static.domain',
+  ],
   ['VSphereMachine with an empty providerID', base.vsphereMachine, (o) => (spec(o).providerID = ''), 'spec.providerID'],
   [
     'ProxmoxMachine with a static NIC and no isoStorage',

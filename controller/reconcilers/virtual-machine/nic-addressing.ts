@@ -1,8 +1,10 @@
 // The addressing of each class interface for one VM: static when the VM sets an
 // address in spec.networkOverrides (gateway, nameservers and domain falling back
 // to the class interface ipam), DHCP otherwise. A class interface in static mode
-// without a per-VM address cannot work.
-import type { Ipam, StaticAddress } from '../../../infra/api/common.js';
+// without a per-VM address cannot work, nor can a name or domain that is no
+// interface or DNS name: the schema refuses those (issue 10), but an object
+// stored before it did is reported here instead of reaching the guest.
+import { isDnsName, isInterfaceId, type Ipam, type StaticAddress } from '../../../infra/api/common.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { ClassInterface, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 
@@ -22,6 +24,8 @@ export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicA
       message: `spec.networkOverrides[${stray}].name "${overrides[stray]?.name ?? ''}" is not an interface of class "${vmClass.metadata.name ?? ''}"`,
     };
   }
+  const unsafe = unsafeGuestName(overrides, vmClass);
+  if (unsafe) return { ok: false, message: unsafe };
   const ipams: (Ipam | undefined)[] = [];
   for (const nic of interfaces) {
     const override = overrides.find((o) => o.name === nic.name);
@@ -31,6 +35,25 @@ export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicA
     } else ipams.push(undefined);
   }
   return { ok: true, ipams };
+}
+
+/** A message for the first interface name or effective domain the guest must not be given, if any. */
+function unsafeGuestName(overrides: readonly NetworkOverride[], vmClass: VMClass): string | undefined {
+  const className = vmClass.metadata.name ?? '';
+  const interfaces = vmClass.spec.network.interfaces;
+  const badName = interfaces.findIndex((i) => !isInterfaceId(i.name));
+  if (badName >= 0) {
+    return `VMClass "${className}" spec.network.interfaces[${badName}].name ${JSON.stringify(interfaces[badName]?.name)} is not a Linux interface name`;
+  }
+  for (const [i, override] of overrides.entries()) {
+    const nicIndex = interfaces.findIndex((nic) => nic.name === override.name);
+    const field =
+      override.static.domain !== undefined
+        ? { at: `spec.networkOverrides[${i}].static.domain`, domain: override.static.domain }
+        : { at: `VMClass "${className}" spec.network.interfaces[${nicIndex}].ipam.domain`, domain: interfaces[nicIndex]?.ipam?.domain };
+    if (field.domain !== undefined && !isDnsName(field.domain)) return `${field.at} ${JSON.stringify(field.domain)} is not a DNS name`;
+  }
+  return undefined;
 }
 
 /** The override's address with gateway, nameservers and domain defaulted from the class interface. */

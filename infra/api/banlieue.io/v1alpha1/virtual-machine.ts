@@ -2,6 +2,7 @@ import {
   Addresses,
   Conditions,
   DesiredPowerState,
+  InterfaceName,
   KeySelector,
   LabelSelector,
   MachineInitializationStatus,
@@ -72,7 +73,7 @@ export const VirtualMachineSpec = Type.Object(
         },
         {
           description:
-            'Cloud-init (or Ignition) user-data. Placeholders ${VM_NAME}, ${NAMESPACE}, ${FQDN}, ${IP}, ${PREFIX}, ${GATEWAY}, ${DNS}, ${DOMAIN} and ${PROVIDER_ID} are rendered.',
+            'Cloud-init (or Ignition) user-data. Placeholders ${VM_NAME}, ${NAMESPACE}, ${FQDN}, ${HOSTNAME}, ${IP}, ${PREFIX}, ${GATEWAY}, ${DNS}, ${DOMAIN} and ${PROVIDER_ID} are rendered; their values are DNS names, IP addresses, numbers or the providerID, and in a #cloud-config a placeholder that is a whole YAML value is written as a double-quoted string.',
           'x-kubernetes-validations': [
             {
               rule: 'has(self.secretRef) != has(self.configMapRef)',
@@ -94,7 +95,7 @@ export const VirtualMachineSpec = Type.Object(
       ListMap(
         Type.Object(
           {
-            name: Name('Interface name in the VMClass.', { maxLength: 63 }),
+            name: InterfaceName('Interface name in the VMClass.'),
             static: StaticAddress,
           },
           { description: 'Static address of one class interface.' },

@@ -1,4 +1,4 @@
-import { ClassIpam, DISK_PROVISIONINGS, FirmwareField } from '../../common.js';
+import { ClassIpam, DISK_PROVISIONINGS, FirmwareField, InterfaceName } from '../../common.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { Features } from './provider.js';
@@ -18,7 +18,7 @@ export type ClassDisk = Static<typeof ClassDisk>;
 
 export const ClassInterface = Type.Object(
   {
-    name: Name('Interface name, unique in the class; networkOverrides refer to it.', { maxLength: 63 }),
+    name: InterfaceName('Interface name in the guest (a Linux interface name, at most 15 characters), unique in the class; networkOverrides refer to it.'),
     networkClass: Name('Network class (offered by a Provider in capabilities.networkClasses).', { maxLength: 63 }),
     ipam: Type.Optional(ClassIpam),
     mtu: Type.Optional(Type.Integer({ description: 'MTU of the interface.', minimum: 576, maximum: 9216 })),

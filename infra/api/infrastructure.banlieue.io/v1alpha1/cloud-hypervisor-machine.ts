@@ -1,6 +1,6 @@
-import { Ipam, MacAddress } from '../../common.js';
+import { Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
-import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { ListMap, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
@@ -39,7 +39,7 @@ export const CloudHypervisorMachineSpec = Type.Object(
       ListMap(
         Type.Object(
           {
-            name: Name('Interface name.', { maxLength: 63 }),
+            name: InterfaceName('Interface name in the guest (a Linux interface name).'),
             networkClass: Type.String({ description: 'Host-declared network class (a bridge).', minLength: 1, maxLength: 63 }),
             macAddress: Type.Optional(MacAddress()),
             ipam: Type.Optional(Ipam),

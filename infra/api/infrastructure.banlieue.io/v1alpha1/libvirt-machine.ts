@@ -1,4 +1,4 @@
-import { FirmwareField, Ipam, MacAddress } from '../../common.js';
+import { FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { defineClusterKinds } from './infra-cluster.js';
@@ -40,7 +40,7 @@ export const LibvirtMachineSpec = Type.Object(
       ListMap(
         Type.Object(
           {
-            name: Name('Interface name.', { maxLength: 63 }),
+            name: InterfaceName('Interface name in the guest (a Linux interface name).'),
             source: Type.Object(
               {
                 kind: StringEnum(['network', 'bridge'] as const, { description: 'A libvirt network or a host bridge.' }),

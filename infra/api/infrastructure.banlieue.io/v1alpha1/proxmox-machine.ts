@@ -1,4 +1,4 @@
-import { FirmwareField, Ipam, MacAddress } from '../../common.js';
+import { FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { defineClusterKinds } from './infra-cluster.js';
@@ -39,7 +39,7 @@ export const ProxmoxMachineSpec = Type.Object(
     nics: ListMap(
       Type.Object(
         {
-          name: Name('Interface name.', { maxLength: 63 }),
+          name: InterfaceName('Interface name in the guest (a Linux interface name).'),
           bridge: Type.String({ description: 'Linux bridge or SDN vnet, e.g. vmbr0.', minLength: 1, maxLength: 64 }),
           vlan: Type.Optional(Type.Integer({ description: 'VLAN tag.', minimum: 1, maximum: 4094 })),
           model: Type.Optional(

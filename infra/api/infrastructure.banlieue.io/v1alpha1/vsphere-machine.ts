@@ -1,4 +1,4 @@
-import { DISK_PROVISIONINGS, FirmwareField, Ipam, MacAddress } from '../../common.js';
+import { DISK_PROVISIONINGS, FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { defineClusterKinds } from './infra-cluster.js';
@@ -43,7 +43,7 @@ export const VSphereMachineSpec = Type.Object(
       ListMap(
         Type.Object(
           {
-            name: Name('Interface name.', { maxLength: 63 }),
+            name: InterfaceName('Interface name in the guest (a Linux interface name).'),
             portGroup: Type.String({ description: 'Standard or distributed port group name.', minLength: 1, maxLength: 256 }),
             macAddress: Type.Optional(MacAddress()),
             ipam: Type.Optional(Ipam),

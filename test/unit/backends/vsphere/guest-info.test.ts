@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { guestInfoExtraConfig, type GuestInfoInput, type GuestNicInput } from '../../../../controller/backends/vsphere/machine/guest-info.js';
+import { BackendErrorKind, isBackendError } from '../../../../controller/backends/backend-error.js';
 
 const UUID = '74e4d702-bafd-5e07-8195-ab7a57a18b2a';
 
@@ -124,6 +125,77 @@ describe('vSphere guestinfo', () => {
 
     it('writes an empty ethernets map when the machine has no network', () => {
       expect(metadataOf(guestInfoExtraConfig(input({ nics: [] }))).network).toEqual({ version: 2, ethernets: {} });
+    });
+  });
+
+  describe('injection', () => {
+    const METADATA_KEYS = ['instance-id', 'local-hostname', 'hostname', 'provider-id', 'network'];
+    const PAYLOADS: [string, string][] = [
+      ['a newline and a key', 'eth0\nbootcmd: [reboot]'],
+      ['a command substitution', '$(reboot)'],
+      ['": "', 'eth0: reboot'],
+      ['"#"', 'eth0 #reboot'],
+      ['a path', '../../etc/reboot'],
+      ['a double quote', 'eth0"'],
+      ['a space', 'eth 0'],
+    ];
+
+    /** The BackendError guestInfoExtraConfig throws for `change`, or undefined when it renders. */
+    function refusal(change: Partial<GuestInfoInput>): { kind: string; message: string } | undefined {
+      try {
+        guestInfoExtraConfig(input(change));
+        return undefined;
+      } catch (err) {
+        if (!isBackendError(err)) throw err;
+        return { kind: err.kind, message: err.message };
+      }
+    }
+
+    it.each([['eth0'], ['ens192'], ['eth0.100'], ['bond_0-a'], ['a23456789012345'], ['on'], ['0755']])('keys and names a NIC %j with exactly its own keys', (name) => {
+      const config = guestInfoExtraConfig(input({ nics: [{ name, macAddress: '00:50:56:00:00:01', ipam: { static: { address: '10.0.0.5', prefix: 24, domain: 'lab.example' } } }] }));
+      // As cloud-init reads it: YAML 1.1, where a bare `on` or `0755` would be retyped.
+      const meta = parse(decode(config['guestinfo.metadata']), { version: '1.1' }) as Metadata;
+      expect(Object.keys(meta)).toEqual(METADATA_KEYS);
+      expect(Object.keys(meta.network)).toEqual(['version', 'ethernets']);
+      expect(Object.keys(meta.network.ethernets)).toEqual([name]);
+      expect(Object.keys(meta.network.ethernets[name] ?? {})).toEqual(['match', 'set-name', 'dhcp4', 'dhcp6', 'addresses', 'nameservers']);
+      expect(meta.network.ethernets[name]?.['set-name']).toBe(name);
+    });
+
+    it('keys a NIC whose name is longer than an interface name allows (a class from before the pattern) but does not rename it', () => {
+      expect(ethernets([{ name: 'management-network', macAddress: '00:50:56:00:00:01', ipam: undefined }])).toEqual({
+        'management-network': { match: { macaddress: '00:50:56:00:00:01' }, dhcp4: true, dhcp6: false },
+      });
+    });
+
+    it.each(PAYLOADS)('refuses a NIC name with %s, naming the field', (_what, name) => {
+      expect(refusal({ nics: [{ name: 'eth0', macAddress: undefined, ipam: undefined }, { name, macAddress: '00:50:56:00:00:01', ipam: undefined }] })).toEqual({
+        kind: BackendErrorKind.Rejected,
+        message: expect.stringContaining(`spec.network[1].name ${JSON.stringify(name)} is not a Linux interface name`) as string,
+      });
+    });
+
+    it.each(PAYLOADS)('refuses a search domain with %s, naming the field', (_what, domain) => {
+      expect(refusal({ nics: [{ name: 'eth0', macAddress: undefined, ipam: { static: { address: '10.0.0.5', prefix: 24, domain } } }] })).toEqual({
+        kind: BackendErrorKind.Rejected,
+        message: expect.stringContaining(`spec.network[0].ipam.static.domain ${JSON.stringify(domain)} is not a DNS name`) as string,
+      });
+    });
+
+    it.each(PAYLOADS)('refuses a host name with %s', (_what, hostname) => {
+      expect(refusal({ hostname })?.message).toContain(`metadata.name ${JSON.stringify(hostname)} is not a DNS name`);
+    });
+
+    it.each([
+      ['address', { address: '10.0.0.5\nbootcmd: [reboot]', prefix: 24 }, 'spec.network[0].ipam.static.address'],
+      ['gateway', { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1 #x' }, 'spec.network[0].ipam.static.gateway'],
+      ['nameserver', { address: '10.0.0.5', prefix: 24, nameservers: ['10.0.0.53', '$(reboot)'] }, 'spec.network[0].ipam.static.nameservers[1]'],
+    ])('refuses a static %s that is no IP address', (_what, fixed, field) => {
+      expect(refusal({ nics: [{ name: 'eth0', macAddress: undefined, ipam: { static: fixed } }] })?.message).toContain(field);
+    });
+
+    it('refuses a MAC address that is none', () => {
+      expect(refusal({ nics: [{ name: 'eth0', macAddress: '00:50:56:00:00:01\nx', ipam: undefined }] })?.message).toContain('spec.network[0].macAddress');
     });
   });
 
