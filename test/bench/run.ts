@@ -5,8 +5,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchCase } from './bench-case.js';
 import { Teardown } from './teardown.js';
 import { vsphereBench } from './vsphere.js';
+import { vsphereDelayedCloneBench } from './vsphere-delayed-clone.js';
 
-const CASES: readonly BenchCase[] = [vsphereBench];
+const CASES: readonly BenchCase[] = [vsphereBench, vsphereDelayedCloneBench];
 
 const began = performance.now();
 const say = (message: string): void => void process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);

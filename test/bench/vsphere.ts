@@ -3,7 +3,8 @@
 // `banlieue controller` and `banlieue provider vsphere` as processes. The bench
 // plays VMware Tools (a guest IP) as each VM appears, as the integration test
 // does. It reports time to all Ready, API writes per VM and RSS; it asserts
-// nothing about speed.
+// nothing about speed. Its set-up and steps are shared with the other vSphere
+// cases (vsphere-delayed-clone.ts).
 import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { VmSummary } from '../../controller/backends/vsphere/client/vim-types.js';
@@ -25,21 +26,22 @@ import { processMemory, type ProcessMemory } from './process-memory.js';
 import { textTable } from './text-table.js';
 import type { Teardown } from './teardown.js';
 
-const CORE = `${CORE_GROUP}/${API_VERSION}`;
-const INFRA = `${INFRA_GROUP}/${API_VERSION}`;
-const NS = 'bench-vsphere';
+export const CORE = `${CORE_GROUP}/${API_VERSION}`;
+export const INFRA = `${INFRA_GROUP}/${API_VERSION}`;
+export const NS = 'bench-vsphere';
 const TEMPLATE = 'bench-ubuntu';
-const PREFIX = 'bench-vm-';
-const DATACENTERS = 2;
-const CLUSTERS = 2;
+/** Every VM of a vSphere case is named so (the bench finds its clones in vcsim by it). */
+export const PREFIX = 'bench-vm-';
+export const DATACENTERS = 2;
+export const CLUSTERS = 2;
 /** Flags of the provider role: a 1 s poll so that a guest IP is seen soon after Tools reports it (default 10 s). */
-const PROVIDER_FLAGS = ['--no-leader-elect', '--namespace', NS, '--poll-period', '1', '--rediscover-period', '5'];
+export const PROVIDER_FLAGS: readonly string[] = ['--no-leader-elect', '--namespace', NS, '--poll-period', '1', '--rediscover-period', '5'];
 /** How often the bench looks at the API and vcsim: the resolution of every per-VM time. */
 const POLL_MS = 250;
 /** No banlieue write for this long ends a write window: several provider poll periods. */
 const QUIET_MS = 5_000;
 
-interface Env {
+export interface Env {
   readonly cp: ControlPlane;
   readonly api: KubeApi;
   readonly user: ServerSideApply;
@@ -52,12 +54,14 @@ interface Env {
 /** When the bench first saw each step of one VM, in performance.now() ms. */
 interface VmProgress {
   createdAt: number;
+  /** Its VSphereMachine exists (the controller's step). */
+  machineAt?: number;
   providerIdAt?: number;
   clonedAt?: number;
   readyAt?: number;
 }
 
-interface Memory {
+export interface Memory {
   readonly controller: ProcessMemory;
   readonly provider: ProcessMemory;
 }
@@ -96,7 +100,7 @@ const since = (before: VcenterCalls, after: VcenterCalls): VcenterCalls => ({
   byMethod: Object.fromEntries(Object.entries(after.byMethod).map(([m, n]) => [m, n - (before.byMethod[m] ?? 0)]).filter(([, n]) => n !== 0)),
 });
 
-interface Provisioned extends Window {
+export interface Provisioned extends Window {
   readonly progress: ReadonlyMap<string, VmProgress>;
 }
 
@@ -123,7 +127,15 @@ export const vsphereBench: BenchCase = {
   },
 };
 
-async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env> {
+export interface SetUpOptions {
+  /** vcsim -method-delay, e.g. `{ CloneVm: 20_000, LockHandoff: 0 }`. @default none */
+  readonly methodDelayMs?: Readonly<Record<string, number>>;
+  /** Flags of `banlieue provider vsphere` after the subcommand and --kubeconfig. @default PROVIDER_FLAGS */
+  readonly providerFlags?: readonly string[];
+}
+
+/** A control plane, vcsim with a template, the user's objects, and both roles as processes; all registered on `teardown`. */
+export async function setUp(teardown: Teardown, say: (m: string) => void, options: SetUpOptions = {}): Promise<Env> {
   say('Starting kube-apiserver, etcd and kube-controller-manager');
   const cp = await ControlPlane.start(await buildTools());
   teardown.defer('control plane', () => cp.stop());
@@ -135,8 +147,9 @@ async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env>
   const user = new ServerSideApply(api, 'banlieue-bench');
   await user.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
-  say(`Starting vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters)`);
-  const vcsim = await startVcsim({ datacenters: DATACENTERS, clusters: CLUSTERS });
+  const delays = Object.entries(options.methodDelayMs ?? {});
+  say(`Starting vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters${delays.length > 0 ? `, -method-delay ${delays.map(([m, ms]) => `${m}:${ms}`).join(',')}` : ''})`);
+  const vcsim = await startVcsim({ datacenters: DATACENTERS, clusters: CLUSTERS, ...(options.methodDelayMs ? { methodDelayMs: options.methodDelayMs } : {}) });
   teardown.defer('vcsim', () => vcsim.stop());
   const client = await vcsimClient(vcsim);
   teardown.defer('vcsim session', () => client.close());
@@ -147,14 +160,14 @@ async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env>
   say('Starting banlieue controller and banlieue provider vsphere');
   const controller = await startRole(['controller', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--namespace', NS]);
   teardown.defer('controller', () => stopRole(controller));
-  const provider = await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, ...PROVIDER_FLAGS]);
+  const provider = await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, ...(options.providerFlags ?? PROVIDER_FLAGS)]);
   teardown.defer('provider', () => stopRole(provider));
   await waitFor('Provider vcsim Ready', async () => isReady(await api.get<Obj>(world.provider)), 120_000);
   return { cp, api, user, client, world, controller, provider };
 }
 
 /** Create every VM at once; play Tools for each as it appears in vcsim; wait until all are Ready. */
-async function provision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Provisioned> {
+export async function provision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Provisioned> {
   const from = auditOffset(env.cp.auditLogPath);
   const callsBefore = await vcenterCalls(env);
   const progress = new Map<string, VmProgress>();
@@ -178,6 +191,7 @@ async function provision(env: Env, names: readonly string[], timeoutMs: number, 
     for (const machine of machines) {
       const p = progress.get(machine.metadata.name);
       const providerID: unknown = machine.spec?.providerID;
+      if (p) p.machineAt ??= now;
       if (!p || typeof providerID !== 'string') continue;
       p.providerIdAt ??= now;
       const uuid = uuidOf(providerID).toLowerCase();
@@ -292,13 +306,14 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
   return { table, result };
 }
 
-function virtualMachine(world: VsphereWorld, name: string): Obj {
-  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name } } };
+/** The VirtualMachine a user writes; `extra` adds spec fields (e.g. desiredPowerState). */
+export function virtualMachine(world: VsphereWorld, name: string, extra: Record<string, unknown> = {}): Obj {
+  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name }, ...extra } };
 }
 
 const vmRef = (name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } });
 
-async function list(api: KubeApi, apiVersion: string, kind: string): Promise<Obj[]> {
+export async function list(api: KubeApi, apiVersion: string, kind: string): Promise<Obj[]> {
   return (await api.request<{ items: Obj[] }>('GET', await api.pathOf({ apiVersion, kind, metadata: { namespace: NS } }))).items;
 }
 
@@ -313,7 +328,7 @@ function isReady(obj: Obj): boolean {
   return conditions.some((c) => c.type === ConditionType.Ready && c.status === 'True');
 }
 
-function memoryOf(env: Env): Memory {
+export function memoryOf(env: Env): Memory {
   return { controller: processMemory(env.controller.child.pid), provider: processMemory(env.provider.child.pid) };
 }
 
@@ -325,13 +340,13 @@ async function stopRole(role: RoleProcess): Promise<void> {
 }
 
 /** Nearest-rank percentiles, ms. */
-function percentiles(values: number[]): { p50: number; p95: number } {
+export function percentiles(values: number[]): { p50: number; p95: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number): number => Math.round(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN);
   return { p50: at(0.5), p95: at(0.95) };
 }
 
-function envInt(name: string, fallback: number): number {
+export function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -339,6 +354,6 @@ function envInt(name: string, fallback: number): number {
   return value;
 }
 
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-const round = (x: number): number => Math.round(x * 10) / 10;
-const tail = (text: string, lines = 20): string => text.trimEnd().split('\n').slice(-lines).join('\n');
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+export const round = (x: number): number => Math.round(x * 10) / 10;
+export const tail = (text: string, lines = 20): string => text.trimEnd().split('\n').slice(-lines).join('\n');

@@ -1,70 +1,14 @@
 // VirtualMachines on vSphere end to end: `banlieue controller` and `banlieue
 // provider vsphere` as processes, vcsim as the vCenter, the real API server in
 // between. The test plays VMware Tools (a guest IP) and reads what users see.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
-import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { createNamespace } from '../support/kube.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
+import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere-env.js';
+import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere-world.js';
 
 const t = new TestApi();
 const suffix = Math.random().toString(36).slice(2, 7);
-const template = `ubuntu-${suffix}`;
-
-interface Env {
-  ns: string;
-  removeNs: () => Promise<void>;
-  vcsim: Vcsim;
-  client: VsphereClient;
-  world: VsphereWorld;
-  controller: RoleProcess;
-  provider: RoleProcess;
-}
-
-const providerArgs = (ns: string): string[] => ['provider', 'vsphere', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '5'];
-
-async function setUp(prefix: string, methodDelayMs?: Record<string, number>): Promise<Env> {
-  const { name: ns, remove: removeNs } = await createNamespace(prefix);
-  const vcsim = await startVcsim({ datacenters: 2, clusters: 2, ...(methodDelayMs ? { methodDelayMs } : {}) });
-  const client = await vcsimClient(vcsim);
-  await makeTemplate(client, template);
-  const world = vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template);
-  for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
-  const controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
-  const provider = await startRole(providerArgs(ns));
-  await t.condition(world.provider, 'Ready', 'True', 'Reconciled');
-  return { ns, removeNs, vcsim, client, world, controller, provider };
-}
-
-async function tearDown(env: Env | undefined): Promise<void> {
-  if (!env) return;
-  // Machines first, while the provider still runs to take their finalizers off.
-  const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${env.ns}/virtualmachines`)).items;
-  await Promise.all(vms.map((v) => t.delete(v)));
-  await Promise.all(vms.map((v) => t.gone(v, 60_000)));
-  await env.controller.stop();
-  await env.provider.stop();
-  await env.client.close();
-  await env.vcsim.stop();
-  for (const obj of [env.world.vmClass, env.world.vmImage]) await t.delete(obj);
-  await env.removeNs();
-}
-
-/** The VSphereMachine once it carries a providerID, and the UUID in it. */
-async function providerIdOf(ns: string, name: string): Promise<string> {
-  const m = await t.exists(machineRef('vsphere', ns, name), (o) => typeof o.spec?.providerID === 'string', 60_000);
-  return uuidOf(m.spec?.providerID as string);
-}
-
-/** Plays VMware Tools once the VM exists in vcsim; resolves when the VirtualMachine is Ready. */
-async function readyWithAddress(env: Env, name: string, ip: string): Promise<Obj> {
-  const uuid = await providerIdOf(env.ns, name);
-  await waitFor(`VM ${name} in vcsim`, async () => ((await playTools(env.client, uuid, ip)) ? true : undefined), 60_000);
-  return t.condition(vm(env.ns, name, '', ''), 'Ready', 'True', 'Reconciled', 60_000);
-}
 
 async function events(ns: string, name: string): Promise<{ reason: string; note: string }[]> {
   const list = await t.api.request<{ items: { reason: string; note: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
@@ -76,9 +20,9 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
   const userData = '#cloud-config\nhostname: ${VM_NAME}\n';
 
   beforeAll(async () => {
-    env = await setUp('vsphere-vm');
+    env = await startVsphereEnv('vsphere-vm');
   }, 180_000);
-  afterAll(() => tearDown(env), 180_000);
+  afterAll(() => stopVsphereEnv(env), 180_000);
 
   const create = (name: string, extra: Record<string, unknown> = {}): Promise<Obj> =>
     t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, extra));
@@ -204,15 +148,15 @@ describe('vSphere provider crash safety', () => {
 
   // Each clone takes 4 s in vcsim; LockHandoff:0 keeps the template readable meanwhile.
   beforeAll(async () => {
-    env = await setUp('vsphere-crash', { CloneVm: 4_000, LockHandoff: 0 });
+    env = await startVsphereEnv('vsphere-crash', { methodDelayMs: { CloneVm: 4_000, LockHandoff: 0 } });
   }, 180_000);
-  afterAll(() => tearDown(env), 180_000);
+  afterAll(() => stopVsphereEnv(env), 180_000);
 
   it('a provider killed right after CloneVM_Task leaves exactly one VM, adopted after the restart', async () => {
     await t.apply(vm(env.ns, 'crash-1', env.world.vmClass.metadata.name, env.world.vmImage.metadata.name));
     await waitFor('the clone to start', () => (env.provider.logs().includes('CloneVM_Task started') ? true : undefined), 60_000);
     await env.provider.kill();
-    env.provider = await startRole(providerArgs(env.ns));
+    env.provider = await startProvider(env);
 
     await readyWithAddress(env, 'crash-1', '10.40.0.10');
     expect(await vmsNamed(env.client, 'crash-1')).toEqual(['crash-1']);
