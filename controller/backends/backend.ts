@@ -103,6 +103,9 @@ export type EnsureResult =
   | { readonly state: 'InProgress'; readonly taskRef: string; readonly message: string; readonly actions: readonly MachineAction[] }
   | { readonly state: 'Present'; readonly observation: MachineObservation };
 
+/** What a deletion pass found: the VM gone (and whether there was one), or a task creating it still running. */
+export type DestroyResult = { readonly state: 'Gone'; readonly existed: boolean } | { readonly state: 'InProgress'; readonly message: string };
+
 export interface DestroyOptions {
   readonly log: Logger;
   readonly signal?: AbortSignal;
@@ -117,6 +120,10 @@ export interface MachineBackend<Spec> {
    * Throws BackendError; a task that ended in error throws TaskFailed.
    */
   ensure(connection: Connection, request: MachineRequest<Spec>, options: EnsureOptions): Promise<EnsureResult>;
-  /** Power off and delete the VM; an absent VM is success. Resolves to whether there was one. Throws BackendError. */
-  destroy(connection: Connection, request: MachineRequest<Spec>, options: DestroyOptions): Promise<boolean>;
+  /**
+   * Power off and delete the VM; an absent VM is success. A task still creating
+   * it (request.taskRef) is waited out (InProgress), never left to finish
+   * after the machine is gone. Throws BackendError; NotOwned for a VM not this machine's.
+   */
+  destroy(connection: Connection, request: MachineRequest<Spec>, options: DestroyOptions): Promise<DestroyResult>;
 }

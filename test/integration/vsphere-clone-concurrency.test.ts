@@ -59,4 +59,18 @@ describe('vSphere clones in flight', () => {
     expect((await machines(env.ns)).filter((m) => m.status?.taskRef !== undefined)).toEqual([]);
     expect(await vmsNamed(env.client, 'steady')).toEqual(['steady']);
   }, 420_000);
+
+  it('deletes a machine whose clone is still running only after the clone ends, leaving no VM behind', async () => {
+    await create('doomed');
+    const inFlight = await waitFor('doomed to remember its clone task', async () => (await machines(env.ns)).find((m) => m.metadata.name === 'doomed' && isCloning(m)), 60_000);
+    const taskRef = String(inFlight.status?.taskRef);
+    const uuid = await providerIdOf(env.ns, 'doomed');
+    await t.delete(vm(env.ns, 'doomed', '', ''));
+
+    await waitFor('doomed and its VSphereMachine to be gone', async () => !(await t.get(vm(env.ns, 'doomed', '', ''))) && !(await machines(env.ns)).some((m) => m.metadata.name === 'doomed'), 180_000);
+    // The finalizer held until the clone ended, then the VM it made was destroyed: nothing left to appear later.
+    expect(['success', 'error']).toContain((await env.client.tasks.info({ type: 'Task', value: taskRef })).state);
+    expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
+    expect(await vmsNamed(env.client, 'doomed')).toEqual([]);
+  }, 300_000);
 });

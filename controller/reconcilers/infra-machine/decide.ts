@@ -39,6 +39,19 @@ export type PassOutcome =
       readonly uuid: string;
     };
 
+/**
+ * How soon to read a running backend task again: every `minMs` at first, then
+ * a quarter of the time it has run so far, at most `5 × minMs`. A clone of
+ * minutes is read a few times, not every second (fifty of them would keep
+ * every worker busy); `since` is when Ready became Provisioning.
+ */
+export function taskPollDelay(status: InfraMachineStatus | undefined, now: Date, minMs: number): number {
+  const ready = status?.conditions?.find((c) => c.type === ConditionType.Ready);
+  const since = ready?.reason === Reason.Provisioning ? Date.parse(ready.lastTransitionTime) : NaN;
+  const elapsed = Number.isNaN(since) ? 0 : now.getTime() - since;
+  return Math.min(Math.max(minMs, Math.round(elapsed / 4)), 5 * minMs);
+}
+
 export function isProvisioned(machine: { readonly status?: InfraMachineStatus }): boolean {
   return machine.status?.initialization?.provisioned === true;
 }

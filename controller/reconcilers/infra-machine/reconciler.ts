@@ -23,7 +23,7 @@ import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
-import { decideMachineStatus, isProvisioned, type InfraMachineStatus, type PassOutcome } from './decide.js';
+import { decideMachineStatus, isProvisioned, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
 import { getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
@@ -134,7 +134,8 @@ export class InfraMachineReconciler implements Reconciler {
     }
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) await this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
-      return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(this.timings.taskPollMs ?? 1000) };
+      const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
+      return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(delay) };
     }
     if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
       const message = `spec.providerID ${identity.providerID} is not the one the provider derives for this machine, and no VM of this machine has it: only the provider writes spec.providerID`;
@@ -168,7 +169,12 @@ export class InfraMachineReconciler implements Reconciler {
         // Asked even without a providerID in the cache: it may lag the write that preceded a clone.
         let existed: boolean;
         try {
-          existed = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
+          const result = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
+          if (result.state === 'InProgress') {
+            await this.writeStatus(machine, { kind: 'blocked', reason: Reason.Provisioning, message: result.message });
+            return waiting(this.timings.taskPollMs ?? 1000);
+          }
+          existed = result.existed;
         } catch (err) {
           if (signal?.aborted) throw err;
           const failure = describeBackendFailure(err, Reason.DeletionFailed);

@@ -58,7 +58,7 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
     resolveImage: (_provider, _connection, source) => Promise.resolve({ ready: true, resolvedRef: source.ref }),
     machines: {
       ensure: (_connection, request, options) => Promise.resolve(ensure(cloud, request, options.mayCreate)),
-      destroy: (_connection, request) => Promise.resolve(cloud.destroy(request.uuid)),
+      destroy: (_connection, request) => Promise.resolve({ state: 'Gone', existed: cloud.destroy(request.uuid) }),
     },
     close: () => Promise.resolve(),
   };

@@ -8,7 +8,7 @@
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
-import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
+import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
 import { assertOwnedBy, ownerMark } from '../../ownership.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
@@ -34,22 +34,21 @@ export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VS
 
 async function ensure(client: VsphereClient, request: Request, options: EnsureOptions): Promise<EnsureResult> {
   const actions: MachineAction[] = [];
-  let vm = await client.search.findVmByBiosUuid(request.uuid);
-  if (vm) {
-    // Ours when our clone task made it; otherwise only when it carries our mark (a providerID can be copied).
-    if (options.firstBoot && !request.taskRef) await assertOwned(client, vm, request);
-    if (options.firstBoot) actions.push(request.taskRef ? 'Created' : 'Adopted');
-  } else {
-    const clone = await pickUpClone(client, request);
-    if (clone.state === 'running') return { state: 'InProgress', taskRef: clone.taskRef, message: clone.message, actions: [] };
-    if (clone.state === 'done') {
-      vm = clone.vm;
-      actions.push(clone.adopted ? 'Adopted' : 'Created');
-    } else {
-      if (!options.mayCreate) return { state: 'Absent' };
-      const task = await startClone(client, request, options);
-      return { state: 'InProgress', taskRef: task.value, message: `CloneVM_Task ${task.value} started`, actions: ['CreateStarted'] };
-    }
+  // Our clone first: while it runs, one task read is the whole pass.
+  const clone = await pickUpClone(client, request);
+  if (clone.state === 'running') return { state: 'InProgress', taskRef: clone.taskRef, message: clone.message, actions: [] };
+  const vm = clone.state === 'done' ? clone.vm : await client.search.findVmByBiosUuid(request.uuid);
+  if (!vm) {
+    if (!options.mayCreate) return { state: 'Absent' };
+    const task = await startClone(client, request, options);
+    return { state: 'InProgress', taskRef: task.value, message: `CloneVM_Task ${task.value} started`, actions: ['CreateStarted'] };
+  }
+  if (clone.state === 'done') {
+    actions.push(clone.adopted ? 'Adopted' : 'Created');
+  } else if (options.firstBoot) {
+    // Not made by a task of ours: only with our mark (a providerID can be copied).
+    await assertOwned(client, vm, request);
+    actions.push('Adopted');
   }
   const found = vm;
   // Devices, CPUs and memory, read at most once per pass (guest data and resize both need them; an extraConfig write does not change them).
@@ -217,19 +216,29 @@ async function tolerateRace(operation: Promise<void>): Promise<boolean> {
   }
 }
 
-async function destroy(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<boolean> {
-  const vm = await client.search.findVmByBiosUuid(request.uuid);
-  if (!vm) return false;
+/** A clone still running is waited out: deleting now would leave the VM it is about to create. */
+async function destroy(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
+  let vm = await client.search.findVmByBiosUuid(request.uuid);
+  if (!vm && request.taskRef) {
+    const clone = await pickUpClone(client, request).catch((err: unknown) => {
+      // A clone that failed (or lost its name to a VM not ours) left nothing of this machine's.
+      if (isBackendError(err, BackendErrorKind.TaskFailed) || isBackendError(err, BackendErrorKind.Rejected) || isVsphereFault(err)) return { state: 'none' } as const;
+      throw err;
+    });
+    if (clone.state === 'running') return { state: 'InProgress', message: `waiting for ${clone.message} to end before deleting its VM` };
+    if (clone.state === 'done') vm = clone.vm;
+  }
+  if (!vm) return { state: 'Gone', existed: false };
   await assertOwned(client, vm, request);
   try {
     const { powerState } = await client.vms.summary(vm);
     if (powerState !== 'poweredOff') await tolerateRace(client.vms.powerOff(vm));
     await client.vms.destroy(vm);
     log.info({ vm: vm.value, uuid: request.uuid }, 'Destroyed the VM');
-    return true;
+    return { state: 'Gone', existed: true };
   } catch (err) {
     // Gone meanwhile: what we wanted.
-    if (isBackendError(err, BackendErrorKind.NotFound)) return false;
+    if (isBackendError(err, BackendErrorKind.NotFound)) return { state: 'Gone', existed: false };
     throw err;
   }
 }

@@ -7,6 +7,7 @@ import type { MachineObservation } from '../../../../controller/backends/backend
 import {
   decideMachineStatus,
   isProvisioned,
+  taskPollDelay,
   type InfraMachineStatus,
   type PassOutcome,
   type StatusSubject,
@@ -236,5 +237,24 @@ describe('InfraMachine status', () => {
       expect(ready(second)).toMatchObject({ status: 'True', lastTransitionTime: '2025-01-01T00:05:00Z' });
       expect(paused(second)?.lastTransitionTime).toBe('2025-01-01T00:00:00Z');
     });
+  });
+});
+
+describe('reading a running backend task again', () => {
+  const provisioningSince = (iso: string): InfraMachineStatus => ({
+    conditions: [{ type: 'Ready', status: 'False', reason: Reason.Provisioning, message: 'CloneVM_Task task-1 is running', lastTransitionTime: iso }],
+  });
+
+  it.each([
+    ['just started', '2026-01-01T00:00:00Z', 1_000],
+    ['running 8 s', '2025-12-31T23:59:52Z', 2_000],
+    ['running 16 s', '2025-12-31T23:59:44Z', 4_000],
+    ['running 10 min', '2025-12-31T23:50:00Z', 5_000],
+  ])('waits longer the longer the task has run: %s', (_what, since, delay) => {
+    expect(taskPollDelay(provisioningSince(since), new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(delay);
+  });
+
+  it('starts at the minimum when Ready is not yet Provisioning', () => {
+    expect(taskPollDelay(undefined, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(1_000);
   });
 });
