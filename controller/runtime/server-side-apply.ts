@@ -1,6 +1,39 @@
 // The one server-side-apply helper. Every writer applies with its own field
 // manager (DESIGN §3), so ownership of each field is visible in managedFields.
-import type { KubeApi, ObjectRef } from './kube-api.js';
+//
+// Objects a controller writes into a user's namespace are never taken over
+// (issue 10, "No Secret takeover"): `create` makes one only where nothing of
+// that name exists, and `update` changes only the very object (by uid) the
+// caller has checked is its own, without force, so a field another writer set
+// comes back as a conflict for the caller to report.
+import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
+import { TransientError } from './errors.js';
+
+/** An object the caller has read and judged its own: the uid makes the write a precondition on exactly that object. */
+export interface OwnedRef extends ObjectRef {
+  metadata: ObjectRef['metadata'] & { uid: string };
+}
+
+/** What `create` found: the object it made, or what already had the name (untouched). */
+export type CreateResult<T> = { readonly created: true; readonly object: T } | { readonly created: false; readonly existing: T };
+
+/** What `update` did: applied, or refused because another field manager set a field it sets (the API server's words: paths and managers, no values). */
+export type UpdateResult<T> = { readonly applied: true; readonly object: T } | { readonly applied: false; readonly conflict: string };
+
+/** One entry of metadata.managedFields, as the API server writes it. */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+interface Live extends ObjectRef {
+  metadata: ObjectRef['metadata'] & { uid?: string; resourceVersion?: string; managedFields?: ManagedFieldsEntry[] };
+}
 
 export class ServerSideApply {
   constructor(
@@ -21,4 +54,140 @@ export class ServerSideApply {
       contentType: 'application/apply-patch+yaml',
     });
   }
+
+  /**
+   * Create `desired` if nothing of its name exists. A POST: the one write the
+   * API server refuses (409 AlreadyExists) rather than merging into an object
+   * that is there; an apply would merge. What exists instead is read and
+   * returned as it is, for the caller to judge. What is created has its
+   * fields under our apply at once, so `update` can change them unforced.
+   */
+  async create<T extends ObjectRef>(desired: T): Promise<CreateResult<T>> {
+    const collection = await this.api.pathOf({ ...desired, metadata: { ...desired.metadata, name: '' } });
+    let created: (T & Live) | undefined;
+    try {
+      created = await this.api.request<T & Live>('POST', collection, { query: { fieldManager: this.fieldManager, fieldValidation: 'Strict' }, body: desired });
+    } catch (err) {
+      if (!(err instanceof ApiStatusError && statusReason(err) === 'AlreadyExists')) throw err;
+    }
+    if (created) {
+      await this.handOverCreateEntry(created);
+      return { created: true, object: created };
+    }
+    try {
+      return { created: false, existing: await this.api.get<T>(desired) };
+    } catch (err) {
+      if (err instanceof ApiStatusError && err.code === 404) throw new TransientError(`${nameOf(desired)} was deleted while being created`);
+      throw err;
+    }
+  }
+
+  /**
+   * Update the object whose uid `desired` carries by a non-forced apply. The
+   * uid is a precondition: an object deleted or replaced since the caller read
+   * it is never written (TransientError: read again). A field another manager
+   * set is returned as a conflict, never taken over.
+   */
+  async update<T extends OwnedRef>(desired: T): Promise<UpdateResult<T>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { applied: true, object: await this.apply(desired, { force: false }) };
+      } catch (err) {
+        if (!(err instanceof ApiStatusError)) throw err;
+        if (isUidMismatch(err)) throw new TransientError(`${nameOf(desired)} was deleted or replaced since it was read: ${err.message}`);
+        if (!isFieldManagerConflict(err)) throw err;
+        // A create whose hand-over did not happen (a crash, a failed precondition) left our fields
+        // under an Update entry, which conflicts as another writer's would: hand it over, try once more.
+        if (attempt > 1 || !(await this.handOverCreateEntry(await this.readOwned(desired)))) return { applied: false, conflict: statusMessage(err) };
+      }
+    }
+  }
+
+  private async readOwned(desired: OwnedRef): Promise<Live> {
+    const live = await this.api.get<Live>(desired);
+    if (live.metadata.uid !== desired.metadata.uid) throw new TransientError(`${nameOf(desired)} was replaced while being updated`);
+    return live;
+  }
+
+  /**
+   * A POST records its fields under an Update entry of our manager, which a
+   * later non-forced apply of a changed value conflicts with, as if another
+   * writer had set them. Turn that entry into our apply's (as client-go's
+   * csaupgrade does for client-side apply), guarded by the resourceVersion
+   * `live` was read at. Whether there was one to hand over.
+   */
+  private async handOverCreateEntry(live: Live): Promise<boolean> {
+    const handed = handedToApply(live.metadata.managedFields ?? [], this.fieldManager);
+    if (!handed) return false;
+    await this.api.request('PATCH', await this.api.pathOf(live), {
+      body: [
+        { op: 'test', path: '/metadata/resourceVersion', value: live.metadata.resourceVersion },
+        { op: 'replace', path: '/metadata/managedFields', value: handed },
+      ],
+      contentType: 'application/json-patch+json',
+    });
+    return true;
+  }
 }
+
+/**
+ * `entries` with `manager`'s Update entry (of the main resource) made its
+ * Apply entry, merged into the one it may already have; undefined when it has
+ * no such Update entry.
+ */
+export function handedToApply(entries: readonly ManagedFieldsEntry[], manager: string): ManagedFieldsEntry[] | undefined {
+  const isOurs = (e: ManagedFieldsEntry, operation: string): boolean => e.manager === manager && e.operation === operation && !e.subresource;
+  const update = entries.find((e) => isOurs(e, 'Update'));
+  if (!update) return undefined;
+  const apply = entries.find((e) => isOurs(e, 'Apply'));
+  const merged: ManagedFieldsEntry = { ...(apply ?? update), operation: 'Apply', fieldsV1: mergeFieldSets(apply?.fieldsV1 ?? {}, update.fieldsV1 ?? {}) };
+  return entries.filter((e) => e !== update && e !== apply).concat(merged);
+}
+
+/** The union of two FieldsV1 sets: a trie of objects, so a deep merge. */
+function mergeFieldSets(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const mine = out[k];
+    out[k] = isRecord(mine) && isRecord(v) ? mergeFieldSets(mine, v) : v;
+  }
+  return out;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+interface StatusBody {
+  reason?: string;
+  message?: string;
+  details?: { causes?: { reason?: string; field?: string }[] };
+}
+
+function statusBody(err: ApiStatusError): StatusBody {
+  try {
+    const parsed: unknown = JSON.parse(err.body);
+    return isRecord(parsed) ? (parsed as StatusBody) : {};
+  } catch {
+    return {};
+  }
+}
+
+const statusReason = (err: ApiStatusError): string | undefined => statusBody(err).reason;
+const statusMessage = (err: ApiStatusError): string => statusBody(err).message ?? err.message;
+
+/** Whether a refused apply names fields another field manager owns (not a failed precondition). */
+export function isFieldManagerConflict(err: ApiStatusError): boolean {
+  return err.code === 409 && (statusBody(err).details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict');
+}
+
+/**
+ * Whether an update was refused for its uid: 409 when nothing of the name
+ * exists (the apply would have created it), 422 (metadata.uid is immutable)
+ * when another object has the name now.
+ */
+export function isUidMismatch(err: ApiStatusError): boolean {
+  const body = statusBody(err);
+  if (err.code === 409) return !isFieldManagerConflict(err);
+  return err.code === 422 && (body.details?.causes ?? []).some((c) => c.field === 'metadata.uid');
+}
+
+const nameOf = (o: ObjectRef): string => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`;

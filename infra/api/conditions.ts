@@ -42,6 +42,20 @@ export const Reason = {
   ImageNotFound: 'ImageNotFound',
   /** The user-data Secret or ConfigMap (or its key) does not exist. */
   UserDataNotFound: 'UserDataNotFound',
+  /**
+   * Scheduled=False: the Secret `<vm>-user-data` exists and is not this VirtualMachine's rendered
+   * user-data (not of type banlieue.io/user-data, or not controlled by this VirtualMachine), or a field
+   * the controller writes in it was changed by another writer. It is left untouched and no
+   * infrastructure machine refers to it; the message says which. Delete or rename that Secret,
+   * or give the VirtualMachine another name.
+   */
+  UserDataSecretConflict: 'UserDataSecretConflict',
+  /**
+   * Scheduled=False: an infrastructure machine of the VirtualMachine's name exists and is not
+   * controlled by this VirtualMachine, or a field the controller writes in it was changed by
+   * another writer. It is left untouched (never taken over or deleted); the message says which.
+   */
+  InfraMachineConflict: 'InfraMachineConflict',
   /** Providers matched but publish no failure domains yet. */
   NoFailureDomains: 'NoFailureDomains',
   /** The infrastructure object could not be built from class, image and failure domain; see the message. */

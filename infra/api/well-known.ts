@@ -30,4 +30,14 @@ export const Annotation = {
   capiPaused: 'cluster.x-k8s.io/paused',
 } as const;
 
+/**
+ * Secret types banlieue writes. A Secret's type is immutable, so it marks what
+ * the controller made (with its controller ownerReference) more firmly than a
+ * label: the controller updates a Secret only when it carries both (issue 10).
+ */
+export const SecretType = {
+  /** The rendered user-data of a VirtualMachine, `<vm>-user-data`, key `value`. */
+  userData: 'banlieue.io/user-data',
+} as const;
+
 export const APP_NAME = 'banlieue';

@@ -1,11 +1,14 @@
 // VirtualMachine: load from caches → decide (pure) → apply → status.
 // Writes only what differs from the live objects: a steady state makes no
-// API writes at all.
+// API writes at all. Objects written into the VM's namespace (its infra
+// machine, its rendered user-data Secret) are created only where nothing of
+// their name exists and updated only while they are the VM's, never by a
+// forced apply (issue 10): anything else becomes a condition.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import { ConditionType } from '../../../infra/api/conditions.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { API_VERSION, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
@@ -19,9 +22,24 @@ import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../../runtime/metrics.js';
 import { readData } from '../../runtime/object-data.js';
-import type { ServerSideApply } from '../../runtime/server-side-apply.js';
+import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
-import { decideVirtualMachine, type InfraState, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
+import {
+  decideVirtualMachine,
+  decideWriteConflict,
+  fieldConflict,
+  infraConflict,
+  renderedSecretConflict,
+  userDataSecretName,
+  type InfraState,
+  type LiveSecret,
+  type RenderedSecretState,
+  type UserDataSecretObject,
+  type UserDataSource,
+  type VmObserved,
+  type VmPlan,
+  type WriteConflict,
+} from './decide.js';
 import type { InfraMachineObject } from './infra-builders.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
@@ -46,6 +64,26 @@ export interface VirtualMachineReconcilerDeps {
 /** What a decision claimed (placement, addresses) before the informer shows it. */
 type Assumption = Pick<NonNullable<VirtualMachine['status']>, 'scheduled' | 'heldAddresses'>;
 
+/** A Secret as the API server returns it. */
+interface SecretRead {
+  metadata: LiveSecret['metadata'];
+  type?: string;
+  data?: Record<string, string>;
+}
+
+/** A write the VM's plan asks for, and how to judge an object found in its place. */
+interface OwnedWrite<T extends ObjectWithUid> {
+  readonly desired: T;
+  /** The reason a refused update is reported with. */
+  readonly reason: WriteConflict['reason'];
+  /** The conflict `existing` is; undefined when it is the VM's. */
+  readonly conflictOf: (existing: T) => WriteConflict | undefined;
+  /** Whether `existing` (the VM's) already says what `desired` does. */
+  readonly upToDate: (existing: T) => boolean;
+}
+
+type ObjectWithUid = { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; uid?: string } };
+
 export class VirtualMachineReconciler implements Reconciler {
   readonly name = 'virtualmachine';
   readonly kind = 'VirtualMachine';
@@ -64,14 +102,21 @@ export class VirtualMachineReconciler implements Reconciler {
       this.assumed.delete(key);
       return done;
     }
-    const userData = vm.spec.userData && !vm.metadata.deletionTimestamp ? await this.readUserData(vm) : undefined;
+    const rendersUserData = !!vm.spec.userData && !vm.metadata.deletionTimestamp;
+    const userData = rendersUserData ? await this.readUserData(vm) : undefined;
+    const renderedSecret = rendersUserData ? await this.readRenderedSecret(vm) : undefined;
     const unsynced = await this.readUnsyncedInfra(vm);
     // From here to assume(): no await, so no other reconcile interleaves.
     const latest = this.d.vms.get(key) ?? vm;
-    const plan = decideVirtualMachine(this.observe(latest, userData, unsynced), this.d.clock.now());
+    const now = this.d.clock.now();
+    const observed = this.observe(latest, { userData, renderedSecret }, unsynced);
+    const plan = decideVirtualMachine(observed, now);
     this.assume(key, plan);
-    await this.apply(latest, plan, log);
-    return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : done;
+    const requeueAfterMs = await this.apply(latest, plan, log, (conflict) => {
+      this.assumed.delete(key); // Nothing was placed.
+      return decideWriteConflict(observed, conflict, now);
+    });
+    return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
   }
 
   private assume(key: string, plan: VmPlan): void {
@@ -91,7 +136,11 @@ export class VirtualMachineReconciler implements Reconciler {
     return { ...sibling, status: { ...sibling.status, ...assumption } };
   }
 
-  private observe(vm: VirtualMachine, userData: UserDataSource | undefined, unsynced: ReadonlyMap<string, InfraState>): VmObserved {
+  private observe(
+    vm: VirtualMachine,
+    { userData, renderedSecret }: { userData: UserDataSource | undefined; renderedSecret: RenderedSecretState | undefined },
+    unsynced: ReadonlyMap<string, InfraState>,
+  ): VmObserved {
     const ns = vm.metadata.namespace ?? '';
     const vmClass = this.d.classes.get(vm.spec.classRef.name);
     const siblings = this.d.vms
@@ -108,6 +157,7 @@ export class VirtualMachineReconciler implements Reconciler {
       siblingAddresses: this.siblingAddresses(vm, siblings),
       infra: this.infraStates(key(vm), unsynced),
       ...(userData ? { userData } : {}),
+      ...(renderedSecret ? { renderedSecret } : {}),
     };
   }
 
@@ -159,69 +209,121 @@ export class VirtualMachineReconciler implements Reconciler {
     return { ok: true, content };
   }
 
-  private async apply(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {
+  /**
+   * Carry the plan out; the status step maps a write refused for ownership
+   * through `onConflict`. Returns when to come back.
+   */
+  private async apply(
+    vm: VirtualMachine,
+    plan: VmPlan,
+    log: Logger,
+    onConflict: (conflict: WriteConflict) => Pick<VmPlan, 'status' | 'requeueAfterMs'>,
+  ): Promise<number | undefined> {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
     const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(vm.metadata.finalizers ? { finalizers: vm.metadata.finalizers } : {}) } };
     if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
+    let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     try {
-      for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
-      if (plan.userDataSecret) await this.applyUserDataSecret(vm, plan.userDataSecret.name, plan.userDataSecret.content);
-      if (plan.applyInfra && !this.upToDate(plan.applyInfra)) {
-        log.info({ infra: plan.applyInfra.kind }, 'Applying infrastructure machine');
-        await this.d.ssa.apply(plan.applyInfra);
+      const conflict = await this.write(vm, plan, log);
+      if (conflict) {
+        log.info({ reason: conflict.reason }, 'Leaving an object the VirtualMachine does not own untouched');
+        outcome = onConflict(conflict);
       }
     } finally {
       // Status is written even when applying failed, from what was decided.
-      if (plan.status) await this.writeStatus(vm, plan, log);
+      if (outcome.status) await this.writeStatus(vm, outcome.status, log);
     }
     if (plan.removeFinalizer) {
       log.info('All infrastructure gone; releasing the VirtualMachine');
       await removeFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
     }
+    return outcome.requeueAfterMs;
+  }
+
+  /** Deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first conflict. */
+  private async write(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<WriteConflict | undefined> {
+    for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
+    const secret = plan.userDataSecret;
+    if (secret) {
+      const conflict = await this.writeOwned({
+        desired: secret,
+        reason: Reason.UserDataSecretConflict,
+        conflictOf: (existing) => renderedSecretConflict(toLiveSecret(existing), vm),
+        upToDate: (existing) => containsAll(existing, secret),
+      });
+      if (conflict) return conflict;
+    }
+    const infra = plan.applyInfra;
+    if (!infra || this.upToDate(infra)) return undefined;
+    log.info({ infra: infra.kind }, infra.metadata.uid ? 'Updating infrastructure machine' : 'Creating infrastructure machine');
+    return this.writeOwned({
+      desired: infra,
+      reason: Reason.InfraMachineConflict,
+      conflictOf: (existing) => infraConflict(existing, vm),
+      upToDate: (existing) => this.contains(existing, infra),
+    });
+  }
+
+  /**
+   * Create `w.desired`, or update the object its uid names (the VM's, as
+   * decided). An object found in its place on create (made since it was
+   * read: by a previous pass not yet in the cache, or by someone else) is
+   * updated only when it is the VM's.
+   */
+  private async writeOwned<T extends ObjectWithUid>(w: OwnedWrite<T>): Promise<WriteConflict | undefined> {
+    let target: T & OwnedRef;
+    if (w.desired.metadata.uid) {
+      target = w.desired as T & OwnedRef;
+    } else {
+      const created = await this.d.ssa.create(w.desired);
+      if (created.created) return undefined;
+      const conflict = w.conflictOf(created.existing);
+      if (conflict) return conflict;
+      if (w.upToDate(created.existing)) return undefined;
+      target = { ...w.desired, metadata: { ...w.desired.metadata, uid: created.existing.metadata.uid ?? '' } } as T & OwnedRef;
+    }
+    const updated = await this.d.ssa.update(target);
+    return updated.applied ? undefined : fieldConflict(w.reason, target, updated.conflict);
   }
 
   private upToDate(desired: InfraMachineObject): boolean {
     const live = this.d.machines.get(desired.kind)?.get(key(desired));
-    return !!live && containsAll(live.metadata, desired.metadata) && containsAll(live.spec, desired.spec);
+    return !!live && this.contains(live, desired);
   }
 
+  private contains(live: InfraMachineObject, desired: InfraMachineObject): boolean {
+    return containsAll(live.metadata, desired.metadata) && containsAll(live.spec, desired.spec);
+  }
+
+  /** Delete an infra machine the VM controls: only that object (uid precondition), never one made in its place since. */
   private async deleteInfra(infra: InfraMachineObject, log: Logger): Promise<void> {
     log.info({ infra: infra.kind }, 'Deleting infrastructure machine');
+    const uid = infra.metadata.uid;
     try {
-      await this.d.api.request('DELETE', await this.d.api.pathOf({ apiVersion: infra.apiVersion, kind: infra.kind, metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' } }));
+      await this.d.api.request('DELETE', await this.d.api.pathOf({ apiVersion: infra.apiVersion, kind: infra.kind, metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' } }), {
+        ...(uid ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } } : {}),
+      });
     } catch (err) {
       if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
     }
   }
 
-  /** The rendered user-data Secret, owned by the VM so garbage collection removes it. */
-  private async applyUserDataSecret(vm: VirtualMachine, name: string, content: string): Promise<void> {
-    const namespace = vm.metadata.namespace ?? '';
-    const value = Buffer.from(content, 'utf8').toString('base64');
+  /** The Secret the user-data is rendered into, read by name: what ownership and a comparison need, nothing else of its data. */
+  private async readRenderedSecret(vm: VirtualMachine): Promise<RenderedSecretState> {
     try {
-      const live = await this.d.api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } });
-      if (live.data?.value === value) return;
+      const live = await this.d.api.get<SecretRead>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: userDataSecretName(vm), namespace: vm.metadata.namespace ?? '' } });
+      return { state: 'Present', secret: toLiveSecret(live) };
     } catch (err) {
-      if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+      if (err instanceof ApiStatusError && err.code === 404) return { state: 'Absent' };
+      throw err;
     }
-    await this.d.ssa.apply({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name,
-        namespace,
-        ownerReferences: [{ apiVersion: vm.apiVersion, kind: vm.kind, name: vm.metadata.name ?? '', uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
-      },
-      type: 'Opaque',
-      data: { value },
-    } as never);
   }
 
-  private async writeStatus(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<void> {
+  private async writeStatus(vm: VirtualMachine, planned: NonNullable<VmPlan['status']>, log: Logger): Promise<void> {
     const before = vm.status?.conditions?.find((c) => c.type === ConditionType.Scheduled);
-    const status = plan.status as Record<string, unknown>;
+    const status = planned as Record<string, unknown>;
     if (!(await applyStatus(this.d.ssa, vm as never, status))) return;
-    const after = plan.status?.conditions?.find((c) => c.type === ConditionType.Scheduled);
+    const after = planned.conditions?.find((c) => c.type === ConditionType.Scheduled);
     if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
       log.info({ reason: after.reason }, after.status === 'True' ? 'Scheduled' : 'Not scheduled');
       await this.d.events.record(vm as never, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message);
@@ -230,6 +332,16 @@ export class VirtualMachineReconciler implements Reconciler {
 }
 
 const key = (obj: { metadata: { name?: string; namespace?: string } }): string => keyOf(obj as never);
+
+function toLiveSecret(secret: SecretRead | UserDataSecretObject): LiveSecret {
+  const { name, uid, ownerReferences } = secret.metadata;
+  const value = secret.data?.value;
+  return {
+    metadata: { ...(name !== undefined ? { name } : {}), ...(uid !== undefined ? { uid } : {}), ...(ownerReferences ? { ownerReferences } : {}) },
+    ...(secret.type !== undefined ? { type: secret.type } : {}),
+    ...(value !== undefined ? { value } : {}),
+  };
+}
 
 /** Whether `a` claimed its addresses before `b`: older wins, then name. */
 function claimedFirst(a: VirtualMachine, b: VirtualMachine): boolean {
