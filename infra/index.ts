@@ -11,6 +11,7 @@ export {
   type BanlieueInstallProps,
 } from './install/install-props.js';
 export { renderInstall, renderInstallYaml } from './install/render.js';
+export { ALLOW_INSECURE_TLS_LABEL } from './install/admission-policies.js';
 export { toCustomResourceDefinition, BanlieueCustomResourceDefinitions } from './crds/custom-resource-definition.js';
 export * from './authoring/kinds.js';
 export { BanlieueApiObject, type BanlieueObjectProps } from './authoring/banlieue-api-object.js';

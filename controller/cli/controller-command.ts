@@ -21,7 +21,10 @@ export function toInt(flag: string): (value: string) => number {
 export const roleOptions = {
   healthPort: () => new Option('--health-port <port>', 'port of /livez and /readyz').default(8081).argParser(toInt('--health-port')),
   metricsPort: () => new Option('--metrics-port <port>', 'port of /metrics').default(8080).argParser(toInt('--metrics-port')),
-  bindAddress: () => new Option('--bind-address <ip>', 'address the health and metrics servers listen on').default('0.0.0.0'),
+  bindAddress: () => new Option('--bind-address <ip>', 'address /livez and /readyz listen on (the kubelet probes the pod IP)').default('0.0.0.0'),
+  // /metrics is unauthenticated: loopback unless the operator exposes it (BanlieueInstallProps.exposeMetrics).
+  metricsBindAddress: () =>
+    new Option('--metrics-bind-address <ip>', 'address /metrics listens on; 0.0.0.0 serves it, unauthenticated, on the pod IP').default('127.0.0.1'),
   leaderElectionNamespace: () =>
     new Option('--leader-election-namespace <ns>', 'namespace of the Lease').default(process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE),
   leaseDuration: () => new Option('--lease-duration <seconds>', 'leader Lease duration').default(15).argParser(toInt('--lease-duration')),
@@ -33,6 +36,7 @@ export interface RoleFlags {
   healthPort: number;
   metricsPort: number;
   bindAddress: string;
+  metricsBindAddress: string;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
@@ -73,6 +77,7 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
     healthPort: flags.healthPort,
     metricsPort: flags.metricsPort,
     bindAddress: flags.bindAddress,
+    metricsBindAddress: flags.metricsBindAddress,
     leaderElect: flags.leaderElect,
     leaderElectionNamespace: flags.leaderElectionNamespace,
     leaderElectionId: flags.leaderElectionId,

@@ -19,6 +19,10 @@ function parseBackends(value: string): Backend[] {
   return list as Backend[];
 }
 
+function parseNamespaces(value: string): string[] {
+  return value.split(',').map((n) => n.trim()).filter((n) => n.length > 0);
+}
+
 export function buildProgram(): Command {
   const program = new Command('banlieue')
     .description('Kubernetes-native virtual machines and a Cluster API infrastructure provider')
@@ -36,8 +40,11 @@ export function buildProgram(): Command {
     .option('--version <tag>', 'image tag', RELEASE_TAG)
     .option('--registry <registry>', 'image registry; the image is <registry>/banlieue:<version>', DEFAULT_REGISTRY)
     .option('--backends <list>', `comma-separated backends (${BACKENDS.join(',')})`, parseBackends)
-    .option('--admission-policies', 'also install the ValidatingAdmissionPolicies')
+    .option('--admission-policies', 'install the ValidatingAdmissionPolicies (the default)')
+    .option('--no-admission-policies', 'leave the ValidatingAdmissionPolicies out: tenants can then make banlieue read Secrets for them (see README)')
     .option('--network-policies', 'also install the NetworkPolicies')
+    .option('--provider-namespaces <list>', 'comma-separated namespaces where Providers live; provider roles read Secrets only there (default: all)', parseNamespaces)
+    .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--dry-run', 'print the manifests and contact no cluster')
     .action(async (opts: Record<string, unknown>) => {
@@ -47,8 +54,11 @@ export function buildProgram(): Command {
           version: opts.version as string,
           registry: opts.registry as string,
           ...(opts.backends ? { backends: opts.backends as Backend[] } : {}),
-          admissionPolicies: Boolean(opts.admissionPolicies),
+          // Both --admission-policies and --no-admission-policies exist, so commander sets no default.
+          admissionPolicies: opts.admissionPolicies !== false,
           networkPolicies: Boolean(opts.networkPolicies),
+          ...(opts.providerNamespaces ? { providerNamespaces: opts.providerNamespaces as string[] } : {}),
+          exposeMetrics: Boolean(opts.exposeMetrics),
           dryRun: Boolean(opts.dryRun),
         },
         { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
@@ -66,6 +76,7 @@ export function buildProgram(): Command {
     .addOption(roleOptions.healthPort())
     .addOption(roleOptions.metricsPort())
     .addOption(roleOptions.bindAddress())
+    .addOption(roleOptions.metricsBindAddress())
     .option('--no-leader-elect', 'run without leader election (a single replica)')
     .addOption(roleOptions.leaderElectionNamespace())
     .option('--leader-election-id <name>', 'Lease name', 'banlieue-controller')
@@ -90,6 +101,7 @@ export function buildProgram(): Command {
     .addOption(roleOptions.healthPort())
     .addOption(roleOptions.metricsPort())
     .addOption(roleOptions.bindAddress())
+    .addOption(roleOptions.metricsBindAddress())
     .option('--no-leader-elect', 'run without leader election (a single replica)')
     .addOption(roleOptions.leaderElectionNamespace())
     .option('--leader-election-id <name>', 'Lease name (default: banlieue-provider-<backend>)')

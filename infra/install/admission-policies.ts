@@ -1,104 +1,79 @@
-// Optional ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1,
-// Kubernetes 1.30+): rules the schema cannot state because they depend on who
-// is asking.
-import * as kplus from 'cdk8s-plus-30';
+// The ValidatingAdmissionPolicies that keep tenants from using banlieue as a
+// deputy (Kubernetes 1.30+), on by default (BanlieueInstallProps.admissionPolicies,
+// docs/adr/0015): rules the schema cannot state because they depend on who is
+// asking, or on the namespace.
 import { Construct } from 'constructs';
 import { CORE_GROUP, INFRA_GROUP } from '../api/kind.js';
 import { INFRA_MACHINE_KINDS } from '../api/kinds.js';
-import { clusterScoped } from './cluster-scoped.js';
-import { componentLabels } from './labels.js';
+import { REFERENCE_POLICIES, toReferencePolicy } from './reference-policies.js';
+import { PROVIDER_ID_SUBRESOURCE, PROVIDER_ID_VERB } from './rbac-rules.js';
+import { celPath, celString, ValidatingPolicy, type ValidatingPolicyProps } from './validating-policy.js';
 
-interface Policy {
-  readonly name: string;
-  readonly apiGroup: string;
-  readonly resources: string[];
-  readonly validations: { expression: string; message: string }[];
+/**
+ * Namespace label with which a cluster admin lets the Providers of that
+ * namespace skip TLS verification. On the namespace, not the Provider: whoever
+ * writes a Provider must not be the one who decides its endpoint need not be
+ * authenticated (a tenant endpoint would then receive the credentials).
+ */
+export const ALLOW_INSECURE_TLS_LABEL = 'banlieue.io/allow-insecure-tls';
+
+/** insecureSkipTLSVerify: true only in a namespace labelled ALLOW_INSECURE_TLS_LABEL=true. */
+export function insecureTlsPolicy(): ValidatingPolicyProps {
+  const insecure = celPath('object', ['spec', 'connection', 'insecureSkipTLSVerify'], 'false');
+  const optedIn = `namespaceObject.?metadata.?labels[?${celString(ALLOW_INSECURE_TLS_LABEL)}].orValue('') == 'true'`;
+  return {
+    apiGroups: [CORE_GROUP],
+    resources: ['providers'],
+    operations: ['CREATE', 'UPDATE'],
+    validations: [
+      {
+        expression: `!${insecure} || ${optedIn}`,
+        message: `spec.connection.insecureSkipTLSVerify needs the namespace labelled ${ALLOW_INSECURE_TLS_LABEL}=true by a cluster admin`,
+        messageExpression: `${celString('spec.connection.insecureSkipTLSVerify needs namespace "')} + request.namespace + ${celString(`" labelled ${ALLOW_INSECURE_TLS_LABEL}=true by a cluster admin; or trust the endpoint with spec.connection.caBundle`)}`,
+      },
+    ],
+  };
 }
 
-const secretGettable = (nameExpr: string): string =>
-  `authorizer.group('').resource('secrets').namespace(object.metadata.namespace).name(${nameExpr}).check('get').allowed()`;
-
-const POLICIES: readonly Policy[] = [
-  {
-    // Without this, anyone who may create a Provider could make banlieue read
-    // a Secret they cannot read themselves (confused deputy).
-    name: 'banlieue-provider-credentials-authorization',
-    apiGroup: CORE_GROUP,
-    resources: ['providers'],
-    validations: [
-      {
-        expression: `!has(object.spec.connection.credentialsRef) || ${secretGettable('object.spec.connection.credentialsRef.name')}`,
-        message: 'you may not reference a credentials Secret you cannot get',
-      },
-    ],
-  },
-  {
-    name: 'banlieue-virtualmachine-userdata-authorization',
-    apiGroup: CORE_GROUP,
-    resources: ['virtualmachines'],
-    validations: [
-      {
-        expression: `!has(object.spec.userData) || !has(object.spec.userData.secretRef) || ${secretGettable('object.spec.userData.secretRef.name')}`,
-        message: 'you may not reference a user-data Secret you cannot get',
-      },
-      {
-        expression:
-          "!has(object.spec.userData) || !has(object.spec.userData.configMapRef) || authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).name(object.spec.userData.configMapRef.name).check('get').allowed()",
-        message: 'you may not reference a user-data ConfigMap you cannot get',
-      },
-    ],
-  },
-  {
-    // A hand-written (or CAPI-cloned) machine can name a user-data Secret too.
-    name: 'banlieue-inframachine-userdata-authorization',
-    apiGroup: INFRA_GROUP,
+/**
+ * spec.providerID of every InfraMachine kind may be set or changed only by an
+ * identity allowed to `update` the virtual subresource `<plural>/providerid`:
+ * the kind's provider role (its ClusterRole grants it) and cluster admins
+ * (wildcard), which covers `clusterctl move` (it creates the moved machines
+ * with spec.providerID set, as the admin; it puts no marker on what it
+ * creates). Anyone else would point a machine at a VM banlieue did not create
+ * for it.
+ */
+export function providerIDPolicy(): ValidatingPolicyProps {
+  const roles = INFRA_MACHINE_KINDS.map((k) => `${celString(k.plural)}: ${celString(k.kind)}`).join(', ');
+  const mayWrite = `authorizer.group(${celString(INFRA_GROUP)}).resource(request.resource.resource).subresource(${celString(PROVIDER_ID_SUBRESOURCE)}).namespace(request.namespace).check(${celString(PROVIDER_ID_VERB)}).allowed()`;
+  return {
+    apiGroups: [INFRA_GROUP],
     resources: INFRA_MACHINE_KINDS.map((k) => k.plural),
+    operations: ['CREATE', 'UPDATE'],
+    variables: [
+      { name: 'providerID', expression: celPath('object', ['spec', 'providerID']) },
+      { name: 'oldProviderID', expression: `request.operation == 'UPDATE' ? ${celPath('oldObject', ['spec', 'providerID'])} : ''` },
+    ],
     validations: [
       {
-        expression: `!has(object.spec.userDataSecretRef) || ${secretGettable('object.spec.userDataSecretRef.name')}`,
-        message: 'you may not reference a user-data Secret you cannot get',
+        expression: `variables.providerID == variables.oldProviderID || ${mayWrite}`,
+        message: "spec.providerID is written by banlieue's provider role; you may not set or change it",
+        messageExpression:
+          `'spec.providerID of a ' + {${roles}}[request.resource.resource] + ` +
+          `${celString(" is written by banlieue's provider role: ")} + request.userInfo.username + ` +
+          `${celString(` may not set or change it (it needs ${PROVIDER_ID_VERB} on `)} + request.resource.resource + ${celString(`/${PROVIDER_ID_SUBRESOURCE})`)}`,
       },
     ],
-  },
-  {
-    name: 'banlieue-provider-insecure-tls',
-    apiGroup: CORE_GROUP,
-    resources: ['providers'],
-    validations: [
-      {
-        expression:
-          "!has(object.spec.connection.insecureSkipTLSVerify) || !object.spec.connection.insecureSkipTLSVerify || (has(object.metadata.annotations) && 'banlieue.io/allow-insecure-tls' in object.metadata.annotations && object.metadata.annotations['banlieue.io/allow-insecure-tls'] == 'true')",
-        message: 'insecureSkipTLSVerify needs the annotation banlieue.io/allow-insecure-tls: "true"',
-      },
-    ],
-  },
-];
+  };
+}
 
+/** Every optional policy; the controller's Secret guard is not one of them (ControllerSecretGuard). */
 export class AdmissionPolicies extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    const labels = componentLabels('admission');
-    for (const policy of POLICIES) {
-      clusterScoped(
-        new kplus.k8s.KubeValidatingAdmissionPolicy(this, policy.name, {
-          metadata: { name: policy.name, labels },
-          spec: {
-            failurePolicy: 'Fail',
-            matchConstraints: {
-              resourceRules: [
-                { apiGroups: [policy.apiGroup], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: policy.resources },
-              ],
-            },
-            validations: policy.validations,
-          },
-        }),
-      );
-      clusterScoped(
-        new kplus.k8s.KubeValidatingAdmissionPolicyBinding(this, `${policy.name}-binding`, {
-          metadata: { name: policy.name, labels },
-          spec: { policyName: policy.name, validationActions: ['Deny'] },
-        }),
-      );
-    }
+    for (const policy of REFERENCE_POLICIES) new ValidatingPolicy(this, policy.name, toReferencePolicy(policy));
+    new ValidatingPolicy(this, 'banlieue-provider-insecure-tls', insecureTlsPolicy());
+    new ValidatingPolicy(this, 'banlieue-inframachine-provider-id', providerIDPolicy());
   }
 }

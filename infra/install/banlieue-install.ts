@@ -8,10 +8,11 @@ import { BanlieueCustomResourceDefinitions } from '../crds/custom-resource-defin
 import { AdmissionPolicies } from './admission-policies.js';
 import { CapiInfrastructureRole } from './capi-infrastructure-role.js';
 import { clusterScoped } from './cluster-scoped.js';
-import { resolveInstallProps, CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
+import { ControllerSecretGuard } from './controller-secret-guard.js';
+import { resolveInstallProps, providerRolesOf, CLUSTER_SIDE_BACKENDS, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
 import { componentLabels } from './labels.js';
 import { NetworkPolicies } from './network-policies.js';
-import { controllerRules, providerRules } from './rbac-rules.js';
+import { controllerRules, providerCredentialRules, providerRules } from './rbac-rules.js';
 import { RoleWorkload } from './role-workload.js';
 
 interface InstallPart {
@@ -22,6 +23,8 @@ interface InstallPart {
 }
 
 const always = (): boolean => true;
+
+export const CONTROLLER_NAME = 'banlieue-controller';
 
 export const INSTALL_PARTS: readonly InstallPart[] = [
   {
@@ -47,28 +50,34 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
   {
     id: 'banlieue-controller',
     enabled: always,
-    build: (scope, props) =>
-      void new RoleWorkload(scope, 'controller', {
+    build: (scope, props) => {
+      new RoleWorkload(scope, 'controller', {
         install: props,
-        name: 'banlieue-controller',
+        name: CONTROLLER_NAME,
         component: 'controller',
         rules: controllerRules(),
         args: ['controller'],
-      }),
+      });
+      // Part of the controller's least privilege, not an optional policy: installed even
+      // when admissionPolicies is false.
+      new ControllerSecretGuard(scope, 'secret-guard', { namespace: props.namespace, serviceAccount: CONTROLLER_NAME });
+    },
   },
   {
     id: 'banlieue-providers',
-    enabled: (props) => props.backends.length > 0,
+    enabled: (props) => providerRolesOf(props).length > 0,
     build: (scope, props) => {
-      for (const backend of props.backends) {
+      const namespaces = props.providerNamespaces;
+      for (const backend of providerRolesOf(props)) {
         new RoleWorkload(scope, `provider-${backend}`, {
           install: props,
           name: `banlieue-provider-${backend}`,
           component: `provider-${backend}`,
-          rules: providerRules(backend),
+          rules: [...providerRules(backend), ...(namespaces ? [] : providerCredentialRules())],
+          ...(namespaces ? { namespacedRules: { suffix: 'credentials', namespaces, rules: providerCredentialRules() } } : {}),
           args: ['provider', backend],
           // The Cloud Hypervisor provider runs on each host (it drives local VMM sockets).
-          deployment: CLUSTER_SIDE_BACKENDS.includes(backend) && PROVIDER_ROLES_BUILT.includes(backend),
+          deployment: CLUSTER_SIDE_BACKENDS.includes(backend),
         });
       }
     },
@@ -81,7 +90,8 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
   {
     id: 'banlieue-network-policies',
     enabled: (props) => props.networkPolicies,
-    build: (scope, props) => void new NetworkPolicies(scope, 'network-policies', { namespace: props.namespace }),
+    build: (scope, props) =>
+      void new NetworkPolicies(scope, 'network-policies', { namespace: props.namespace, exposeMetrics: props.exposeMetrics }),
   },
 ];
 

@@ -9,9 +9,9 @@ export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = BACKEND_APIS.filter((b)
 
 /**
  * Backends whose provider role this version runs (`banlieue provider <backend>`).
- * The others get their identity and RBAC but no Deployment, rather than one
- * that crash-loops, until their role is built (a unit test keeps this list and
- * the controller's backend registry equal).
+ * The others get no ServiceAccount, RBAC or Deployment at all (an identity
+ * nobody uses is one more credential to steal) until their role is built (a
+ * unit test keeps this list and the controller's backend registry equal).
  */
 export const PROVIDER_ROLES_BUILT: readonly Backend[] = BACKEND_APIS.filter((b) => b.providerRoleBuilt).map((b) => b.name);
 
@@ -37,8 +37,20 @@ export interface BanlieueInstallProps {
    */
   readonly backends?: readonly Backend[];
   /**
-   * Add the ValidatingAdmissionPolicies (Kubernetes 1.30+).
-   * @default false
+   * Add the ValidatingAdmissionPolicies that keep tenants from using banlieue
+   * as a deputy (Kubernetes 1.30+): a reference to a Secret or ConfigMap
+   * (credentials, CA bundle, user-data, CAPI bootstrap data) is admitted only
+   * when the requester may `get` it, `insecureSkipTLSVerify` only in
+   * namespaces labelled `banlieue.io/allow-insecure-tls=true`, and
+   * `spec.providerID` only from the provider role (docs/adr/0015).
+   *
+   * Opting out (`false`) is a risk: anyone who may create a Provider, a
+   * VirtualMachine or a machine in a namespace can then have banlieue send a
+   * Secret of that namespace they cannot read to a VM or to an endpoint they
+   * run, and can point a machine at any VM's providerID. Only opt out on
+   * clusters whose every namespace user may read every Secret there.
+   * The guard on the controller's own Secret writes is installed either way.
+   * @default true
    */
   readonly admissionPolicies?: boolean;
   /**
@@ -46,9 +58,31 @@ export interface BanlieueInstallProps {
    * @default false
    */
   readonly networkPolicies?: boolean;
+  /**
+   * Namespaces where Providers (and so their credential Secrets, CA bundles
+   * and machines' user-data) live. When set, each provider role may `get`
+   * Secrets and ConfigMaps only there (a Role and RoleBinding per namespace);
+   * a Provider or machine elsewhere cannot be served. Unset: every namespace
+   * (a ClusterRole), for clusters where tenants run their own Providers.
+   * @default every namespace
+   */
+  readonly providerNamespaces?: readonly string[];
+  /**
+   * Serve `/metrics` on the pod IP (`--metrics-bind-address=0.0.0.0`) so
+   * Prometheus can scrape it. The endpoint has no authentication: anyone who
+   * reaches the pod reads it, so pair it with `networkPolicies`, which then
+   * admit the metrics port only from namespaces labelled
+   * `banlieue.io/monitoring=true`. Off: metrics listen on 127.0.0.1 only
+   * (`kubectl port-forward` or a sidecar reads them).
+   * @default false
+   */
+  readonly exposeMetrics?: boolean;
 }
 
-export type ResolvedInstallProps = Required<BanlieueInstallProps>;
+export interface ResolvedInstallProps extends Required<Omit<BanlieueInstallProps, 'providerNamespaces'>> {
+  /** undefined: every namespace. */
+  readonly providerNamespaces: readonly string[] | undefined;
+}
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
@@ -61,8 +95,10 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     registry: props.registry ?? DEFAULT_REGISTRY,
     version: props.version ?? RELEASE_TAG,
     backends: props.backends ?? BACKENDS,
-    admissionPolicies: props.admissionPolicies ?? false,
+    admissionPolicies: props.admissionPolicies ?? true,
     networkPolicies: props.networkPolicies ?? false,
+    providerNamespaces: props.providerNamespaces,
+    exposeMetrics: props.exposeMetrics ?? false,
   };
   if (!DNS_LABEL.test(resolved.namespace)) {
     throw new Error(`namespace "${resolved.namespace}" is not a valid namespace name (DNS-1123 label)`);
@@ -77,7 +113,24 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
   if (new Set(resolved.backends).size !== resolved.backends.length) {
     throw new Error(`backends: "${resolved.backends.join(',')}" lists a backend twice`);
   }
+  checkProviderNamespaces(resolved.providerNamespaces);
   return resolved;
+}
+
+function checkProviderNamespaces(namespaces: readonly string[] | undefined): void {
+  if (namespaces === undefined) return;
+  if (namespaces.length === 0) {
+    throw new Error('providerNamespaces: an empty list leaves the providers no credentials; omit it for every namespace');
+  }
+  for (const ns of namespaces) {
+    if (!DNS_LABEL.test(ns)) throw new Error(`providerNamespaces: "${ns}" is not a valid namespace name (DNS-1123 label)`);
+  }
+  if (new Set(namespaces).size !== namespaces.length) throw new Error(`providerNamespaces: "${namespaces.join(',')}" lists a namespace twice`);
+}
+
+/** The backends of this install that get a provider identity: those asked for whose role this version runs. */
+export function providerRolesOf(props: ResolvedInstallProps): Backend[] {
+  return props.backends.filter((b) => PROVIDER_ROLES_BUILT.includes(b));
 }
 
 export function imageOf(props: ResolvedInstallProps): string {

@@ -1,4 +1,5 @@
-// Optional NetworkPolicies for banlieue pods: metrics only from namespaces
+// Optional NetworkPolicies for banlieue pods: health from anywhere (the
+// kubelet), metrics (when the install exposes them) only from namespaces
 // labelled banlieue.io/monitoring=true; egress only to DNS, the API server and
 // backend ports.
 import * as kplus from 'cdk8s-plus-30';
@@ -13,8 +14,14 @@ const tcp = (port: number): { protocol: string; port: kplus.k8s.IntOrString } =>
 /** The API server (443, 6443) and every port a backend's provider dials. */
 const EGRESS_PORTS = [...new Set([443, 6443, ...BACKEND_APIS.flatMap((b) => b.egressPorts)])];
 
+export interface NetworkPoliciesProps {
+  readonly namespace: string;
+  /** Whether /metrics listens on the pod IP (BanlieueInstallProps.exposeMetrics); otherwise no ingress to it. */
+  readonly exposeMetrics: boolean;
+}
+
 export class NetworkPolicies extends Construct {
-  constructor(scope: Construct, id: string, props: { readonly namespace: string }) {
+  constructor(scope: Construct, id: string, props: NetworkPoliciesProps) {
     super(scope, id);
     new kplus.k8s.KubeNetworkPolicy(this, 'banlieue', {
       metadata: { name: 'banlieue', namespace: props.namespace, labels: componentLabels('network-policy') },
@@ -22,10 +29,9 @@ export class NetworkPolicies extends Construct {
         podSelector: { matchLabels: { [Label.name]: APP_NAME } },
         policyTypes: ['Ingress', 'Egress'],
         ingress: [
-          {
-            from: [{ namespaceSelector: { matchLabels: { 'banlieue.io/monitoring': 'true' } } }],
-            ports: [tcp(METRICS_PORT)],
-          },
+          ...(props.exposeMetrics
+            ? [{ from: [{ namespaceSelector: { matchLabels: { 'banlieue.io/monitoring': 'true' } } }], ports: [tcp(METRICS_PORT)] }]
+            : []),
           { ports: [tcp(HEALTH_PORT)] },
         ],
         egress: [

@@ -16,6 +16,18 @@ export const ALL_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', '
 const READ = ['get', 'list', 'watch'];
 const STATUS_WRITE = ['get', 'update', 'patch'];
 
+/**
+ * `spec.providerID` of an InfraMachine is banlieue's to write: the admission
+ * policy admits a new or changed value only from whoever may `update` this
+ * virtual subresource `<plural>/providerid` (no API serves it; RBAC and the
+ * authorizer still answer for it). The install grants it to the kind's
+ * provider role only; cluster admins hold it through their wildcard, which is
+ * what `clusterctl move` runs with (ADR 15).
+ */
+export const PROVIDER_ID_SUBRESOURCE = 'providerid';
+export const PROVIDER_ID_VERB = 'update';
+export const providerIDResource = (machine: KindDefinition): string => `${machine.plural}/${PROVIDER_ID_SUBRESOURCE}`;
+
 const plurals = (kinds: readonly KindDefinition[]): string[] => kinds.map((k) => k.plural);
 const statusOf = (kinds: readonly KindDefinition[]): string[] => kinds.filter((k) => k.status).map((k) => `${k.plural}/status`);
 
@@ -47,6 +59,9 @@ export function controllerRules(): PolicyRule[] {
     // User-data: the source Secret/ConfigMap is read by name; the rendered
     // user-data Secret is applied (create+patch) and garbage-collected via its
     // ownerReference. No list/watch: the controller cannot enumerate Secrets.
+    // RBAC cannot narrow create/patch by type or name: the always-installed
+    // ControllerSecretGuard admits only Secrets of type banlieue.io/user-data,
+    // none in kube-* namespaces (ADR 15).
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
     // A CAPI Machine without a failure domain gets one for its infrastructure machine;
@@ -56,7 +71,12 @@ export function controllerRules(): PolicyRule[] {
   ];
 }
 
-/** A provider role: its Providers, its machine kind, its VMImage rows, credentials by name. */
+/**
+ * A provider role: its Providers, its machine kind (and the right to write its
+ * spec.providerID, a virtual subresource the admission policy checks), its
+ * VMImage rows. Credentials come from providerCredentialRules, granted
+ * cluster-wide or per Provider namespace.
+ */
 export function providerRules(backend: Backend): PolicyRule[] {
   const api = backendApi(backend);
   if (!api) throw new Error(`backend "${backend}" has no API entry`);
@@ -67,12 +87,17 @@ export function providerRules(backend: Backend): PolicyRule[] {
     { apiGroups: [INFRA_GROUP], resources: [machine.plural], verbs: [...READ, 'update', 'patch'] },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/status`], verbs: STATUS_WRITE },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/finalizers`], verbs: ['update'] },
+    { apiGroups: [INFRA_GROUP], resources: [providerIDResource(machine)], verbs: [PROVIDER_ID_VERB] },
     // A CAPI-owned machine takes its failure domain and bootstrap Secret from the owning
     // Machine, and pauses with its Cluster.
     { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
-    { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] },
     ...eventRules,
   ];
+}
+
+/** Credentials, CA bundles and bootstrap/user-data of a provider role: by name, never listed. */
+export function providerCredentialRules(): PolicyRule[] {
+  return [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] }];
 }
 
 /** Leader election, granted in the install namespace only. */

@@ -21,6 +21,12 @@ export interface RoleWorkloadProps {
   readonly component: string;
   /** Cluster-wide rules of the role. */
   readonly rules: PolicyRule[];
+  /**
+   * Rules granted only in some namespaces: a Role and RoleBinding named
+   * `<name>-<suffix>` in each.
+   * @default none
+   */
+  readonly namespacedRules?: { readonly suffix: string; readonly namespaces: readonly string[]; readonly rules: PolicyRule[] };
   /** `banlieue` subcommand and flags, e.g. ['provider', 'vsphere']. */
   readonly args: string[];
   /**
@@ -49,18 +55,22 @@ export class RoleWorkload extends Construct {
         subjects: [subject],
       }),
     );
-    const leaseRole = `${name}-leader-election`;
-    new kplus.k8s.KubeRole(this, 'leader-election-role', {
-      metadata: { ...meta, name: leaseRole },
-      rules: leaderElectionRules(),
-    });
-    new kplus.k8s.KubeRoleBinding(this, 'leader-election-role-binding', {
-      metadata: { ...meta, name: leaseRole },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
-      subjects: [subject],
-    });
+    this.addRole('leader-election', { ...meta, name: `${name}-leader-election` }, leaderElectionRules(), subject);
+    if (props.namespacedRules) {
+      const { suffix, namespaces, rules } = props.namespacedRules;
+      for (const namespace of namespaces) this.addRole(`${suffix}-${namespace}`, { name: `${name}-${suffix}`, namespace, labels }, rules, subject);
+    }
 
     if (props.deployment ?? true) this.addDeployment(serviceAccount, props);
+  }
+
+  private addRole(id: string, metadata: { name: string; namespace: string; labels: Record<string, string> }, rules: PolicyRule[], subject: kplus.k8s.Subject): void {
+    new kplus.k8s.KubeRole(this, `${id}-role`, { metadata, rules });
+    new kplus.k8s.KubeRoleBinding(this, `${id}-role-binding`, {
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: metadata.name },
+      subjects: [subject],
+    });
   }
 
   private addDeployment(serviceAccount: kplus.ServiceAccount, props: RoleWorkloadProps): void {
@@ -82,9 +92,16 @@ export class RoleWorkload extends Construct {
           name: 'manager',
           image: imageOf(install),
           imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
-          args: [...props.args, `--metrics-port=${METRICS_PORT}`, `--health-port=${HEALTH_PORT}`],
+          args: [
+            ...props.args,
+            `--metrics-port=${METRICS_PORT}`,
+            // Unauthenticated metrics stay on loopback unless the install exposes them.
+            `--metrics-bind-address=${install.exposeMetrics ? '0.0.0.0' : '127.0.0.1'}`,
+            // The kubelet probes health on the pod IP.
+            `--health-port=${HEALTH_PORT}`,
+          ],
           ports: [
-            { number: METRICS_PORT, name: 'metrics' },
+            ...(install.exposeMetrics ? [{ number: METRICS_PORT, name: 'metrics' }] : []),
             { number: HEALTH_PORT, name: 'health' },
           ],
           liveness: kplus.Probe.fromHttpGet('/livez', {

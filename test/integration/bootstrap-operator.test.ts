@@ -121,10 +121,31 @@ describe('banlieue bootstrap operator', () => {
     expect(result.stderr).toMatch(/applying Namespace banlieue-system: forbidden: .*system:serviceaccount:default:nobody/);
   });
 
+  it("leaves the optional admission policies out only when asked, never the controller's Secret guard", async () => {
+    const names = (yaml: string): string[] => [...yaml.matchAll(/^kind: ValidatingAdmissionPolicy\nmetadata:\n(?:  .*\n)*?  name: (\S+)$/gm)].map((m) => m[1] ?? '');
+    const byDefault = await banlieue('bootstrap', 'operator', '--dry-run');
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(names(byDefault.stdout)).toEqual(expect.arrayContaining(['banlieue-controller-secret-writes', 'banlieue-provider-references', 'banlieue-inframachine-provider-id']));
+    const optedOut = await banlieue('bootstrap', 'operator', '--dry-run', '--no-admission-policies');
+    expect(optedOut.code, optedOut.stderr).toBe(0);
+    expect(names(optedOut.stdout)).toEqual(['banlieue-controller-secret-writes']);
+  });
+
+  it('scopes provider credentials to --provider-namespaces and refuses a bad namespace naming the prop', async () => {
+    const scoped = await banlieue('bootstrap', 'operator', '--dry-run', '--provider-namespaces', 'vms-a,vms-b');
+    expect(scoped.code, scoped.stderr).toBe(0);
+    // Per namespace: the Role's name, the RoleBinding's name and its roleRef.
+    expect(scoped.stdout.match(/^  name: banlieue-provider-vsphere-credentials$/gm)).toHaveLength(6);
+    for (const ns of ['vms-a', 'vms-b']) expect(scoped.stdout).toContain(`name: banlieue-provider-vsphere-credentials\n  namespace: ${ns}`);
+    const bad = await banlieue('bootstrap', 'operator', '--dry-run', '--provider-namespaces', 'Bad_NS');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('providerNamespaces: "Bad_NS" is not a valid namespace name');
+  });
+
   it('prints a dry run that kubectl accepts, client- and server-side', async () => {
     // Server-side dry runs need the target namespace to exist.
     const ns = await createNamespace('dry-run');
-    const dryRun = await banlieue('bootstrap', 'operator', '--dry-run', '--namespace', ns.name, '--admission-policies', '--network-policies');
+    const dryRun = await banlieue('bootstrap', 'operator', '--dry-run', '--namespace', ns.name, '--network-policies', '--expose-metrics', '--provider-namespaces', ns.name);
     expect(dryRun.code, dryRun.stderr).toBe(0);
     const kubectl = inject('kubectl');
     for (const mode of ['client', 'server']) {

@@ -139,7 +139,7 @@ describe('VirtualMachine controller', () => {
     expect(machine.spec?.nics[0].ipam).toEqual({ static: expect.objectContaining({ address: '192.0.2.50', prefix: 24 }) });
     const secret = await t.exists({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'with-ud-user-data', namespace: ns } });
     const rendered = Buffer.from(secret.data?.value ?? '', 'base64').toString();
-    expect(rendered).toContain('hostname: "with-ud"\nfqdn: with-ud.lab.example.com\n');
+    expect(rendered).toContain('hostname: "with-ud"\nfqdn: "with-ud.lab.example.com"\n');
     expect(rendered).toContain('echo ${HOME}');
     expect(secret.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'VirtualMachine', name: 'with-ud', controller: true })]);
   });

@@ -5,6 +5,7 @@ import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { BUILT_IN_BACKENDS } from '../../../controller/backends/registry.js';
 import { PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
+import { HEALTH_PORT, METRICS_PORT } from '../../../infra/install/role-workload.js';
 
 const CLUSTER_SCOPED = new Set([
   'Namespace',
@@ -49,6 +50,7 @@ describe('the install', () => {
       'banlieue-capi-infrastructure',
       'banlieue-controller',
       'banlieue-providers',
+      'banlieue-admission-policies',
     ]);
   });
 
@@ -67,7 +69,8 @@ describe('the install', () => {
       expect(container?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true, allowPrivilegeEscalation: false });
       expect(container?.livenessProbe.httpGet.path).toBe('/livez');
       expect(container?.readinessProbe.httpGet.path).toBe('/readyz');
-      expect(container?.ports.map((p) => p.name)).toContain('metrics');
+      expect(container?.ports.map((p) => p.name)).toEqual(['health']);
+      expect(container?.args).toContain('--metrics-bind-address=127.0.0.1');
       expect(d.spec.selector.matchLabels).toEqual(
         Object.fromEntries(Object.entries(d.spec.template.metadata.labels).filter(([k]) => k in d.spec.selector.matchLabels)),
       );
@@ -78,23 +81,19 @@ describe('the install', () => {
     expect(args['banlieue-provider-vsphere']).toEqual(['provider', 'vsphere']);
   });
 
-  it('gives the Cloud Hypervisor provider an identity but no Deployment', () => {
+  it('ships no identity, RBAC or Deployment for a provider role this version does not run', () => {
     const objs = all();
-    const names = (kind: string): string[] => objs.filter((o) => o.kind === kind).map((o) => o.metadata.name);
-    expect(names('ServiceAccount')).toContain('banlieue-provider-cloud-hypervisor');
-    expect(names('ClusterRole')).toContain('banlieue-provider-cloud-hypervisor');
-    expect(names('Deployment')).not.toContain('banlieue-provider-cloud-hypervisor');
+    const named = (prefix: string): string[] => objs.filter((o) => o.metadata.name.startsWith(prefix)).map((o) => `${o.kind}/${o.metadata.name}`);
+    for (const backend of BACKENDS.filter((b) => !PROVIDER_ROLES_BUILT.includes(b))) {
+      expect(named(`banlieue-provider-${backend}`), backend).toEqual([]);
+    }
+    expect(all({ backends: ['proxmox'] }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
+    expect(renderInstall({ backends: ['proxmox'] }).map((c) => c.name)).not.toContain('banlieue-providers');
   });
 
   it('installs only the enabled backends', () => {
     expect(deployments({ backends: ['vsphere'] }).map((d) => d.metadata.name)).toEqual(['banlieue-controller', 'banlieue-provider-vsphere']);
     expect(all({ backends: ['vsphere'] }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).not.toContain('banlieue-provider-proxmox');
-  });
-
-  it('gives a backend whose provider role is not built yet its identity and RBAC, but no Deployment to crash-loop', () => {
-    const objs = all({ backends: ['proxmox'] });
-    expect(objs.filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toContain('banlieue-provider-proxmox');
-    expect(objs.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
   });
 
   it('lists as built exactly the provider roles the binary has', () => {
@@ -125,6 +124,9 @@ describe('the install', () => {
 
   it.each([
     [{ namespace: 'Bad_NS' }, 'namespace "Bad_NS"'],
+    [{ providerNamespaces: [] }, 'providerNamespaces: an empty list'],
+    [{ providerNamespaces: ['vms', 'Bad_NS'] }, 'providerNamespaces: "Bad_NS"'],
+    [{ providerNamespaces: ['vms', 'vms'] }, 'lists a namespace twice'],
     [{ version: 'v1 beta' }, 'version "v1 beta"'],
     [{ registry: 'UPPER/case' }, 'registry "UPPER/case"'],
     [{ backends: ['hyperv'] }, 'backends: "hyperv"'],
@@ -134,11 +136,33 @@ describe('the install', () => {
     expect(() => new BanlieueInstall(new App(), 'x', props as never)).toThrow(message);
   });
 
-  it('adds admission policies and network policies only when asked', () => {
-    const kinds = (props = {}): string[] => all(props).map((o) => o.kind);
-    expect(kinds()).not.toContain('ValidatingAdmissionPolicy');
-    expect(kinds()).not.toContain('NetworkPolicy');
-    expect(kinds({ admissionPolicies: true })).toContain('ValidatingAdmissionPolicyBinding');
-    expect(kinds({ networkPolicies: true })).toContain('NetworkPolicy');
+  it('installs the admission policies by default and leaves them out only when asked; network policies only when asked', () => {
+    const policies = (props = {}): string[] => all(props).filter((o) => o.kind === 'ValidatingAdmissionPolicy').map((o) => o.metadata.name);
+    expect(policies()).toEqual(expect.arrayContaining(['banlieue-provider-references', 'banlieue-inframachine-provider-id', 'banlieue-provider-insecure-tls']));
+    expect(all().map((o) => o.kind)).not.toContain('NetworkPolicy');
+    expect(all({ networkPolicies: true }).map((o) => o.kind)).toContain('NetworkPolicy');
+    // The controller's Secret guard is least privilege, not an optional policy.
+    expect(policies({ admissionPolicies: false })).toEqual(['banlieue-controller-secret-writes']);
+  });
+
+  it('binds every policy it installs, refusing what fails', () => {
+    const objs = all();
+    for (const policy of objs.filter((o) => o.kind === 'ValidatingAdmissionPolicy')) {
+      const binding = objs.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding' && o.metadata.name === policy.metadata.name);
+      expect(binding?.spec, policy.metadata.name).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
+      expect((policy.spec as { failurePolicy: string }).failurePolicy).toBe('Fail');
+    }
+  });
+
+  it('serves metrics on loopback unless exposed, and lets the NetworkPolicy admit the metrics port only then', () => {
+    const exposed = deployments({ exposeMetrics: true })[0]?.spec.template.spec.containers[0];
+    expect(exposed?.args).toContain('--metrics-bind-address=0.0.0.0');
+    expect(exposed?.ports.map((p) => p.name)).toEqual(['metrics', 'health']);
+    const ingressPorts = (props: object): number[] => {
+      const policy = all({ networkPolicies: true, ...props }).find((o) => o.kind === 'NetworkPolicy') as { spec: { ingress: { ports: { port: number }[] }[] } } | undefined;
+      return (policy?.spec.ingress ?? []).flatMap((rule) => rule.ports.map((p) => p.port));
+    };
+    expect(ingressPorts({})).toEqual([HEALTH_PORT]);
+    expect(ingressPorts({ exposeMetrics: true }).sort()).toEqual([METRICS_PORT, HEALTH_PORT].sort());
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Label } from '../../../infra/api/well-known.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 
-const objects = renderInstall({ admissionPolicies: true, networkPolicies: true }).flatMap((c) => c.objects);
+const objects = renderInstall({ networkPolicies: true }).flatMap((c) => c.objects);
 const clusterRole = (name: string): ManifestObject => {
   const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === name);
   if (!role) throw new Error(`ClusterRole ${name} not rendered`);
@@ -47,7 +47,8 @@ describe('RBAC', () => {
   });
 
   it('never grants list or watch on Secrets, and no wildcards, in any role', () => {
-    const roles = objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
+    const scoped = renderInstall({ providerNamespaces: ['vms'] }).flatMap((c) => c.objects);
+    const roles = [...objects, ...scoped].filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
     expect(roles.length).toBeGreaterThan(5);
     for (const role of roles) {
       for (const rule of rulesOf(role)) {
@@ -69,6 +70,43 @@ describe('RBAC', () => {
     expect(vsphere).toContain('vspheremachines/status');
     expect(vsphere.some((r) => r.startsWith('proxmox'))).toBe(false);
     expect(vsphere).not.toContain('virtualmachines');
+  });
+
+  it('lets only the provider role update the providerid virtual subresource its admission policy checks', () => {
+    const holders = objects
+      .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+      .filter((o) => rulesOf(o).some((r) => r.resources.some((res) => res.endsWith('/providerid'))))
+      .map((o) => o.metadata.name);
+    expect(holders).toEqual(['banlieue-provider-vsphere']);
+    expect(rulesOf(clusterRole('banlieue-provider-vsphere'))).toContainEqual({ apiGroups: ['infrastructure.banlieue.io'], resources: ['vspheremachines/providerid'], verbs: ['update'] });
+  });
+
+  it('lets the controller get, create and patch Secrets (the guard narrows the writes) and only get ConfigMaps', () => {
+    const rules = rulesOf(clusterRole('banlieue-controller'));
+    expect(rules.filter((r) => r.resources.includes('secrets'))).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] }]);
+    expect(rules.filter((r) => r.resources.includes('configmaps'))).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+  });
+
+  it('gives provider roles Secret and ConfigMap get in every namespace by default', () => {
+    expect(rulesOf(clusterRole('banlieue-provider-vsphere'))).toContainEqual({ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] });
+  });
+
+  it('gives provider roles Secret and ConfigMap get only in the providerNamespaces when set, by a Role and RoleBinding in each', () => {
+    const scoped = renderInstall({ providerNamespaces: ['vms-a', 'vms-b'] }).flatMap((c) => c.objects);
+    const role = scoped.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'banlieue-provider-vsphere');
+    expect(role && rulesOf(role).flatMap((r) => r.resources)).not.toContain('secrets');
+    expect(role && rulesOf(role).flatMap((r) => r.resources)).not.toContain('configmaps');
+    for (const ns of ['vms-a', 'vms-b']) {
+      const nsRole = scoped.find((o) => o.kind === 'Role' && o.metadata.namespace === ns);
+      expect(nsRole?.metadata.name).toBe('banlieue-provider-vsphere-credentials');
+      expect(nsRole && rulesOf(nsRole)).toEqual([{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] }]);
+      const binding = scoped.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === ns);
+      expect(binding?.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'banlieue-provider-vsphere-credentials' });
+      expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'banlieue-provider-vsphere', namespace: 'banlieue-system' }]);
+    }
+    // The controller still reads user-data wherever VirtualMachines are.
+    const controller = scoped.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'banlieue-controller');
+    expect(controller && rulesOf(controller).flatMap((r) => r.resources)).toContain('secrets');
   });
 
   it('binds every ClusterRole except the CAPI one to the ServiceAccount of the same name', () => {
