@@ -52,7 +52,8 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     await this.ssa.apply({
       apiVersion: m.apiVersion,
       kind: m.kind,
-      metadata: { name: m.metadata.name, namespace: m.metadata.namespace },
+      // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
+      metadata: { name: m.metadata.name, namespace: m.metadata.namespace, uid: m.metadata.uid },
       spec: { failureDomain: placement.failureDomain, ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }) },
     });
     return done;

@@ -111,7 +111,9 @@ export class InfraMachineReconciler implements Reconciler {
     if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
     if (identity.unwritten) {
       // Written before anything exists on the backend, so a crash from here on finds the VM again by it.
-      await this.ssa.apply({ apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name, namespace: machine.metadata.namespace }, spec: { providerID: identity.providerID } });
+      // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
+      const { name, namespace, uid } = machine.metadata;
+      await this.ssa.apply({ apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name, namespace, uid }, spec: { providerID: identity.providerID } });
       log.info({ providerID: identity.providerID }, 'Set providerID');
     }
     const provisioned = isProvisioned(machine);
