@@ -84,6 +84,13 @@ export const Reason = {
   NetworkMappingChanged: 'NetworkMappingChanged',
   /** PlacementValid=True: the placement matches the spec. */
   PlacementMatches: 'PlacementMatches',
+  /**
+   * Warning Event on a VirtualMachine: status.scheduled did not say where the VM runs (another
+   * writer of the status subresource changed it, or it was never written). The controller
+   * rewrote it from the infrastructure machine the VM controls, which is where the VM runs;
+   * the VM was not moved. Find out who writes VirtualMachine status: only the controller should.
+   */
+  ScheduledRestored: 'ScheduledRestored',
   /** Provider: the credentials Secret does not exist. Create it in the Provider's namespace. */
   SecretMissing: 'SecretMissing',
   /** Provider: the credentials Secret lacks a required key or holds an invalid value. */

@@ -1,66 +1,59 @@
 // The VirtualMachine decision: a pure function from what the reconciler
 // observed to what it should do (STYLE §2 "How a reconciler reads"). Pause
 // and deletion are branches here; the reconciler only carries the plan out.
-// Ownership too (issue 10): an object of the VM's name in its namespace that
-// is not the VM's (an infrastructure machine it does not control, a Secret
-// `<vm>-user-data` that is not its rendered user-data) is reported and left
-// alone, never written, deleted or referred to.
+//
+// Ownership (issue 10, ownership.ts): an object of the VM's name that is not
+// the VM's is reported and left alone, never written, deleted or referred to.
+//
+// Placement (issue 10, Build 7; placement.ts, drift.ts): where the VM runs is
+// the infrastructure machine it controls, not `status.scheduled`, which
+// anyone with access to the status subresource can write. The controller
+// keeps that record in step with the machine: one that disagrees is
+// rewritten from the machine, with a Warning Event, and nothing moves. Only a
+// real drift (the machine's Provider, failure domain or class targets no
+// longer what the scheduler would choose) deletes a machine, as the VM's
+// migrationPolicy allows, and the plan that deletes it carries an Event
+// the reconciler records first.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { ResolvedClass, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { ScheduledPlacement, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { API_VERSION, CORE_GROUP, INFRA_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
-import { Finalizer, Label, SecretType } from '../../../infra/api/well-known.js';
+import { INFRA_GROUP } from '../../../infra/api/kind.js';
+import { Annotation, Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import { schedule } from '../../scheduler/schedule.js';
 import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
-import { evaluateDrift } from './drift.js';
+import { describeDrift, evaluateDrift, type DriftDecision, type DriftReason } from './drift.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
 import { buildInfraMachine, type InfraMachineObject } from './infra-builders.js';
-import { toScheduledPlacement, type Placement } from './placement.js';
+import {
+  decideUserDataSecretWrite,
+  infraConflict,
+  markForeign,
+  userDataSecretName,
+  type InfraState,
+  type RenderedSecretState,
+  type UserDataSecretObject,
+  type WriteConflict,
+} from './ownership.js';
+import {
+  describePlacement,
+  readResolvedClasses,
+  recordAgrees,
+  recordRunning,
+  runningPlacement,
+  sameResolved,
+  toScheduledPlacement,
+  type Placement,
+  type RunningPlacement,
+} from './placement.js';
 import { findDuplicateAddress, heldAddresses, type SiblingAddresses } from './static-addresses.js';
 import { mirrorInfraStatus, readyCondition } from './status-mirror.js';
 import { renderUserData, userDataVars } from './user-data.js';
 
-/**
- * What one infrastructure kind holds under this VM's name. Unknown: it could
- * not be read. Foreign: an object this VM does not control; decide marks
- * Present and Terminating objects so, whatever the reconciler passed.
- */
-export type InfraState =
-  | { readonly kind: string; readonly state: 'Absent' | 'Unknown' }
-  | { readonly kind: string; readonly state: 'Present' | 'Terminating' | 'Foreign'; readonly object: InfraMachineObject };
-
 export type UserDataSource = { readonly ok: true; readonly content: string } | { readonly ok: false; readonly message: string };
-
-/** The Secret `<vm>-user-data`, read by name (the controller may not list or watch Secrets). */
-export type RenderedSecretState = { readonly state: 'Absent' } | { readonly state: 'Present'; readonly secret: LiveSecret };
-
-/** What the reconciler keeps of a live Secret: identity, ownership, type, and `data.value` (base64) to compare; no other data. */
-export interface LiveSecret {
-  readonly metadata: { readonly name?: string; readonly uid?: string; readonly ownerReferences?: readonly OwnerReference[] };
-  readonly type?: string;
-  readonly value?: string;
-}
-
-/** The rendered user-data Secret as the controller writes it; `metadata.uid` set: an update of that Secret, which is ours. */
-export interface UserDataSecretObject {
-  apiVersion: 'v1';
-  kind: 'Secret';
-  metadata: { name: string; namespace: string; uid?: string; labels: Record<string, string>; ownerReferences: OwnerReference[] };
-  type: string;
-  data: { value: string };
-}
-
-type Owned = { readonly metadata: { readonly ownerReferences?: readonly OwnerReference[] } };
-
-/** A write the apply step could not make because the object is not, or is no longer wholly, the VM's. */
-export interface WriteConflict {
-  readonly reason: typeof Reason.UserDataSecretConflict | typeof Reason.InfraMachineConflict;
-  readonly message: string;
-}
 
 export interface VmObserved {
   /** The backends this controller knows: their machine kinds and builders. */
@@ -82,6 +75,13 @@ export interface VmObserved {
   readonly renderedSecret?: RenderedSecretState;
 }
 
+/** An Event about the VM, recorded before the plan's writes (so one announcing a deletion precedes it). */
+export interface PlannedEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: Reason;
+  readonly message: string;
+}
+
 export interface VmPlan {
   readonly ensureFinalizer: boolean;
   readonly removeFinalizer: boolean;
@@ -91,6 +91,8 @@ export interface VmPlan {
   readonly applyInfra?: InfraMachineObject;
   /** The rendered user-data Secret to create, or (metadata.uid set) to update; absent when the live one is already right. */
   readonly userDataSecret?: UserDataSecretObject;
+  /** Events to record before anything is written or deleted. */
+  readonly events: readonly PlannedEvent[];
   /** The status fields the controller owns; undefined: leave status alone. */
   readonly status?: VirtualMachineStatus;
   readonly requeueAfterMs?: number;
@@ -99,8 +101,6 @@ export interface VmPlan {
 const RECHECK_MS = 60_000;
 const WAIT_MS = 5_000;
 
-export const userDataSecretName = (vm: VirtualMachine): string => `${vm.metadata.name ?? ''}-user-data`;
-
 export function decideVirtualMachine(observed: VmObserved, now: Date): VmPlan {
   const o = withForeignMarked(observed);
   const { vm } = o;
@@ -108,44 +108,6 @@ export function decideVirtualMachine(observed: VmObserved, now: Date): VmPlan {
   if (vm.metadata.deletionTimestamp) return deletionPlan(o);
   const ensureFinalizer = !(vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
   return { ...activePlan(o, now), ensureFinalizer };
-}
-
-function pausedPlan(o: VmObserved, now: Date): VmPlan {
-  const conditions = setConditions(
-    o.vm.status?.conditions,
-    [pausedCondition(o.vm, o.vm.metadata.generation), { type: ConditionType.Ready, status: 'False', reason: Reason.Paused, message: 'Reconciliation is paused' }],
-    now,
-  );
-  return { ...noAction, status: { ...ownedStatus(o.vm), conditions } };
-}
-
-/** Whether `vm` is the controller of `object`: an ownerReference with controller true and the VM's uid. */
-export function isControlledBy(object: Owned, vm: VirtualMachine): boolean {
-  const uid = vm.metadata.uid;
-  return !!uid && (object.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
-}
-
-/**
- * The conflict a Secret `<vm>-user-data` is unless it is the VM's rendered
- * user-data: banlieue's type (immutable, so set only at creation) and the VM
- * as controller. Undefined: it is the VM's.
- */
-export function renderedSecretConflict(secret: LiveSecret, vm: VirtualMachine): WriteConflict | undefined {
-  const type = secret.type ?? 'Opaque';
-  const why = type !== SecretType.userData ? `its type is ${type}, not ${SecretType.userData}` : isControlledBy(secret, vm) ? undefined : controllerOf(secret, vm);
-  if (!why) return undefined;
-  return { reason: Reason.UserDataSecretConflict, message: `Secret ${userDataSecretName(vm)} exists and is not this VirtualMachine's rendered user-data (${why}); it is left untouched` };
-}
-
-/** The conflict an infrastructure machine of the VM's name is unless the VM controls it. Undefined: it is the VM's. */
-export function infraConflict(object: InfraMachineObject, vm: VirtualMachine): WriteConflict | undefined {
-  if (isControlledBy(object, vm)) return undefined;
-  return { reason: Reason.InfraMachineConflict, message: `${object.kind} ${object.metadata.name ?? ''} exists and is not controlled by this VirtualMachine (${controllerOf(object, vm)}); it is left untouched` };
-}
-
-/** A write refused because another writer changed a field the controller sets in the VM's object (`apiMessage` names fields and managers, no values). */
-export function fieldConflict(reason: WriteConflict['reason'], object: { readonly kind: string; readonly metadata: { readonly name?: string } }, apiMessage: string): WriteConflict {
-  return { reason, message: `${object.kind} ${object.metadata.name ?? ''} is not updated: another writer changed a field the controller sets (${apiMessage})` };
 }
 
 /**
@@ -157,18 +119,17 @@ export function decideWriteConflict(observed: VmObserved, conflict: WriteConflic
   return conflictPlan(withForeignMarked(observed), now, conflict);
 }
 
-/** Who controls an object the VM does not, in words. */
-function controllerOf(object: Owned, vm: VirtualMachine): string {
-  const controller = object.metadata.ownerReferences?.find((r) => r.controller === true);
-  if (!controller) return 'it has no controller';
-  const sameName = controller.kind === 'VirtualMachine' && controller.name === vm.metadata.name;
-  return `it is controlled by ${controller.kind} ${controller.name}${sameName ? ` of uid ${controller.uid}, not this one` : ''}`;
+function pausedPlan(o: VmObserved, now: Date): VmPlan {
+  const conditions = setConditions(
+    o.vm.status?.conditions,
+    [pausedCondition(o.vm, o.vm.metadata.generation), { type: ConditionType.Ready, status: 'False', reason: Reason.Paused, message: 'Reconciliation is paused' }],
+    now,
+  );
+  return { ...noAction, status: { ...ownedStatus(o.vm), conditions } };
 }
 
-/** Present or Terminating objects the VM does not control become Foreign: never mirrored, replaced or deleted. */
 function withForeignMarked(o: VmObserved): VmObserved {
-  const infra = o.infra.map((i): InfraState => ('object' in i && i.state !== 'Foreign' && !isControlledBy(i.object, o.vm) ? { kind: i.kind, state: 'Foreign', object: i.object } : i));
-  return { ...o, infra };
+  return { ...o, infra: markForeign(o.infra, o.vm) };
 }
 
 /** Delete every infra kind the VM controls, independently; release the VM only when all are gone (another's object is not waited for). */
@@ -179,7 +140,9 @@ function deletionPlan(o: VmObserved): VmPlan {
   return { ...noAction, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
 }
 
-const noAction: VmPlan = { ensureFinalizer: false, removeFinalizer: false, deleteInfra: [] };
+const noAction: VmPlan = { ensureFinalizer: false, removeFinalizer: false, deleteInfra: [], events: [] };
+
+type ActivePlan = Omit<VmPlan, 'ensureFinalizer'>;
 
 interface Gate {
   readonly scheduled: ConditionInput;
@@ -187,7 +150,13 @@ interface Gate {
   readonly requeueAfterMs?: number;
 }
 
-function activePlan(o: VmObserved, now: Date): Omit<VmPlan, 'ensureFinalizer'> {
+/** The machine the VM runs on (a Present one it controls) and where that is. */
+interface Running {
+  readonly machine: InfraMachineObject;
+  readonly placement: RunningPlacement;
+}
+
+function activePlan(o: VmObserved, now: Date): ActivePlan {
   const { vm, vmClass, image } = o;
   if (!vmClass) return blocked(o, now, { scheduled: notScheduled(Reason.ClassNotFound, `spec.classRef.name "${vm.spec.classRef.name}" not found`) });
   if (!image) return blocked(o, now, { scheduled: notScheduled(Reason.ImageNotFound, `spec.imageRef.name "${vm.spec.imageRef.name}" not found`) });
@@ -199,34 +168,79 @@ function activePlan(o: VmObserved, now: Date): Omit<VmPlan, 'ensureFinalizer'> {
     return blocked(o, now, { scheduled: current(o.vm, ConditionType.Scheduled), ready: notReady(Reason.DuplicateAddress, message) });
   }
   const result = schedule({ vm, vmClass, image, providers: o.providers, siblings: o.siblings });
-  const fresh = result.ok ? result.placement : undefined;
-  const drift = evaluateDrift(vm, fresh);
-  if (!vm.status?.scheduled && !result.ok) {
-    return blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
+  if (!result.ok) {
+    // Nothing fits now: a VM that runs keeps running where it is.
+    const running = runningOn(o);
+    return running ? mirrorOnly(o, now, placementMatches, running) : blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
   }
-  if (drift.action === 'StickToOld' || drift.action === 'SurfaceOnly') {
-    const placementValid: ConditionInput =
-      drift.action === 'SurfaceOnly' && drift.reason
-        ? { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${driftMessage(drift.reason)}; annotate banlieue.io/migrate=true to move it` }
-        : placementMatches;
-    return mirrorOnly(o, now, placementValid);
-  }
-  if (!fresh) return mirrorOnly(o, now, placementMatches);
-  const stale = staleInfra(o, fresh, drift.action === 'Recreate');
-  if (stale.length > 0) {
-    const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason ?? Reason.ProviderChanged, message: `${driftMessage(drift.reason)}; recreating` };
-    return { ...mirrorOnly(o, now, placementValid), deleteInfra: stale, requeueAfterMs: WAIT_MS };
-  }
-  return place(o, now, fresh, vmClass, image);
+  const fresh = result.placement;
+  const running = runningOn(o, { vmClass, image, placement: fresh });
+  if (!running) return place(o, now, fresh, vmClass, image, undefined);
+  const drift = evaluateDrift(vm, running.placement, fresh);
+  if (drift.reason && drift.action !== 'InPlace') return driftPlan(o, now, { ...drift, reason: drift.reason }, running, fresh);
+  const leftovers = otherKinds(o, running);
+  if (leftovers.length > 0) return leftoverPlan(o, now, leftovers, running);
+  return place(o, now, fresh, vmClass, image, running);
 }
 
-/** Infra objects to delete before (re)creating at `fresh`: other kinds, and the current one when recreating. */
-function staleInfra(o: VmObserved, fresh: Placement, recreate: boolean): InfraMachineObject[] {
-  const target = o.backends.machineKind(fresh.providerClass);
-  return o.infra.flatMap((i) => (i.state === 'Present' && (i.kind !== target || recreate) ? [i.object] : []));
+/**
+ * The machine the VM runs on: a Present one it controls, of the fresh
+ * placement's kind when there is one. Its class targets are read back only
+ * at the fresh Provider and failure domain: elsewhere the Provider or
+ * failure domain already differs.
+ */
+function runningOn(o: VmObserved, fresh?: { readonly vmClass: VMClass; readonly image: VMImage; readonly placement: Placement }): Running | undefined {
+  const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
+  const targetKind = fresh && o.backends.machineKind(fresh.placement.providerClass);
+  const machine = present.find((m) => m.kind === targetKind) ?? present[0];
+  if (!machine) return undefined;
+  const placement = runningPlacement(machine, o.backends);
+  const atFresh = fresh && placement.providerClass === fresh.placement.providerClass && placement.providerName === fresh.placement.providerName && placement.failureDomain === fresh.placement.failureDomain.name;
+  if (!atFresh) return { machine, placement };
+  return { machine, placement: { ...placement, ...readResolvedClasses(machine, { vm: o.vm, vmClass: fresh.vmClass, image: fresh.image, placement: fresh.placement }, o.backends) } };
 }
 
-function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass, image: VMImage): Omit<VmPlan, 'ensureFinalizer'> {
+/**
+ * The VM runs where it no longer fits. `never` keeps it there; `manual` keeps
+ * it and says so (PlacementValid False, a Warning Event when that begins)
+ * until annotated; `automatic` (or `manual` annotated) deletes every machine
+ * the VM controls, with a Warning Event recorded before the delete, and the
+ * next pass creates it at the fresh placement.
+ */
+function driftPlan(o: VmObserved, now: Date, drift: DriftDecision & { readonly reason: DriftReason }, running: Running, fresh: Placement): ActivePlan {
+  const what = describeDrift(drift.reason, running.placement, fresh);
+  if (drift.action === 'StickToOld') return mirrorOnly(o, now, placementMatches, running);
+  if (drift.action === 'SurfaceOnly') {
+    const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${what}; annotate ${Annotation.migrate}=true to move it` };
+    const plan = mirrorOnly(o, now, placementValid, running);
+    const already = o.vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid && c.status === 'False' && c.reason === drift.reason);
+    if (already) return plan;
+    const message = `${what}: migrationPolicy manual keeps the VirtualMachine on ${describePlacement(running.placement)}; annotate ${Annotation.migrate}=true to recreate it on ${describePlacement(fresh)}`;
+    return { ...plan, events: [...plan.events, { type: 'Warning', reason: drift.reason, message }] };
+  }
+  const stale = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
+  const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${what}; recreating` };
+  const plan = mirrorOnly(o, now, placementValid, running);
+  const policy = o.vm.spec.migrationPolicy === 'manual' ? `manual, ${Annotation.migrate}=true` : 'automatic';
+  const message = `${what}: deleting ${machineName(running.machine)} to recreate the VirtualMachine on ${describePlacement(fresh)} (migrationPolicy ${policy})`;
+  return { ...plan, events: [...plan.events, { type: 'Warning', reason: drift.reason, message }], deleteInfra: stale, requeueAfterMs: WAIT_MS };
+}
+
+/** Present machines of other kinds the VM controls, besides the one it runs on. */
+function otherKinds(o: VmObserved, running: Running): InfraMachineObject[] {
+  return o.infra.flatMap((i) => (i.state === 'Present' && i.kind !== running.machine.kind ? [i.object] : []));
+}
+
+/** A second machine of the VM, of another kind (not one banlieue makes: it deletes before it recreates), is deleted, said first. */
+function leftoverPlan(o: VmObserved, now: Date, leftovers: readonly InfraMachineObject[], running: Running): ActivePlan {
+  const on = `${machineName(running.machine)} on ${describePlacement(running.placement)}`;
+  const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: Reason.ProviderChanged, message: `the VirtualMachine runs as ${on}; deleting its other infrastructure machines` };
+  const plan = mirrorOnly(o, now, placementValid, running);
+  const events = leftovers.map((m): PlannedEvent => ({ type: 'Warning', reason: Reason.ProviderChanged, message: `deleting ${machineName(m)}: the VirtualMachine runs as ${on}` }));
+  return { ...plan, events: [...plan.events, ...events], deleteInfra: leftovers, requeueAfterMs: WAIT_MS };
+}
+
+function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass, image: VMImage, running: Running | undefined): ActivePlan {
   const { vm } = o;
   if (o.userData && !o.userData.ok) return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
   const backend = o.backends.get(placement.providerClass);
@@ -236,24 +250,27 @@ function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass,
   const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
   if (foreign) return conflictPlan(o, now, foreign);
   if (live?.state === 'Terminating' || live?.state === 'Unknown') {
-    return { ...mirrorOnly(o, now, placementMatches), requeueAfterMs: WAIT_MS };
+    return { ...mirrorOnly(o, now, placementMatches, running), requeueAfterMs: WAIT_MS };
   }
-  const rendered = o.userData?.ok ? userDataSecretWrite(o, renderUserData(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
+  const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserData(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);
   const built = buildInfraMachine({ vm, vmClass, image, placement, ...(rendered ? { userDataSecretName: userDataSecretName(vm) } : {}) }, o.backends);
   if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });
   const infra = live?.state === 'Present' ? live.object : undefined;
   const userDataSecret = rendered?.write;
-  const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: `${placement.providerName}/${placement.failureDomain.name}` };
+  const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: describePlacement(placement) };
   const status = statusFor(o, now, { scheduled, placementValid: placementMatches, infra, infraKind: targetKind });
+  const recorded = vm.status?.scheduled;
   return {
     ...noAction,
     // The uid makes the write an update of exactly the object judged ours.
     applyInfra: infra?.metadata.uid ? { ...built.object, metadata: { ...built.object.metadata, uid: infra.metadata.uid } } : built.object,
     ...(userDataSecret ? { userDataSecret } : {}),
+    // Running here already (the machine agrees with the fresh placement): only a record that disagrees is news.
+    events: restoredEvents(recorded, running),
     status: {
       ...status,
-      scheduled: samePlacement(vm, placement) && vm.status?.scheduled ? vm.status.scheduled : toScheduledPlacement(placement, now),
+      scheduled: recorded && samePlacement(recorded, placement) ? recorded : toScheduledPlacement(placement, running ? since(running.machine, now) : now),
       infrastructureRef: { apiGroup: INFRA_GROUP, kind: targetKind, name: vm.metadata.name ?? '' },
       heldAddresses: heldAddresses(vm, vmClass),
       ...(vm.metadata.generation !== undefined ? { observedGeneration: vm.metadata.generation } : {}),
@@ -261,55 +278,46 @@ function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass,
   };
 }
 
-/** The Secret to write for `content`, none when the VM's own already holds it, or the conflict when the Secret of that name is not the VM's. */
-function userDataSecretWrite(o: VmObserved, content: string): { readonly ok: true; readonly write?: UserDataSecretObject } | { readonly ok: false; readonly conflict: WriteConflict } {
-  const desired = toUserDataSecret(o.vm, content);
-  const live = o.renderedSecret ?? { state: 'Absent' };
-  if (live.state === 'Absent') return { ok: true, write: desired };
-  const conflict = renderedSecretConflict(live.secret, o.vm);
-  if (conflict) return { ok: false, conflict };
-  if (live.secret.value === desired.data.value) return { ok: true };
-  return { ok: true, write: { ...desired, metadata: { ...desired.metadata, uid: live.secret.metadata.uid ?? '' } } };
-}
-
-/** The rendered user-data Secret of `vm`: banlieue's type, the VM as controller, so garbage collection removes it with the VM. */
-export function toUserDataSecret(vm: VirtualMachine, content: string): UserDataSecretObject {
-  const name = vm.metadata.name ?? '';
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: userDataSecretName(vm),
-      namespace: vm.metadata.namespace ?? '',
-      labels: { [Label.ownedBy]: name },
-      ownerReferences: [{ apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-    type: SecretType.userData,
-    data: { value: Buffer.from(content, 'utf8').toString('base64') },
-  };
-}
-
 /** An object in the VM's way is not the VM's: report it, write nothing, keep what the VM has; recheck (Secrets are not watched). */
-function conflictPlan(o: VmObserved, now: Date, conflict: WriteConflict): Omit<VmPlan, 'ensureFinalizer'> {
+function conflictPlan(o: VmObserved, now: Date, conflict: WriteConflict): ActivePlan {
   return blocked(o, now, { scheduled: notScheduled(conflict.reason, conflict.message), requeueAfterMs: RECHECK_MS });
 }
 
-/** Keep the current infra object and only mirror its status. */
-function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput): Omit<VmPlan, 'ensureFinalizer'> {
-  const live = o.infra.find((i) => i.state === 'Present' || i.state === 'Terminating');
-  const infra = live && 'object' in live ? live.object : undefined;
-  const scheduled = o.vm.status?.scheduled
-    ? { type: ConditionType.Scheduled, status: 'True' as const, reason: Reason.Scheduled, message: `${o.vm.status.scheduled.providerName}/${o.vm.status.scheduled.failureDomain}` }
+/** Keep the current infra object and only mirror its status; the record of where it runs follows the machine. */
+function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput, running: Running | undefined): ActivePlan {
+  const live = running ? undefined : o.infra.find((i) => i.state === 'Terminating');
+  const infra = running?.machine ?? (live && 'object' in live ? live.object : undefined);
+  const record = recordOf(o.vm, running, now);
+  const scheduled = record.scheduled
+    ? { type: ConditionType.Scheduled, status: 'True' as const, reason: Reason.Scheduled, message: describePlacement(record.scheduled) }
     : notScheduled(Reason.Scheduling, 'not scheduled yet');
-  return { ...noAction, status: statusFor(o, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' }) };
+  const status = statusFor(o, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' });
+  return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) } };
 }
 
-/** Nothing can be placed: report why, keep what exists. */
-function blocked(o: VmObserved, now: Date, gate: Gate): Omit<VmPlan, 'ensureFinalizer'> {
-  const live = o.infra.find((i) => i.state === 'Present');
-  const infra = live && 'object' in live ? live.object : undefined;
-  const status = statusFor(o, now, { scheduled: gate.scheduled, infra, infraKind: infra?.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
-  return { ...noAction, status, ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}) };
+/** Nothing can be placed: report why, keep what exists (its record following the machine). */
+function blocked(o: VmObserved, now: Date, gate: Gate): ActivePlan {
+  const running = runningOn(o);
+  const record = recordOf(o.vm, running, now);
+  const status = statusFor(o, now, { scheduled: gate.scheduled, infra: running?.machine, infraKind: running?.machine.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
+  return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) }, ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}) };
+}
+
+/** `status.scheduled` while `running` (or nothing) runs, and the Event when the record had to be restored from the machine. */
+function recordOf(vm: VirtualMachine, running: Running | undefined, now: Date): { readonly scheduled?: ScheduledPlacement; readonly events: readonly PlannedEvent[] } {
+  const recorded = vm.status?.scheduled;
+  if (!running) return { ...(recorded ? { scheduled: recorded } : {}), events: [] };
+  return { scheduled: recordRunning(recorded, running.placement, since(running.machine, now)), events: restoredEvents(recorded, running) };
+}
+
+/** A Warning when `status.scheduled` does not say where the VM runs: someone else wrote it (or it was never written); it is restored, nothing moves. */
+function restoredEvents(recorded: ScheduledPlacement | undefined, running: Running | undefined): PlannedEvent[] {
+  if (!running || recordAgrees(recorded, running.placement)) return [];
+  const said = recorded ? describePlacement(recorded) : 'unset';
+  const where = describePlacement(running.placement);
+  const targets = recorded && said === where && recorded.providerClass === running.placement.providerClass ? ' with other class targets' : '';
+  const message = `status.scheduled (${said}${targets}) does not match ${machineName(running.machine)}, which runs the VirtualMachine on ${where}: restored from the machine; the VirtualMachine is not moved`;
+  return [{ type: 'Warning', reason: Reason.ScheduledRestored, message }];
 }
 
 interface StatusInput {
@@ -340,15 +348,23 @@ function ownedStatus(vm: VirtualMachine): VirtualMachineStatus {
   return { ...(scheduled ? { scheduled } : {}), ...(infrastructureRef ? { infrastructureRef } : {}), ...(held ? { heldAddresses: held } : {}) };
 }
 
-function samePlacement(vm: VirtualMachine, p: Placement): boolean {
-  const s = vm.status?.scheduled;
-  return !!s && s.providerName === p.providerName && s.failureDomain === p.failureDomain.name && sameResolved(s.resolvedStorage ?? [], p.resolvedStorage) && sameResolved(s.resolvedNetworks ?? [], p.resolvedNetworks);
+function samePlacement(s: ScheduledPlacement, p: Placement): boolean {
+  return (
+    s.providerClass === p.providerClass &&
+    s.providerName === p.providerName &&
+    s.failureDomain === p.failureDomain.name &&
+    sameResolved(s.resolvedStorage ?? [], p.resolvedStorage) &&
+    sameResolved(s.resolvedNetworks ?? [], p.resolvedNetworks)
+  );
 }
 
-/** Field by field: the API server returns an object's keys in its own order, so JSON text would differ. */
-function sameResolved(live: readonly ResolvedClass[], wanted: readonly ResolvedClass[]): boolean {
-  return live.length === wanted.length && live.every((r, i) => r.className === wanted[i]?.className && r.backendId === wanted[i]?.backendId);
+/** When the machine's placement was chosen: when the machine was made. */
+function since(machine: InfraMachineObject, now: Date): Date {
+  const created = machine.metadata.creationTimestamp;
+  return created ? new Date(created) : now;
 }
+
+const machineName = (m: InfraMachineObject): string => `${m.kind} ${m.metadata.name ?? ''}`;
 
 const placementMatches: ConditionInput = { type: ConditionType.PlacementValid, status: 'True', reason: Reason.PlacementMatches, message: '' };
 
@@ -363,19 +379,4 @@ function notReady(reason: Reason, message: string): ConditionInput {
 function current(vm: VirtualMachine, type: string): ConditionInput {
   const c = vm.status?.conditions?.find((x) => x.type === type);
   return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: copiedReason(c), message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
-}
-
-function driftMessage(reason: string | undefined): string {
-  switch (reason) {
-    case Reason.ProviderChanged:
-      return 'the Provider no longer fits';
-    case Reason.FailureDomainChanged:
-      return 'the failure domain no longer fits';
-    case Reason.StorageMappingChanged:
-      return 'a storage class now resolves differently';
-    case Reason.NetworkMappingChanged:
-      return 'a network class now resolves differently';
-    default:
-      return 'the placement changed';
-  }
 }

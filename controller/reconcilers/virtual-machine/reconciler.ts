@@ -3,7 +3,14 @@
 // API writes at all. Objects written into the VM's namespace (its infra
 // machine, its rendered user-data Secret) are created only where nothing of
 // their name exists and updated only while they are the VM's, never by a
-// forced apply (issue 10): anything else becomes a condition.
+// forced apply (issue 10): anything else becomes a condition. A plan's
+// Events are recorded before its writes, so the one announcing a recreate
+// (placement drift) exists before the machine is deleted.
+//
+// Where a VM runs is read from the infrastructure machine it controls, for
+// the VM and for its siblings alike (placement.ts): `status.scheduled` is
+// writable by anyone allowed the status subresource, so a forged one, on the
+// VM or on a sibling its anti-affinity looks at, moves nothing.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
@@ -24,23 +31,21 @@ import type { Metrics } from '../../runtime/metrics.js';
 import { readData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
+import { decideVirtualMachine, decideWriteConflict, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
+import type { InfraMachineObject } from './infra-builders.js';
 import {
-  decideVirtualMachine,
-  decideWriteConflict,
   fieldConflict,
   infraConflict,
+  isControlledBy,
   renderedSecretConflict,
   userDataSecretName,
   type InfraState,
   type LiveSecret,
   type RenderedSecretState,
   type UserDataSecretObject,
-  type UserDataSource,
-  type VmObserved,
-  type VmPlan,
   type WriteConflict,
-} from './decide.js';
-import type { InfraMachineObject } from './infra-builders.js';
+} from './ownership.js';
+import { runningPlacement } from './placement.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
 export type { InfraMachineObject } from './infra-builders.js';
@@ -109,7 +114,9 @@ export class VirtualMachineReconciler implements Reconciler {
     // From here to assume(): no await, so no other reconcile interleaves.
     const latest = this.d.vms.get(key) ?? vm;
     const now = this.d.clock.now();
-    const observed = this.observe(latest, { userData, renderedSecret }, unsynced);
+    // What this process last decided for the VM stands until the cache shows it: a status
+    // write not yet seen is not mistaken for another writer's.
+    const observed = this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced);
     const plan = decideVirtualMachine(observed, now);
     this.assume(key, plan);
     const requeueAfterMs = await this.apply(latest, plan, log, (conflict) => {
@@ -146,7 +153,7 @@ export class VirtualMachineReconciler implements Reconciler {
     const siblings = this.d.vms
       .list(ns)
       .filter((o) => o.metadata.name !== vm.metadata.name)
-      .map((o) => this.withAssumption(o));
+      .map((o) => this.asPlaced(o));
     return {
       backends: this.d.backends,
       vm,
@@ -159,6 +166,29 @@ export class VirtualMachineReconciler implements Reconciler {
       ...(userData ? { userData } : {}),
       ...(renderedSecret ? { renderedSecret } : {}),
     };
+  }
+
+  /**
+   * A sibling as the scheduler sees it: where the infrastructure machine it
+   * controls runs, not where its status.scheduled says; without a running
+   * machine, where this process placed it or its status records (a placement
+   * whose machine the cache does not show yet still keeps VMs apart).
+   */
+  private asPlaced(sibling: VirtualMachine): VirtualMachine {
+    const seen = this.withAssumption(sibling);
+    const machine = this.runningMachine(sibling);
+    if (!machine) return seen;
+    const { providerName, providerClass, failureDomain } = runningPlacement(machine, this.d.backends);
+    return { ...seen, status: { ...seen.status, scheduled: { providerName, providerClass, failureDomain } } };
+  }
+
+  /** A Present infrastructure machine `vm` controls, from the caches. */
+  private runningMachine(vm: VirtualMachine): InfraMachineObject | undefined {
+    for (const informer of this.d.machines.values()) {
+      const machine = informer.get(key(vm));
+      if (machine && !machine.metadata.deletionTimestamp && isControlledBy(machine, vm)) return machine;
+    }
+    return undefined;
   }
 
   /** Addresses the other VMs hold, or claimed before this one (older first, then by name). */
@@ -222,6 +252,11 @@ export class VirtualMachineReconciler implements Reconciler {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
     const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(vm.metadata.finalizers ? { finalizers: vm.metadata.finalizers } : {}) } };
     if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
+    // Said before done: an Event announcing a deletion exists before the delete is sent.
+    for (const event of plan.events) {
+      log.info({ reason: event.reason }, event.type === 'Warning' ? 'Recording a warning' : 'Recording an event');
+      await this.d.events.record(vm as never, event.type, event.reason, event.message);
+    }
     let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     try {
       const conflict = await this.write(vm, plan, log);

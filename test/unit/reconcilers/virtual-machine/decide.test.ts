@@ -8,17 +8,9 @@ import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import type { OwnerReference } from '../../../../infra/api/kind.js';
 import { Finalizer, SecretType } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
-import {
-  decideVirtualMachine,
-  decideWriteConflict,
-  renderedSecretConflict,
-  toUserDataSecret,
-  type InfraState,
-  type LiveSecret,
-  type VmObserved,
-  type VmPlan,
-} from '../../../../controller/reconcilers/virtual-machine/decide.js';
+import { decideVirtualMachine, decideWriteConflict, type VmObserved, type VmPlan } from '../../../../controller/reconcilers/virtual-machine/decide.js';
 import type { InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import { renderedSecretConflict, toUserDataSecret, type InfraState, type LiveSecret } from '../../../../controller/reconcilers/virtual-machine/ownership.js';
 import { vmImage } from '../../../support/backend-samples.js';
 import { provider, readyRow, vmClass } from '../../scheduler/fixtures.js';
 import { aVm, VM_UID } from './fixtures.js';
@@ -59,7 +51,7 @@ function machine(kind: string, ownerReferences: OwnerReference[], extra: Partial
     apiVersion: 'infrastructure.banlieue.io/v1alpha1',
     kind,
     metadata: { name: 'web-1', namespace: 'team-a', uid: 'machine-uid', ownerReferences, ...extra },
-    spec: { providerRef: { name: 'vcenter-a' } },
+    spec: { providerRef: { name: 'vcenter-a' }, failureDomain: 'vcenter-a-dc1-c1' },
   } as InfraMachineObject;
 }
 

@@ -1,17 +1,29 @@
+// Placement drift: where the VM runs (read from its infrastructure machine)
+// against where the scheduler would put it now, per migrationPolicy.
 import { describe, expect, it } from 'vitest';
 import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import { Annotation } from '../../../../infra/api/well-known.js';
-import { evaluateDrift, type DriftDecision } from '../../../../controller/reconcilers/virtual-machine/drift.js';
-import { toScheduledPlacement, type Placement } from '../../../../controller/reconcilers/virtual-machine/placement.js';
+import { describeDrift, evaluateDrift, type DriftDecision } from '../../../../controller/reconcilers/virtual-machine/drift.js';
+import { toScheduledPlacement, type Placement, type RunningPlacement } from '../../../../controller/reconcilers/virtual-machine/placement.js';
 import { aPlacement, aVm } from './fixtures.js';
 
 const current = aPlacement('vsphere');
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 
-function placedVm(spec: Partial<VirtualMachine['spec']> = {}, annotations?: Record<string, string>): VirtualMachine {
-  const vm = aVm(spec, annotations ? { annotations } : {});
-  return { ...vm, status: { scheduled: toScheduledPlacement(current, NOW) } };
+/** The VM runs where `current` says, its machine carrying every class target. */
+const running: RunningPlacement = {
+  providerClass: current.providerClass,
+  providerName: current.providerName,
+  failureDomain: current.failureDomain.name,
+  resolvedStorage: current.resolvedStorage,
+  resolvedNetworks: current.resolvedNetworks,
+};
+/** A machine that names classes, not targets (its host resolves them). */
+const runningWithoutTargets: RunningPlacement = { providerClass: current.providerClass, providerName: current.providerName, failureDomain: current.failureDomain.name };
+
+function vmWith(spec: Partial<VirtualMachine['spec']> = {}, annotations?: Record<string, string>): VirtualMachine {
+  return aVm(spec, annotations ? { annotations } : {});
 }
 
 const movedProvider: Placement = { ...current, providerName: 'vsphere-b' };
@@ -22,46 +34,64 @@ const movedNetwork: Placement = { ...current, resolvedNetworks: [{ className: 'p
 describe('placement drift', () => {
   it.each<[string, Placement, DriftDecision]>([
     ['the provider changed', movedProvider, { action: 'Recreate', reason: Reason.ProviderChanged }],
+    ['the backend changed (same Provider name)', { ...current, providerClass: 'proxmox' }, { action: 'Recreate', reason: Reason.ProviderChanged }],
     ['the failure domain changed', movedFd, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
     ['a storage class resolves elsewhere', movedStorage, { action: 'Recreate', reason: Reason.StorageMappingChanged }],
     ['a network class resolves elsewhere', movedNetwork, { action: 'Recreate', reason: Reason.NetworkMappingChanged }],
-    ['the storage list is shorter', { ...current, resolvedStorage: current.resolvedStorage.slice(0, 1) }, { action: 'Recreate', reason: Reason.StorageMappingChanged }],
     ['provider and storage both changed (provider reported first)', { ...movedStorage, providerName: 'vsphere-b' }, { action: 'Recreate', reason: Reason.ProviderChanged }],
     ['FD and network both changed (FD reported first)', { ...movedNetwork, failureDomain: { name: 'fd-2' } }, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
   ])('recreates an automatic VM when %s', (_, fresh, expected) => {
-    expect(evaluateDrift(placedVm(), fresh)).toEqual(expected);
-    expect(evaluateDrift(placedVm({ migrationPolicy: 'automatic' }), fresh)).toEqual(expected);
+    expect(evaluateDrift(vmWith(), running, fresh)).toEqual(expected);
+    expect(evaluateDrift(vmWith({ migrationPolicy: 'automatic' }), running, fresh)).toEqual(expected);
   });
 
-  it.each<[string, VirtualMachine, Placement | undefined, DriftDecision]>([
-    ['was never scheduled', aVm(), movedProvider, { action: 'InPlace' }],
-    ['was never scheduled and cannot be now', aVm(), undefined, { action: 'InPlace' }],
-    ['still fits its placement', placedVm(), aPlacement('vsphere'), { action: 'InPlace' }],
-    ['still fits, though the FD labels changed', placedVm(), { ...current, failureDomain: { name: 'fd-1', labels: { zone: 'b' } } }, { action: 'InPlace' }],
-    ['is placed but nothing fits any more', placedVm(), undefined, { action: 'StickToOld' }],
-    ['drifted under policy never', placedVm({ migrationPolicy: 'never' }), movedFd, { action: 'StickToOld', reason: Reason.FailureDomainChanged }],
-    ['drifted under policy manual', placedVm({ migrationPolicy: 'manual' }), movedStorage, { action: 'SurfaceOnly', reason: Reason.StorageMappingChanged }],
+  it.each<[string, VirtualMachine, RunningPlacement | undefined, Placement | undefined, DriftDecision]>([
+    ['runs nowhere', vmWith(), undefined, movedProvider, { action: 'InPlace' }],
+    ['runs nowhere and cannot be placed now', vmWith(), undefined, undefined, { action: 'InPlace' }],
+    ['still fits where it runs', vmWith(), running, aPlacement('vsphere'), { action: 'InPlace' }],
+    ['still fits, though the FD labels changed', vmWith(), running, { ...current, failureDomain: { name: 'fd-1', labels: { zone: 'b' } } }, { action: 'InPlace' }],
+    ['runs but nothing fits any more', vmWith(), running, undefined, { action: 'StickToOld' }],
+    ['drifted under policy never', vmWith({ migrationPolicy: 'never' }), running, movedFd, { action: 'StickToOld', reason: Reason.FailureDomainChanged }],
+    ['drifted under policy manual', vmWith({ migrationPolicy: 'manual' }), running, movedStorage, { action: 'SurfaceOnly', reason: Reason.StorageMappingChanged }],
     [
       'drifted under policy manual, annotated migrate=false',
-      placedVm({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'false' }),
+      vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'false' }),
+      running,
       movedStorage,
       { action: 'SurfaceOnly', reason: Reason.StorageMappingChanged },
     ],
     [
       'drifted under policy manual, annotated migrate=true',
-      placedVm({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }),
+      vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }),
+      running,
       movedNetwork,
       { action: 'Recreate', reason: Reason.NetworkMappingChanged },
     ],
-    ['is annotated migrate=true but did not drift', placedVm({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }), current, { action: 'InPlace' }],
-  ])('decides for a VM that %s', (_, vm, fresh, expected) => {
-    expect(evaluateDrift(vm, fresh)).toEqual(expected);
+    ['is annotated migrate=true but did not drift', vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }), running, current, { action: 'InPlace' }],
+    ['runs on a machine carrying no class targets, the mapping changed', vmWith(), runningWithoutTargets, movedStorage, { action: 'InPlace' }],
+    ['runs on a machine carrying no class targets, the FD changed', vmWith(), runningWithoutTargets, movedFd, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
+  ])('decides for a VM that %s', (_, vm, where, fresh, expected) => {
+    expect(evaluateDrift(vm, where, fresh)).toEqual(expected);
   });
 
-  it('treats a recorded placement without resolved lists as empty ones', () => {
-    const vm: VirtualMachine = { ...aVm(), status: { scheduled: { providerName: 'vsphere-a', providerClass: 'vsphere', failureDomain: 'fd-1' } } };
-    expect(evaluateDrift(vm, { ...current, resolvedStorage: [], resolvedNetworks: [] })).toEqual({ action: 'InPlace' });
-    expect(evaluateDrift(vm, current)).toEqual({ action: 'Recreate', reason: Reason.StorageMappingChanged });
+  it.each<[string, VirtualMachine['status']]>([
+    ['another Provider', { scheduled: toScheduledPlacement(movedProvider, NOW) }],
+    ['another failure domain', { scheduled: toScheduledPlacement(movedFd, NOW) }],
+    ['other class targets', { scheduled: toScheduledPlacement(movedStorage, NOW) }],
+    ['nothing', {}],
+  ])('ignores status.scheduled naming %s: only the machine says where the VM runs', (_, status) => {
+    const vm = { ...vmWith(), status };
+    expect(evaluateDrift(vm, running, current)).toEqual({ action: 'InPlace' });
+    expect(evaluateDrift(vm, running, movedFd)).toEqual({ action: 'Recreate', reason: Reason.FailureDomainChanged });
+  });
+
+  it.each<[string, Placement, Parameters<typeof describeDrift>[0], string]>([
+    ['the Provider', movedProvider, Reason.ProviderChanged, 'the Provider no longer fits: vsphere-a/fd-1 → vsphere-b/fd-1'],
+    ['the failure domain', movedFd, Reason.FailureDomainChanged, 'the failure domain no longer fits: vsphere-a/fd-1 → vsphere-a/fd-2'],
+    ['a storage target', movedStorage, Reason.StorageMappingChanged, 'a storage class now resolves differently on vsphere-a/fd-1: class "fast": ds-ssd → ds-other'],
+    ['a network target', movedNetwork, Reason.NetworkMappingChanged, 'a network class now resolves differently on vsphere-a/fd-1: class "prod": pg-prod → pg-other'],
+  ])('names the old and the new placement when %s changed', (_, fresh, reason, message) => {
+    expect(describeDrift(reason, running, fresh)).toBe(message);
   });
 });
 
