@@ -56,10 +56,6 @@ export function setConditions(conditions: readonly Condition[] | undefined, inpu
   return inputs.reduce<Condition[]>((acc, input) => setCondition(acc, input, now), [...(conditions ?? [])]);
 }
 
-export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
-  return (conditions ?? []).filter((c) => c.type !== type);
-}
-
 /** metav1.Time has second precision; keep it so round trips compare equal. */
 export function toTimestamp(now: Date): string {
   return `${now.toISOString().slice(0, 19)}Z`;

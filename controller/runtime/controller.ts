@@ -5,7 +5,7 @@
 // waits for them to settle.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './log.js';
-import { TerminalError, TransientError, type ReconcileResult } from './errors.js';
+import { TransientError, type ReconcileResult } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
 
@@ -68,11 +68,7 @@ export class Controller {
       }
       this.metrics.reconcileTotal.inc({ controller: name, result: 'error' });
       this.metrics.reconcileErrors.inc({ controller: name, kind: err instanceof Error ? err.name : 'Unknown' });
-      // A terminal error waits for a new generation (an event), not a hot retry.
-      if (err instanceof TerminalError) {
-        log.error({ reason: err.reason, err: err.message }, 'Reconcile failed terminally');
-        return {};
-      }
+      // A spec that cannot work is not an error here: its reconciler says so in a condition and returns waiting (backend-failure.ts).
       throw err;
     } finally {
       stop();

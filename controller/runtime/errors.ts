@@ -1,4 +1,6 @@
 // How a reconcile can end, besides success (STYLE §2 "Errors and conditions").
+// A spec that cannot work is no error: the reconciler writes a condition and
+// returns `waiting` (controller/reconcilers/backend-failure.ts maps backend errors).
 import type { Reason } from '../../infra/api/conditions.js';
 
 /** Network trouble, 5xx, 409, timeouts: retried with rate-limited backoff. */
@@ -9,17 +11,6 @@ export class TransientError extends Error {
   ) {
     super(message);
     this.name = 'TransientError';
-  }
-}
-
-/** The spec cannot work as written: no hot retry; a new generation retries. */
-export class TerminalError extends Error {
-  constructor(
-    message: string,
-    readonly reason: Reason,
-  ) {
-    super(message);
-    this.name = 'TerminalError';
   }
 }
 

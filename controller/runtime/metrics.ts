@@ -10,7 +10,6 @@ import type { WorkQueueHooks } from './work-queue.js';
  */
 const WORKQUEUE_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1000];
 
-export type ReconcileOutcome = 'success' | 'error' | 'requeue';
 
 export class Metrics {
   readonly registry = new Registry();

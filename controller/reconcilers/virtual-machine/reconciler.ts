@@ -118,7 +118,7 @@ export class VirtualMachineReconciler implements Reconciler {
     // write not yet seen is not mistaken for another writer's.
     const observed = this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced);
     const plan = decideVirtualMachine(observed, now);
-    this.assume(key, plan);
+    this.assume(key, plan, latest);
     const requeueAfterMs = await this.apply(latest, plan, log, (conflict) => {
       this.assumed.delete(key); // Nothing was placed.
       return decideWriteConflict(observed, conflict, now);
@@ -126,21 +126,24 @@ export class VirtualMachineReconciler implements Reconciler {
     return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
   }
 
-  private assume(key: string, plan: VmPlan): void {
+  /** Remember what `plan` claims until the cache shows it; nothing when the cache already does (no write is pending). */
+  private assume(key: string, plan: VmPlan, cached: VirtualMachine): void {
     const { scheduled, heldAddresses: held } = plan.status ?? {};
-    if (scheduled || held) this.assumed.set(key, { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) });
+    const assumption: Assumption = { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) };
+    if ((scheduled || held) && !containsAll(cached.status, assumption)) this.assumed.set(key, assumption);
+    else this.assumed.delete(key);
   }
 
-  /** A sibling as the cache shows it, with what was decided for it but not yet observed. */
-  private withAssumption(sibling: VirtualMachine): VirtualMachine {
-    const key = keyOf(sibling);
+  /** A VM as the cache shows it, with what was decided for it but not yet observed. */
+  private withAssumption(vm: VirtualMachine): VirtualMachine {
+    const key = keyOf(vm);
     const assumption = this.assumed.get(key);
-    if (!assumption) return sibling;
-    if (containsAll(sibling.status, assumption)) {
+    if (!assumption) return vm;
+    if (containsAll(vm.status, assumption)) {
       this.assumed.delete(key);
-      return sibling;
+      return vm;
     }
-    return { ...sibling, status: { ...sibling.status, ...assumption } };
+    return { ...vm, status: { ...vm.status, ...assumption } };
   }
 
   private observe(
