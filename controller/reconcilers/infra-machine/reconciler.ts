@@ -25,7 +25,7 @@ import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isProvisioned, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
-import { getOwningMachine, type CapiMachine } from '../owning-machine.js';
+import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
 
@@ -216,7 +216,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (!connection.ok) return connection;
     let userData: string | undefined;
     if (want.needUserData) {
-      const read = await readUserData(this.api, machine, await owningMachine());
+      const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined);
       if (!read.ok) return read;
       userData = read.userData;
     }

@@ -17,13 +17,23 @@ export interface UserDataSource {
 }
 
 /**
- * @param capiMachine the owning CAPI Machine, when there is one (undefined: a
- * machine written for a VirtualMachine, whose user-data is optional).
+ * @param capiMachine the owning CAPI Machine, when there is one that claims
+ * this machine back (owning-machine.ts).
+ * @param capiOwned whether an owner reference names a CAPI Machine: without a
+ * Machine that claims it back, such a machine waits (it is never booted
+ * without its bootstrap data, nor with another Machine's).
  */
-export async function readUserData(api: KubeApi, machine: UserDataSource, capiMachine: CapiMachine | undefined): Promise<UserDataResult> {
+export async function readUserData(api: KubeApi, machine: UserDataSource, capiMachine: CapiMachine | undefined, capiOwned: boolean): Promise<UserDataResult> {
   const namespace = machine.metadata.namespace ?? '';
   const ref = machine.spec.userDataSecretRef;
   if (ref) return readKey(api, namespace, ref.name, ref.key ?? 'value', 'spec.userDataSecretRef');
+  if (!capiMachine && capiOwned) {
+    return {
+      ok: false,
+      reason: Reason.WaitingForBootstrapData,
+      message: 'the owning Machine is gone, or does not name this machine in spec.infrastructureRef (or its uid is not the owner reference’s)',
+    };
+  }
   if (!capiMachine) return { ok: true, userData: undefined };
   const name = capiMachine.spec?.bootstrap?.dataSecretName;
   if (!name) return { ok: false, reason: Reason.WaitingForBootstrapData, message: 'the owning Machine has no spec.bootstrap.dataSecretName yet' };
