@@ -52,11 +52,8 @@ export class Tasks {
     let pollMs = options.initialPollMs ?? 100;
     for (;;) {
       const info = await this.info(task);
-      if (info.state === 'success') return { result: info.result };
-      if (info.state === 'error') {
-        if (info.error === undefined) throw new BackendError(BackendErrorKind.TaskFailed, `${info.name}: failed without a fault`);
-        throw faultFromTask(info.name, info.error);
-      }
+      const outcome = settled(info);
+      if (outcome) return outcome;
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, {
@@ -68,6 +65,19 @@ export class Tasks {
       pollMs = Math.min(pollMs * 2, maxPollMs);
     }
   }
+}
+
+/**
+ * The outcome of a finished task read with `info`: its result, or the fault it
+ * ended with, thrown; undefined while it is queued or running.
+ */
+export function settled(info: TaskInfo): TaskOutcome | undefined {
+  if (info.state === 'success') return { result: info.result };
+  if (info.state === 'error') {
+    if (info.error === undefined) throw new BackendError(BackendErrorKind.TaskFailed, `${info.name}: failed without a fault`);
+    throw faultFromTask(info.name, info.error);
+  }
+  return undefined;
 }
 
 function isTaskState(state: string | undefined): state is TaskState {

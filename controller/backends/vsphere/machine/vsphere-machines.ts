@@ -13,6 +13,7 @@ import { withSignal } from '../../cancellation.js';
 import { assertOwnedBy, ownerMark } from '../../ownership.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
+import { settled } from '../client/tasks.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
 import type { VsphereSessionPool } from '../session-pool.js';
@@ -140,11 +141,11 @@ async function pickUpClone(client: VsphereClient, request: Request): Promise<Clo
     if (isBackendError(err, BackendErrorKind.NotFound) || isVsphereFault(err, 'ManagedObjectNotFound')) return { state: 'none' };
     throw err;
   }
-  if (info.state === 'queued' || info.state === 'running') {
-    return { state: 'running', taskRef: request.taskRef, message: `${info.name} ${request.taskRef} is ${info.state}` };
-  }
   try {
-    const { result } = await client.tasks.wait(task);
+    // The info just read tells the end too: no second read of the task.
+    const outcome = settled(info);
+    if (!outcome) return { state: 'running', taskRef: request.taskRef, message: `${info.name} ${request.taskRef} is ${info.state}` };
+    const { result } = outcome;
     const vm = result === undefined ? await client.search.findVmByBiosUuid(request.uuid) : toMoRef(result);
     if (!vm) throw new BackendError(BackendErrorKind.TaskFailed, `${info.name} ${request.taskRef} succeeded but no VM has UUID ${request.uuid}`);
     return { state: 'done', vm, adopted: false };
