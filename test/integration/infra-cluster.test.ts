@@ -1,8 +1,7 @@
 // InfraClusters and VMImage readiness: the controller aggregates what
 // Providers publish, for CAPI and for users.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { createNamespace } from '../support/kube.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControllerNamespace } from '../support/kube.js';
 import { INFRA, TestApi, failureDomains, imageRows, provider, vmImage, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
@@ -11,12 +10,10 @@ const cluster = (kind: string, ns: string, name: string, spec: Record<string, un
 describe('InfraCluster and VMImage aggregation', () => {
   const t = new TestApi();
   let ns: string;
-  let removeNs: () => Promise<void>;
-  let controller: RoleProcess;
+  let stopNamespace: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ name: ns, remove: removeNs } = await createNamespace('clusters'));
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    ({ ns, stop: stopNamespace } = await startControllerNamespace('clusters'));
     // Two vCenters, three compute clusters each.
     for (const vc of ['vcenter-a', 'vcenter-b']) {
       const p = await t.apply(provider(ns, vc, 'vsphere', { site: 'paris' }));
@@ -30,8 +27,7 @@ describe('InfraCluster and VMImage aggregation', () => {
   });
 
   afterAll(async () => {
-    await controller?.stop();
-    await removeNs?.();
+    await stopNamespace?.();
   });
 
   it('publishes six failure domains for a VSphereCluster over two Providers, control plane per selector', async () => {

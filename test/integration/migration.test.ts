@@ -1,16 +1,14 @@
 // Placement drift per migrationPolicy: the failure domain a VM runs in stops
 // fitting; automatic recreates it elsewhere, manual waits for the
 // banlieue.io/migrate annotation, never stays.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { createNamespace } from '../support/kube.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControllerNamespace } from '../support/kube.js';
 import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
 
 describe('placement drift', () => {
   const t = new TestApi();
   let ns: string;
-  let removeNs: () => Promise<void>;
-  let controller: RoleProcess;
+  let stopNamespace: () => Promise<void>;
   let prov: Obj;
   const suffix = Math.random().toString(36).slice(2, 7);
   const cls = `drift-${suffix}`;
@@ -18,8 +16,7 @@ describe('placement drift', () => {
   const uids: Record<string, string> = {};
 
   beforeAll(async () => {
-    ({ name: ns, remove: removeNs } = await createNamespace('drift'));
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    ({ ns, stop: stopNamespace } = await startControllerNamespace('drift'));
     await t.apply(vmClass(cls));
     const img = await t.apply(vmImage(image));
     prov = await t.apply(provider(ns, 'vcenter', 'vsphere'));
@@ -36,8 +33,7 @@ describe('placement drift', () => {
   });
 
   afterAll(async () => {
-    await controller?.stop();
-    await removeNs?.();
+    await stopNamespace?.();
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMClass', metadata: { name: cls } });
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
   });

@@ -9,8 +9,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { createNamespace } from '../support/kube.js';
+import type { RoleProcess } from '../support/controller-process.js';
+import { startControllerNamespace } from '../support/kube.js';
 import { TestApi, failureDomains, imageRows, machineRef, provider, runningStatus, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
@@ -28,7 +28,7 @@ interface EventItem {
 describe('VirtualMachine placement tampering', () => {
   const t = new TestApi();
   let ns: string;
-  let removeNs: () => Promise<void>;
+  let stopNamespace: () => Promise<void>;
   let controller: RoleProcess;
   const suffix = Math.random().toString(36).slice(2, 7);
   const cls = `tamper-${suffix}`;
@@ -37,8 +37,7 @@ describe('VirtualMachine placement tampering', () => {
 
   /** Providers in three groups so that each story moves only its own VMs. */
   beforeAll(async () => {
-    ({ name: ns, remove: removeNs } = await createNamespace('tamper'));
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    ({ ns, controller, stop: stopNamespace } = await startControllerNamespace('tamper'));
     await t.apply(vmClass(cls));
     const img = await t.apply(vmImage(image));
     const groups: Record<string, string[]> = { tamper: ['prov-a', 'prov-b'], apart: ['apart'], drift: ['drift'] };
@@ -55,8 +54,7 @@ describe('VirtualMachine placement tampering', () => {
 
   afterAll(async () => {
     for (const m of held) await t.patch(m, { metadata: { finalizers: null } }).catch(() => undefined);
-    await controller?.stop();
-    await removeNs?.();
+    await stopNamespace?.();
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMClass', metadata: { name: cls } });
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
   });

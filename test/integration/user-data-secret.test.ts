@@ -3,11 +3,10 @@
 // machine of the VM's name are written only while they are the VM's. Someone
 // else's object of that name is left byte for byte as it was, and the VM says
 // why in a condition; the VM's own Secret follows its user-data source.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../controller/runtime/errors.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { createNamespace } from '../support/kube.js';
+import { createNamespace, startControllerNamespace } from '../support/kube.js';
 import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
@@ -23,15 +22,13 @@ const TLS_CRT = b64('-----BEGIN CERTIFICATE-----\nnot-a-real-cert\n-----END CERT
 describe('VirtualMachine objects in a user namespace', () => {
   const t = new TestApi();
   let ns: string;
-  let removeNs: () => Promise<void>;
-  let controller: RoleProcess;
+  let stopNamespace: () => Promise<void>;
   const suffix = Math.random().toString(36).slice(2, 7);
   const cls = `small-${suffix}`;
   const image = `ubuntu-${suffix}`;
 
   beforeAll(async () => {
-    ({ name: ns, remove: removeNs } = await createNamespace('user-data'));
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    ({ ns, stop: stopNamespace } = await startControllerNamespace('user-data'));
     await t.apply(vmClass(cls));
     const img = await t.apply(vmImage(image));
     const p = await t.apply(provider(ns, 'vsphere', 'vsphere'));
@@ -40,8 +37,7 @@ describe('VirtualMachine objects in a user namespace', () => {
   });
 
   afterAll(async () => {
-    await controller?.stop();
-    await removeNs?.();
+    await stopNamespace?.();
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMClass', metadata: { name: cls } });
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
   });

@@ -2,9 +2,8 @@
 // controller` runs as a process; the test writes what users and providers
 // write, and reads what they would see.
 import type { Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
-import { createNamespace } from '../support/kube.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControllerNamespace } from '../support/kube.js';
 import {
   TestApi,
   failureDomains,
@@ -23,16 +22,14 @@ const BACKENDS: Backend[] = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'
 describe('VirtualMachine controller', () => {
   const t = new TestApi();
   let ns: string;
-  let removeNs: () => Promise<void>;
-  let controller: RoleProcess;
+  let stopNamespace: () => Promise<void>;
   const suffix = Math.random().toString(36).slice(2, 7);
   const cls = `small-${suffix}`;
   const image = `ubuntu-${suffix}`;
 
   /** One Provider per backend, two failure domains each; the image ready on all of them. */
   beforeAll(async () => {
-    ({ name: ns, remove: removeNs } = await createNamespace('vm'));
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    ({ ns, stop: stopNamespace } = await startControllerNamespace('vm'));
     await t.apply(vmClass(cls));
     await t.apply(vmClass(`${cls}-secure`, { firmware: 'efi-secure' }));
     const img = await t.apply(vmImage(image));
@@ -44,8 +41,7 @@ describe('VirtualMachine controller', () => {
   });
 
   afterAll(async () => {
-    await controller?.stop();
-    await removeNs?.();
+    await stopNamespace?.();
     for (const name of [cls, `${cls}-secure`]) await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMClass', metadata: { name } });
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
   });

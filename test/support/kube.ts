@@ -3,6 +3,7 @@
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { startRole, type RoleProcess } from './controller-process.js';
 
 export function testKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
@@ -38,4 +39,25 @@ export function apiMessage(err: unknown): string {
 /** Server-side apply as a named field manager. */
 export async function apply<T extends KubernetesObject>(obj: T, fieldManager = 'banlieue-test', kc = testKubeConfig()): Promise<T> {
   return objectApi(kc).patch<T>(obj, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply);
+}
+
+/** A namespace of the suite's own with `banlieue controller` watching it (a local process, as `make dev-cluster` users run it). */
+export interface ControllerNamespace {
+  readonly ns: string;
+  readonly controller: RoleProcess;
+  /** Stops the controller, then removes the namespace. */
+  stop(): Promise<void>;
+}
+
+export async function startControllerNamespace(prefix: string): Promise<ControllerNamespace> {
+  const { name: ns, remove } = await createNamespace(prefix);
+  const controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+  return {
+    ns,
+    controller,
+    stop: async () => {
+      await controller.stop();
+      await remove();
+    },
+  };
 }
