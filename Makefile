@@ -32,7 +32,8 @@ lint: deps ## Lint sources and tests: the layering of STYLE §2 and type-aware r
 	npx eslint .
 
 .PHONY: tools
-tools: ## Build kube-apiserver, etcd, kube-controller-manager, kubectl, the CAPI manager, clusterctl and vcsim (cached outside the repo)
+tools: ## Install the Debian test peers (libvirtd, QEMU, sshd) and build kube-apiserver, etcd, kube-controller-manager, kubectl, the CAPI manager, clusterctl and vcsim (cached outside the repo)
+	test/tools/debian-packages.sh
 	test/tools/build.sh
 
 .PHONY: synth
