@@ -14,7 +14,7 @@ export function newLogger(options: { level?: LogLevel; role: string; destination
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       // Belt and braces: credential-looking keys never reach the log.
-      redact: { paths: ['password', 'token', 'tokenValue', '*.password', '*.token', '*.tokenValue', 'authorization'], censor: '[redacted]' },
+      redact: { paths: ['password', 'token', 'tokenSecret', '*.password', '*.token', '*.tokenSecret', 'authorization'], censor: '[redacted]' },
     },
     options.destination as never,
   );

@@ -97,7 +97,7 @@ export const ProviderSpec = Type.Object(
             { name: Name('Name of a Secret in the Provider namespace.') },
             {
               description:
-                'Secret with the credentials. vsphere: username, password; proxmox: username (user@realm!tokenid), tokenValue; libvirt: tls.crt, tls.key (or ssh-privatekey). Read by name on every reconcile; never watched.',
+                'Secret with the credentials. vsphere: username, password; proxmox: tokenID (user@realm!tokenname), tokenSecret; libvirt: tls.crt, tls.key (or ssh-privatekey). Read by name on every reconcile; never watched.',
             },
           ),
         ),
