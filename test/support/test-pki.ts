@@ -1,0 +1,49 @@
+// A throwaway PKI for test peers that speak TLS: one CA, then server
+// certificates for a loopback address and client certificates, made with
+// openssl (EC P-256: fast to make). Strict peers such as libvirtd (GnuTLS)
+// check basic constraints and extended key usage, so both are set.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface IssuedCertificate {
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export interface TestPki {
+  readonly caPem: string;
+  readonly caFile: string;
+  /** A serving certificate whose SAN is `ip` (e.g. 127.0.0.1). */
+  issueServer(name: string, ip: string): Promise<IssuedCertificate>;
+  /** A client certificate with CN `commonName`. */
+  issueClient(name: string, commonName: string): Promise<IssuedCertificate>;
+}
+
+/** Makes a CA in `dir` (files `<name>.crt`/`.key` land there too). */
+export async function createTestPki(dir: string, caName: string): Promise<TestPki> {
+  const file = (name: string): string => join(dir, name);
+  const openssl = (...args: string[]): Promise<unknown> => run('openssl', args, { timeout: 60_000 });
+  await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('ca.key'));
+  await openssl('req', '-x509', '-new', '-key', file('ca.key'), '-days', '2', '-subj', `/CN=${caName}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', file('ca.crt'));
+
+  async function issue(name: string, subject: string, extensions: string): Promise<IssuedCertificate> {
+    await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file(`${name}.key`));
+    await openssl('req', '-new', '-key', file(`${name}.key`), '-subj', subject, '-out', file(`${name}.csr`));
+    writeFileSync(file(`${name}.ext`), `basicConstraints=critical,CA:FALSE\n${extensions}`);
+    await openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', file(`${name}.ext`), '-out', file(`${name}.crt`));
+    return { certPem: readFileSync(file(`${name}.crt`), 'utf8'), keyPem: readFileSync(file(`${name}.key`), 'utf8'), certFile: file(`${name}.crt`), keyFile: file(`${name}.key`) };
+  }
+
+  return {
+    caPem: readFileSync(file('ca.crt'), 'utf8'),
+    caFile: file('ca.crt'),
+    issueServer: (name, ip) => issue(name, `/CN=${ip}`, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`),
+    issueClient: (name, commonName) => issue(name, `/CN=${commonName}`, 'extendedKeyUsage=clientAuth\n'),
+  };
+}
