@@ -61,13 +61,21 @@ const forbid = {
 };
 
 /**
+ * Folders of controller/backends/ that are no backend but building blocks several backends use
+ * (the NoCloud seed ISO of libvirt, Proxmox and Cloud Hypervisor). They follow a backend's rules
+ * (no other backend folder, no reconciler) and every backend may import them.
+ */
+const SHARED_FOLDERS = ['cloud-init'];
+const notShared = `(?!(${SHARED_FOLDERS.join('|')})/)`;
+
+/**
  * A file `depth` folders below controller/backends/ (1: backends/<name>/x.ts): a sibling folder of
  * its backend, or any backend folder reached the long way round (`../../backends/<name>/`).
  * @param {number} depth
  */
 const otherBackend = (depth) => ({
-  regex: `${up(depth)}(?!\\.\\./)[^/]+/|${names('backends')}[^/]+/`,
-  message: 'A backend folder imports no other backend folder: only the shared controller/backends/*.ts files, runtime/, scheduler/ and infra/ (STYLE §2).',
+  regex: `${up(depth)}(?!\\.\\./)${notShared}[^/]+/|${names('backends')}${notShared}[^/]+/`,
+  message: `A backend folder imports no other backend folder: only the shared controller/backends/*.ts files, the shared folders (${SHARED_FOLDERS.join(', ')}), runtime/, scheduler/ and infra/ (STYLE §2).`,
 });
 /** @param {number} depth */
 const registryFromBackend = (depth) => ({
