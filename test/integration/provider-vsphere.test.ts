@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
-import { makeCertificates, startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
+import { makeServingFiles } from '../support/test-pki.js';
 import { makeTemplate, vcsimClient } from '../support/vsphere-world.js';
 import { waitFor } from '../support/wait.js';
 
@@ -125,7 +126,7 @@ describe('vSphere provider role', () => {
   it('refuses a CA bundle that did not sign the endpoint certificate, and accepts the right one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'banlieue-other-ca-'));
     try {
-      const other = await makeCertificates(dir, 'someone-else');
+      const other = await makeServingFiles(dir, 'someone-else');
       await t.apply(provider(other.caPem));
       const refused = await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'False', 'ConnectFailed');
       expect(JSON.stringify(refused.status?.conditions)).toMatch(/certificate|verify|self.signed|issuer/i);

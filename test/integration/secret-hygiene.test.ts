@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
-import { makeCertificates } from '../peers/vsphere/vcsim.js';
+import { makeServingFiles } from '../support/test-pki.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { startInstalledVsphereEnv } from '../support/installed-vsphere-env.js';
 import { clusterAdmin, kubectlAs } from '../support/tenant.js';
@@ -58,7 +58,7 @@ describe('Secret hygiene over a full run (default install, both roles, vcsim)', 
     ns = env.ns;
     const dir = mkdtempSync(join(tmpdir(), 'banlieue-other-ca-'));
     try {
-      otherCaPem = (await makeCertificates(dir, 'someone-else')).caPem;
+      otherCaPem = (await makeServingFiles(dir, 'someone-else')).caPem;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeCertificates } from '../peers/vsphere/vcsim.js';
+import { makeServingFiles } from './test-pki.js';
 
 export interface CapturedRequest {
   readonly method: string;
@@ -31,7 +31,7 @@ export interface CaptureEndpoint {
 
 export async function startCaptureEndpoint(): Promise<CaptureEndpoint> {
   const dir = mkdtempSync(join(tmpdir(), 'banlieue-capture-'));
-  const tls = await makeCertificates(dir, 'tenant-endpoint-ca');
+  const tls = await makeServingFiles(dir, 'tenant-endpoint-ca');
   const requests: CapturedRequest[] = [];
   let connections = 0;
   const server: Server = createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (req, res) => {

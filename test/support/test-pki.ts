@@ -1,9 +1,12 @@
 // A throwaway PKI for test peers that speak TLS: one CA, then server
 // certificates for a loopback address and client certificates, made with
 // openssl (EC P-256: fast to make). Strict peers such as libvirtd (GnuTLS)
-// check basic constraints and extended key usage, so both are set.
+// check basic constraints and extended key usage, so both are set. Clients
+// verify the peers with the CA exactly as they would a real server's.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -46,4 +49,25 @@ export async function createTestPki(dir: string, caName: string): Promise<TestPk
     issueServer: (name, ip) => issue(name, `/CN=${ip}`, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`),
     issueClient: (name, commonName) => issue(name, `/CN=${commonName}`, 'extendedKeyUsage=clientAuth\n'),
   };
+}
+
+const LOOPBACK = '127.0.0.1';
+
+/** A CA and a serving certificate for 127.0.0.1, as files in `dir` (for peers that read them: vcsim, libvirtd). */
+export async function makeServingFiles(dir: string, caName: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
+  const pki = await createTestPki(dir, caName);
+  const server = await pki.issueServer('server', LOOPBACK);
+  return { caPem: pki.caPem, certFile: server.certFile, keyFile: server.keyFile };
+}
+
+/** A CA and a serving certificate for 127.0.0.1, as PEM only (for servers in this process). */
+export async function makeServingCertificate(caName = 'banlieue-test-ca'): Promise<{ caPem: string; certPem: string; keyPem: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'banlieue-ca-'));
+  try {
+    const pki = await createTestPki(dir, caName);
+    const { certPem, keyPem } = await pki.issueServer('server', LOOPBACK);
+    return { caPem: pki.caPem, certPem, keyPem };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -8,7 +8,7 @@ import { sshKeysValue } from '../../../controller/backends/proxmox/client/form-e
 import { ProxmoxClient, type ProxmoxClientOptions } from '../../../controller/backends/proxmox/client/proxmox-client.js';
 import type { VmRef } from '../../../controller/backends/proxmox/client/qemu.js';
 import { parseUpid } from '../../../controller/backends/proxmox/client/upid.js';
-import { makeServingCertificate } from '../../support/test-ca.js';
+import { makeServingCertificate } from '../../support/test-pki.js';
 import { startProxmoxSim, type ProxmoxSim } from '../../sims/proxmox/proxmox-sim.js';
 
 let sim: ProxmoxSim;

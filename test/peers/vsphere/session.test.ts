@@ -11,7 +11,8 @@ import { PropertyCollector } from '../../../controller/backends/vsphere/client/p
 import { VsphereSession } from '../../../controller/backends/vsphere/client/session.js';
 import { HttpsSoapTransport, type SoapCaller } from '../../../controller/backends/vsphere/client/transport.js';
 import { VsphereClient, type VsphereClientOptions } from '../../../controller/backends/vsphere/client/vsphere-client.js';
-import { makeCertificates, startVcsim, type Vcsim } from './vcsim.js';
+import { makeServingFiles } from '../../support/test-pki.js';
+import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;
 let options: VsphereClientOptions;
@@ -120,7 +121,7 @@ describe('vSphere TLS verification', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'banlieue-other-ca-'));
     try {
-      otherCaPem = (await makeCertificates(dir, 'some-other-ca')).caPem;
+      otherCaPem = (await makeServingFiles(dir, 'some-other-ca')).caPem;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,11 +3,12 @@
 // clients verify it with a CA bundle exactly as they would a vCenter.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { makeServingFiles } from '../../support/test-pki.js';
 
 export interface VcsimOptions {
   /** @default 2 */
@@ -57,7 +58,7 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
   const binary = await findVcsim();
   const dir = mkdtempSync(join(tmpdir(), 'banlieue-vcsim-'));
   try {
-    const tls = await makeCertificates(dir);
+    const tls = await makeServingFiles(dir, 'banlieue-vcsim-ca');
     const username = 'banlieue';
     const password = randomBytes(12).toString('hex');
     const args = [
@@ -96,19 +97,6 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
   }
 }
 
-/** A CA and a serving certificate for IP:127.0.0.1 it signed (EC P-256: fast to make). */
-export async function makeCertificates(dir: string, commonName = 'banlieue-vcsim-ca'): Promise<{ caPem: string; certFile: string; keyFile: string }> {
-  const file = (name: string): string => join(dir, name);
-  const openssl = (...args: string[]): Promise<unknown> => run('openssl', args, { timeout: 30_000 });
-  await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('ca.key'));
-  await openssl('req', '-x509', '-new', '-key', file('ca.key'), '-days', '2', '-subj', `/CN=${commonName}`, '-out', file('ca.crt'));
-  await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('server.key'));
-  await openssl('req', '-new', '-key', file('server.key'), '-subj', `/CN=${LOOPBACK}`, '-out', file('server.csr'));
-  writeFileSync(file('server.ext'), `subjectAltName=IP:${LOOPBACK}\nextendedKeyUsage=serverAuth\n`);
-  await openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial',
-    '-days', '2', '-extfile', file('server.ext'), '-out', file('server.crt'));
-  return { caPem: readFileSync(file('ca.crt'), 'utf8'), certFile: file('server.crt'), keyFile: file('server.key') };
-}
 
 /** The port from vcsim's first stdout line, `export GOVC_URL=https://u:p@127.0.0.1:PORT/sdk GOVC_SIM_PID=…`. */
 function announcedPort(child: ChildProcess): Promise<number> {

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadPveApiSchema, type HttpMethod, type PveApiSchema } from '../../support/proxmox-apidata.js';
-import { makeServingCertificate } from '../../support/test-ca.js';
+import { makeServingCertificate } from '../../support/test-pki.js';
 import { checkObject, checkValue, type Errors } from './pve-validate.js';
 import { clusterRoutes } from './sim-cluster-handlers.js';
 import { PveHttpError } from './sim-errors.js';
