@@ -10,6 +10,7 @@ import { FieldManager } from '../../infra/api/well-known.js';
 import type { BackendCatalog } from '../backends/descriptor.js';
 import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
+import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
 import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
@@ -85,7 +86,10 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   });
 
   // Watches, not polling: each change requeues exactly what it affects.
-  onAnyChange(vms, (vm) => [keyOf(vm), ...siblingsToRecheck(vms, vm)], (k) => vmController.enqueue(k));
+  vms
+    .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k)))
+    .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k)))
+    .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k)));
   for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
   onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
   onAnyChange(images, (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
@@ -118,17 +122,9 @@ function ownerVmKeys(machine: InfraMachineObject): string[] {
   return owner && machine.metadata.namespace ? [`${machine.metadata.namespace}/${owner.name}`] : [];
 }
 
-/**
- * A VM's placement or addresses change what its neighbours may do (required
- * anti-affinity, duplicate static addresses): recheck the unscheduled or
- * conflicted ones of its namespace.
- */
-function siblingsToRecheck(vms: Informer<VirtualMachine>, vm: VirtualMachine): string[] {
-  return vms
-    .list(vm.metadata.namespace)
-    .filter((other) => other.metadata.name !== vm.metadata.name)
-    .filter((other) => other.status?.conditions?.some((c) => c.type === 'Ready' && c.status !== 'True'))
-    .map(keyOf);
+/** A changed VM, and the neighbours its change may unblock. */
+function vmAndNeighbours(vms: Informer<VirtualMachine>, vm: VirtualMachine, old?: VirtualMachine): string[] {
+  return [keyOf(vm), ...neighboursToRecheck(vms.list(vm.metadata.namespace), vm, old).map(keyOf)];
 }
 
 function reportPhases(vms: Informer<VirtualMachine>, metrics: RoleContext['metrics'], signal: AbortSignal): void {

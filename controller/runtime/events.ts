@@ -1,6 +1,8 @@
 // Kubernetes Events (events.k8s.io/v1) for what users should notice. The same
 // (object, reason, message) is recorded at most once per window, so a steady
-// state writes nothing.
+// state writes nothing. Sent in the background, as client-go's broadcaster
+// does: a reconcile does not wait a round trip per Event (five per new VM
+// on a provider); one that must know its Event exists first awaits record().
 import { randomBytes } from 'node:crypto';
 import type { Logger } from './log.js';
 import type { KubeApi } from './kube-api.js';
@@ -12,9 +14,21 @@ export interface EventTarget {
 }
 
 const DEDUP_WINDOW_MS = 10 * 60_000;
+/** Events waiting to be sent; beyond this the oldest are dropped (a burst the API server cannot take). */
+const MAX_PENDING = 1000;
+/** POSTs in flight at once. */
+const SENDERS = 4;
+
+interface Pending {
+  readonly namespace: string;
+  readonly event: Record<string, unknown>;
+  readonly sent: () => void;
+}
 
 export class EventRecorder {
   private readonly recent = new Map<string, number>();
+  private readonly pending: Pending[] = [];
+  private sending = 0;
 
   constructor(
     private readonly api: KubeApi,
@@ -23,12 +37,16 @@ export class EventRecorder {
     private readonly log: Logger,
   ) {}
 
-  /** Record an event; failures are logged, never thrown (events are best effort). */
-  async record(target: EventTarget, type: 'Normal' | 'Warning', reason: string, note: string): Promise<void> {
+  /**
+   * Record an event: queued at once, sent in the background; the promise
+   * settles once it was sent (or given up on). Failures are logged, never
+   * thrown (events are best effort).
+   */
+  record(target: EventTarget, type: 'Normal' | 'Warning', reason: string, note: string): Promise<void> {
     const name = target.metadata.name ?? '';
     const key = `${target.metadata.uid ?? name}|${reason}|${note}`;
     const now = Date.now();
-    if ((this.recent.get(key) ?? 0) > now - DEDUP_WINDOW_MS) return;
+    if ((this.recent.get(key) ?? 0) > now - DEDUP_WINDOW_MS) return Promise.resolve();
     this.recent.set(key, now);
     if (this.recent.size > 10_000) this.recent.clear();
     const namespace = target.metadata.namespace ?? 'default';
@@ -51,10 +69,33 @@ export class EventRecorder {
         uid: target.metadata.uid,
       },
     };
+    return new Promise<void>((sent) => {
+      if (this.pending.length >= MAX_PENDING) {
+        this.pending.shift()?.sent();
+        this.log.warn({ reason }, 'Dropped an event: too many waiting to be sent');
+      }
+      this.pending.push({ namespace, event, sent });
+      this.sendNext();
+    });
+  }
+
+  private sendNext(): void {
+    while (this.sending < SENDERS && this.pending.length > 0) {
+      const next = this.pending.shift() as Pending;
+      this.sending += 1;
+      void this.send(next).finally(() => {
+        this.sending -= 1;
+        next.sent();
+        this.sendNext();
+      });
+    }
+  }
+
+  private async send({ namespace, event }: Pending): Promise<void> {
     try {
       await this.api.request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event });
     } catch (err) {
-      this.log.warn({ reason, err: err instanceof Error ? err.message : String(err) }, 'Could not record event');
+      this.log.warn({ reason: event.reason, err: err instanceof Error ? err.message : String(err) }, 'Could not record event');
     }
   }
 }

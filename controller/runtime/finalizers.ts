@@ -24,11 +24,23 @@ export function hasFinalizer(obj: WithFinalizers, finalizer: string): boolean {
 }
 
 /**
- * Add `finalizer` to `obj` unless it is there. Resolves true when this call
- * added it (the object changed: a reconciler returns and runs again on the
- * event), false when it was already present.
+ * A field written in the same patch as the finalizer, where the object has no
+ * value for it yet (e.g. an InfraMachine's spec.providerID, which must exist
+ * before anything is created on a backend): one write and one event instead
+ * of two. `path` names a field of an object that exists (`['spec', 'providerID']`).
  */
-export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string): Promise<boolean> {
+export interface FieldStamp {
+  readonly path: readonly [string, ...string[]];
+  readonly value: unknown;
+}
+
+/**
+ * Add `finalizer` to `obj` unless it is there (with `stamp`, when given and
+ * unset). Resolves true when this call added it (the object changed: a
+ * reconciler returns and runs again on the event), false when it was already
+ * present.
+ */
+export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string, stamp?: FieldStamp): Promise<boolean> {
   if (hasFinalizer(obj, finalizer)) return false;
   return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
     if (hasFinalizer(current, finalizer)) return undefined;
@@ -39,9 +51,17 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
       current.metadata.finalizers
         ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
         : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+      ...(stamp && valueAt(current, stamp.path) === undefined ? [{ op: 'add' as const, path: pointer(stamp.path), value: stamp.value }] : []),
     ];
   });
 }
+
+function valueAt(obj: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), obj);
+}
+
+/** RFC 6901: `~` and `/` escaped. */
+const pointer = (path: readonly string[]): string => path.map((key) => `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 
 /** Remove `finalizer` from `obj`; a gone object has nothing left to remove. */
 export async function removeFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string): Promise<void> {

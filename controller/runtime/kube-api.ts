@@ -3,7 +3,8 @@
 // as the server sent them: client-node's typed serializer renames or drops
 // fields it models differently (`enum`, `default`, `x-kubernetes-*` vanish from
 // a CustomResourceDefinition), which must never happen to what we apply.
-import { request, type RequestOptions } from 'node:https';
+import { createHash } from 'node:crypto';
+import { Agent, request, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** An HTTP error answer of the API server; `body` is the Status JSON text. */
@@ -61,6 +62,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class KubeApi {
   private readonly resources = new Map<string, Promise<ApiResource[]>>();
+  /** The keep-alive agent of the current TLS identity (see agentFor). */
+  private agent: { readonly key: string; readonly agent: Agent } | undefined;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -80,7 +83,31 @@ export class KubeApi {
       timeout: timeoutMs,
     };
     await this.kc.applyToHTTPSOptions(options);
+    options.agent = this.agentFor(options);
     return { url, options };
+  }
+
+  /**
+   * client-node gives every request a new Agent, so every request paid a TLS
+   * handshake (most of a busy role's CPU, and the API server's). One
+   * keep-alive agent per TLS identity instead: a rotated client certificate
+   * or CA (re-read from the kubeconfig on each request) gets a new one.
+   */
+  private agentFor(options: RequestOptions): Agent {
+    const hash = createHash('sha256');
+    for (const part of [options.ca, options.cert, options.key, options.pfx, options.passphrase, options.rejectUnauthorized, options.servername]) {
+      // Each part on its own (no JSON of key bytes): this runs for every request.
+      hash.update(Buffer.isBuffer(part) || typeof part === 'string' ? part : JSON.stringify(part ?? null)).update('\0');
+    }
+    const key = hash.digest('hex');
+    if (this.agent?.key === key) return this.agent.agent;
+    // The old agent's requests and watches finish on their own sockets (a watch ends within ten minutes).
+    const old = this.agent?.agent;
+    if (old) setTimeout(() => old.destroy(), 600_000).unref();
+    const { ca, cert, key: privateKey, pfx, passphrase, rejectUnauthorized, servername } = options;
+    const agent = new Agent({ keepAlive: true, ca, cert, key: privateKey, pfx, passphrase, ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) });
+    this.agent = { key, agent };
+    return agent;
   }
 
   async request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {

@@ -22,6 +22,7 @@ import { waitFor } from '../support/wait.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from './audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
+import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
 import { processMemory, type ProcessMemory } from './process-memory.js';
 import { textTable } from './text-table.js';
 import type { Teardown } from './teardown.js';
@@ -250,7 +251,7 @@ async function deprovision(env: Env, names: readonly string[], timeoutMs: number
 }
 
 function report(n: number, startMemory: Memory, created: Provisioned, deleted: Deprovisioned): BenchReport {
-  const perVm = (step: 'providerIdAt' | 'clonedAt' | 'readyAt'): number[] => [...created.progress.values()].map((p) => (p[step] ?? NaN) - p.createdAt);
+  const perVm = (step: 'machineAt' | 'providerIdAt' | 'clonedAt' | 'readyAt'): number[] => [...created.progress.values()].map((p) => (p[step] ?? NaN) - p.createdAt);
   const ready = percentiles(perVm('readyAt'));
   const roles = [...new Set([...Object.keys(created.writes), ...Object.keys(deleted.writes)])].sort();
   const writesPerVm = (w: WriteCounts): Record<string, number> => {
@@ -269,6 +270,7 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
     providerFlags: PROVIDER_FLAGS.slice(3).join(' '),
     timeToAllReadyMs: Math.round(created.durationMs),
     perVmReadyMs: ready,
+    perVmMachineMs: percentiles(perVm('machineAt')),
     perVmProviderIdMs: percentiles(perVm('providerIdAt')),
     perVmClonedMs: percentiles(perVm('clonedAt')),
     timeToAllGoneMs: Math.round(deleted.durationMs),
@@ -295,7 +297,7 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
       ['VMs left in vcsim', String(deleted.vcsimLeft)],
     ]),
     '  per VM, from its create:',
-    textTable([['', 'p50', 'p95'], step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', ready)], '    '),
+    textTable([['', 'p50', 'p95'], step('VSphereMachine made', result.perVmMachineMs), step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', ready)], '    '),
     `  API writes per VM (audit log; failed: ${failed(created.writes)} create, ${failed(deleted.writes)} delete${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
     '  vCenter SOAP calls (the provider\'s banlieue_backend_calls_total):',
@@ -332,28 +334,4 @@ export function memoryOf(env: Env): Memory {
   return { controller: processMemory(env.controller.child.pid), provider: processMemory(env.provider.child.pid) };
 }
 
-/** SIGTERM, and SIGKILL when the role has not exited after 10 s. */
-async function stopRole(role: RoleProcess): Promise<void> {
-  const timer = setTimeout(() => void role.kill(), 10_000);
-  await role.stop();
-  clearTimeout(timer);
-}
-
-/** Nearest-rank percentiles, ms. */
-export function percentiles(values: number[]): { p50: number; p95: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => Math.round(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN);
-  return { p50: at(0.5), p95: at(0.95) };
-}
-
-export function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
-
-export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-export const round = (x: number): number => Math.round(x * 10) / 10;
-export const tail = (text: string, lines = 20): string => text.trimEnd().split('\n').slice(-lines).join('\n');
+export { envInt, percentiles, round, seconds, tail } from './bench-stats.js';

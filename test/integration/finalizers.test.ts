@@ -14,6 +14,7 @@ interface ConfigMap {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace: string; resourceVersion?: string; finalizers?: string[]; deletionTimestamp?: string };
+  data?: Record<string, string>;
 }
 
 let ns: Awaited<ReturnType<typeof createNamespace>>;
@@ -99,6 +100,36 @@ describe('Adding a finalizer beside another writer', () => {
     expect(failure).toBeInstanceOf(ApiStatusError);
     expect((failure as ApiStatusError).code).toBe(422);
     expect(writes).toBe(1);
+  });
+});
+
+describe('A field stamped with the finalizer (an InfraMachine\'s providerID)', () => {
+  const stamp = { path: ['data', 'providerID'] as const, value: 'vsphere://0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87' };
+
+  it('writes the field in the same patch as the finalizer: one write', async () => {
+    const cm = await other.request<ConfigMap>('POST', `/api/v1/namespaces/${ns.name}/configmaps`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stamped' }, data: { other: 'x' } },
+    });
+
+    await expect(ensureFinalizer(api, cm, OURS, stamp)).resolves.toBe(true);
+
+    const after = await read('stamped');
+    expect(after.metadata.finalizers).toEqual([OURS]);
+    expect(after.data).toEqual({ other: 'x', providerID: stamp.value });
+    expect(writes).toBe(1);
+  });
+
+  it('keeps a value another writer set after our read', async () => {
+    const stale = await other.request<ConfigMap>('POST', `/api/v1/namespaces/${ns.name}/configmaps`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs' }, data: { other: 'x' } },
+    });
+    await otherPatches('theirs', [{ op: 'add', path: '/data/providerID', value: 'vsphere://theirs' }]);
+
+    await expect(ensureFinalizer(api, stale, OURS, stamp)).resolves.toBe(true);
+
+    const after = await read('theirs');
+    expect(after.metadata.finalizers).toEqual([OURS]);
+    expect(after.data?.providerID).toBe('vsphere://theirs');
   });
 });
 

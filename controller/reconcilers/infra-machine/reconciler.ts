@@ -14,7 +14,7 @@ import type { Reconciler } from '../../runtime/controller.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ensureFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
-import type { Informer } from '../../runtime/informer.js';
+import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
@@ -60,6 +60,8 @@ export class InfraMachineReconciler implements Reconciler {
   readonly name: string;
   readonly kind: string;
   private readonly finalizer: string;
+  /** By machine key: the taskRef (or none) the last status write left, until the cache shows it (withWrittenTask). */
+  private readonly writtenTasks = new Map<string, { readonly uid: string | undefined; readonly taskRef: string | undefined }>();
 
   constructor(
     private readonly backend: RunningBackend,
@@ -82,8 +84,12 @@ export class InfraMachineReconciler implements Reconciler {
    * remembered in status.taskRef, never awaited here.
    */
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
-    const machine = this.machines.get(key);
-    if (!machine) return done;
+    const cached = this.machines.get(key);
+    if (!cached) {
+      this.writtenTasks.delete(key);
+      return done;
+    }
+    const machine = this.withWrittenTask(key, cached);
     // Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
     const pausedCluster = await pausedOwningCluster(this.api, machine);
     if (isPaused({ metadata: machine.metadata }, pausedCluster)) {
@@ -92,15 +98,21 @@ export class InfraMachineReconciler implements Reconciler {
       return pausedCluster ? waiting(this.timings.pollMs) : done;
     }
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log, signal);
-    // The finalizer in its own write; the next pass (right away) starts from the object that has it.
-    if (await ensureFinalizer(this.api, machine, this.finalizer)) return waiting(0);
+    // The finalizer in its own write, with the providerID when it is still to be written (before anything exists
+    // on the backend, so a crash from here on finds the VM again by it); the next pass (right away) starts from there.
+    const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
+    const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
+    if (await ensureFinalizer(this.api, machine, this.finalizer, stamp)) {
+      if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
+      return waiting(0);
+    }
 
     const { outcome, result, retry } = await this.pass(machine, log, signal);
     const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
     if (outcome.kind === 'observed') {
-      for (const action of outcome.observation?.actions ?? []) await this.recordAction(machine, action, outcome.observation, outcome.uuid);
+      for (const action of outcome.observation?.actions ?? []) this.recordAction(machine, action, outcome.observation, outcome.uuid);
     }
     return result ?? this.nextLook(machine, outcome, status);
   }
@@ -135,7 +147,7 @@ export class InfraMachineReconciler implements Reconciler {
       return failure.retry === 'wait' ? { outcome, result: waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
     }
     if (ensured.state === 'InProgress') {
-      for (const action of ensured.actions) await this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
+      for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
       return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(delay) };
     }
@@ -163,7 +175,7 @@ export class InfraMachineReconciler implements Reconciler {
         // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
       } else if (!resolved.ok && resolved.reason === Reason.ProviderNotFound) {
         // The Provider is gone (often: its namespace is being deleted); nothing can reach the VM.
-        await this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
+        void this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
       } else if (!resolved.ok) {
         await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
         return waiting(this.timings.pollMs);
@@ -182,7 +194,7 @@ export class InfraMachineReconciler implements Reconciler {
           const failure = describeBackendFailure(err, Reason.DeletionFailed);
           if (failure.reason === Reason.VMNotOwned) {
             // Someone else's VM (a hand-set providerID): never destroyed; the machine goes.
-            await this.events.record(machine, 'Warning', Reason.VMNotOwned, `${failure.message}; left on the backend`);
+            void this.events.record(machine, 'Warning', Reason.VMNotOwned, `${failure.message}; left on the backend`);
             existed = false;
           } else {
             log.warn({ err: failure.message }, 'Deleting the VM failed');
@@ -190,7 +202,7 @@ export class InfraMachineReconciler implements Reconciler {
             throw err;
           }
         }
-        if (existed) await this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
+        if (existed) void this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
       }
     }
     await removeFinalizer(this.api, machine, this.finalizer);
@@ -238,19 +250,39 @@ export class InfraMachineReconciler implements Reconciler {
     };
   }
 
+  /**
+   * The machine with the task its last status write recorded or cleared, until
+   * the cache shows that write: a pass that runs before the watch delivers it
+   * (its own update event, a poll) must not start a second create
+   * (controller-runtime's "expectations"). Only this process writes taskRef.
+   */
+  private withWrittenTask(key: string, machine: InfraMachine): InfraMachine {
+    const written = this.writtenTasks.get(key);
+    if (!written) return machine;
+    if (written.uid !== machine.metadata.uid || machine.status?.taskRef === written.taskRef) {
+      this.writtenTasks.delete(key);
+      return machine;
+    }
+    const { taskRef: _stale, ...status } = machine.status ?? {};
+    return { ...machine, status: { ...status, ...(written.taskRef ? { taskRef: written.taskRef } : {}) } };
+  }
+
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
     const status = decideMachineStatus(machine, outcome, this.clock.now());
     const before = findCondition(machine.status?.conditions, ConditionType.Ready);
-    if (await applyStatus(this.ssa, machine, status)) {
+    const taskChanged = status.taskRef !== machine.status?.taskRef;
+    const written = await applyStatus(this.ssa, machine, status);
+    if (taskChanged) this.writtenTasks.set(keyOf(machine), { uid: machine.metadata.uid, taskRef: status.taskRef });
+    if (written) {
       const after = findCondition(status.conditions, ConditionType.Ready);
       if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && after.reason !== Reason.WaitingForAddress && after.reason !== Reason.Pending) {
-        await this.events.record(machine, 'Warning', after.reason, after.message);
+        void this.events.record(machine, 'Warning', after.reason, after.message);
       }
     }
     return status;
   }
 
-  private async recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string, taskRef?: string): Promise<void> {
+  private recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string, taskRef?: string): void {
     const vm = `VM ${observation?.ref ?? ''} (UUID ${uuid})`;
     const notes: Record<MachineAction, string> = {
       CreateStarted: `Creating the VM with UUID ${uuid} (task ${taskRef ?? ''})`,
@@ -262,6 +294,6 @@ export class InfraMachineReconciler implements Reconciler {
       PoweredOff: `Powered off ${vm}`,
       Suspended: `Suspended ${vm}`,
     };
-    await this.events.record(machine, 'Normal', action, notes[action]);
+    void this.events.record(machine, 'Normal', action, notes[action]);
   }
 }

@@ -42,7 +42,7 @@ export class ProviderReconciler implements Reconciler {
     if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
       const after = findCondition(status.conditions, ConditionType.ProviderReachable);
       if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
-        await this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');
+        void this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');
       }
     }
     return { requeueAfterMs: this.rediscoverMs };

@@ -254,7 +254,10 @@ export class VirtualMachineReconciler implements Reconciler {
   ): Promise<number | undefined> {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
     const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(vm.metadata.finalizers ? { finalizers: vm.metadata.finalizers } : {}) } };
-    if (plan.ensureFinalizer) await ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
+    // Beside the writes, not before them: what they create is owned by the VM (the garbage collector removes it
+    // should the VM go first), and a VM's first pass waits one round trip less.
+    const finalizer = plan.ensureFinalizer ? ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine) : undefined;
+    finalizer?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
     // Said before done: an Event announcing a deletion exists before the delete is sent.
     for (const event of plan.events) {
       log.info({ reason: event.reason }, event.type === 'Warning' ? 'Recording a warning' : 'Recording an event');
@@ -271,6 +274,7 @@ export class VirtualMachineReconciler implements Reconciler {
       // Status is written even when applying failed, from what was decided.
       if (outcome.status) await this.writeStatus(vm, outcome.status, log);
     }
+    await finalizer;
     if (plan.removeFinalizer) {
       log.info('All infrastructure gone; releasing the VirtualMachine');
       await removeFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
@@ -364,7 +368,7 @@ export class VirtualMachineReconciler implements Reconciler {
     const after = planned.conditions?.find((c) => c.type === ConditionType.Scheduled);
     if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
       log.info({ reason: after.reason }, after.status === 'True' ? 'Scheduled' : 'Not scheduled');
-      await this.d.events.record(vm as never, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message);
+      void this.d.events.record(vm as never, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message);
     }
   }
 }

@@ -18,31 +18,35 @@ import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
 import type { VsphereSessionPool } from '../session-pool.js';
 import { buildCloneSpec, OWNER_MARK_KEY } from './clone-spec.js';
-import { resolveCloneTargets } from './clone-targets.js';
+import { CloneTargetCache } from './clone-target-cache.js';
 import { guestInfoExtraConfig } from './guest-info.js';
 import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
 export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VSphereMachineSpec> {
+  const cloneTargets = new CloneTargetCache();
   return {
     ensure: (connection: Connection, request: Request, options: EnsureOptions) =>
-      withSignal(options.signal, () => sessions.use(connection, (client) => ensure(client, request, options))),
+      withSignal(options.signal, () => sessions.use(connection, (client) => ensure(client, cloneTargets, request, options))),
     destroy: (connection: Connection, request: Request, options: DestroyOptions) =>
       withSignal(options.signal, () => sessions.use(connection, (client) => destroy(client, request, options))),
   };
 }
 
-async function ensure(client: VsphereClient, request: Request, options: EnsureOptions): Promise<EnsureResult> {
+async function ensure(client: VsphereClient, cloneTargets: CloneTargetCache, request: Request, options: EnsureOptions): Promise<EnsureResult> {
   const actions: MachineAction[] = [];
   // Our clone first: while it runs, one task read is the whole pass.
-  const clone = await pickUpClone(client, request);
+  let clone = await pickUpClone(client, request);
   if (clone.state === 'running') return { state: 'InProgress', taskRef: clone.taskRef, message: clone.message, actions: [] };
-  const vm = clone.state === 'done' ? clone.vm : await client.search.findVmByBiosUuid(request.uuid);
+  let vm = clone.state === 'done' ? clone.vm : await client.search.findVmByBiosUuid(request.uuid);
   if (!vm) {
     if (!options.mayCreate) return { state: 'Absent' };
-    const task = await startClone(client, request, options);
-    return { state: 'InProgress', taskRef: task.value, message: `CloneVM_Task ${task.value} started`, actions: ['CreateStarted'] };
+    const task = await startClone(client, cloneTargets, request, options);
+    // One look, no wait: a quick clone (a linked clone) may be over already, and this pass goes on with its VM.
+    clone = await pickUpClone(client, { ...request, taskRef: task.value });
+    if (clone.state !== 'done') return { state: 'InProgress', taskRef: task.value, message: `CloneVM_Task ${task.value} started`, actions: ['CreateStarted'] };
+    vm = clone.vm;
   }
   if (clone.state === 'done') {
     actions.push(clone.adopted ? 'Adopted' : 'Created');
@@ -162,10 +166,17 @@ async function pickUpClone(client: VsphereClient, request: Request): Promise<Clo
 }
 
 /** Starts CloneVM_Task with the machine's UUID; its task is the provider's to remember. */
-async function startClone(client: VsphereClient, request: Request, options: EnsureOptions): Promise<ManagedObjectReference> {
-  const targets = await resolveCloneTargets(client, request.spec, request.raw);
-  const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, await client.vms.hardware(targets.template));
-  const task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
+async function startClone(client: VsphereClient, cloneTargets: CloneTargetCache, request: Request, options: EnsureOptions): Promise<ManagedObjectReference> {
+  const { targets, templateHardware } = await cloneTargets.resolve(client, request.spec, request.raw);
+  const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, templateHardware);
+  let task: ManagedObjectReference;
+  try {
+    task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
+  } catch (err) {
+    // Maybe something it names went away: the next pass looks the targets up afresh.
+    cloneTargets.forget(client, request.spec, request.raw);
+    throw err;
+  }
   options.log.info({ task: task.value, uuid: request.uuid, datacenter: targets.datacenter.name, cluster: targets.cluster.name }, 'CloneVM_Task started');
   return task;
 }
