@@ -74,7 +74,7 @@ export interface MachineObservation {
   readonly addresses: readonly MachineAddress[];
   readonly actions: readonly MachineAction[];
   /** Backend-specific status fields of the machine kind, e.g. vmRef and biosUuid. */
-  readonly statusFields: Readonly<Record<string, string>>;
+  readonly statusFields: Readonly<Record<string, string | number>>;
   /** Spec changes the VM does not have yet and why, e.g. CPUs waiting for a power-off. */
   readonly pending?: string;
 }

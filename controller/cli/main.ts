@@ -6,6 +6,7 @@ import { PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
+import { hostCommand } from './host-command.js';
 import { validateFiles } from './validate.js';
 import { roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
 
@@ -112,6 +113,8 @@ export function buildProgram(): Command {
     .action(async (backend: string, opts: ProviderFlags) => {
       await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? `banlieue-provider-${backend}` });
     });
+
+  program.addCommand(hostCommand());
 
   program
     .command('validate')

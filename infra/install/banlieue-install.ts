@@ -13,6 +13,7 @@ import { resolveInstallProps, providerRolesOf, CLUSTER_SIDE_BACKENDS, type Banli
 import { componentLabels } from './labels.js';
 import { NetworkPolicies } from './network-policies.js';
 import { controllerRules, providerCredentialRules, providerRules } from './rbac-rules.js';
+import { HostRoleRules } from './host-role-rules.js';
 import { RoleWorkload } from './role-workload.js';
 
 interface InstallPart {
@@ -69,6 +70,11 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
     build: (scope, props) => {
       const namespaces = props.providerNamespaces;
       for (const backend of providerRolesOf(props)) {
+        // The Cloud Hypervisor provider runs on each host (it drives local VMM sockets): permissions only, each host its own identity.
+        if (!CLUSTER_SIDE_BACKENDS.includes(backend)) {
+          new HostRoleRules(scope, `provider-${backend}`, { backend });
+          continue;
+        }
         new RoleWorkload(scope, `provider-${backend}`, {
           install: props,
           name: `banlieue-provider-${backend}`,
@@ -76,8 +82,6 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
           rules: [...providerRules(backend), ...(namespaces ? [] : providerCredentialRules())],
           ...(namespaces ? { namespacedRules: { suffix: 'credentials', namespaces, rules: providerCredentialRules() } } : {}),
           args: ['provider', backend],
-          // The Cloud Hypervisor provider runs on each host (it drives local VMM sockets).
-          deployment: CLUSTER_SIDE_BACKENDS.includes(backend),
         });
       }
     },

@@ -104,3 +104,27 @@ export function providerCredentialRules(): PolicyRule[] {
 export function leaderElectionRules(): PolicyRule[] {
   return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'patch'] }];
 }
+
+/**
+ * A provider that runs on its hosts (Cloud Hypervisor), split by how each host's
+ * own identity is bound (docs/adr/0017): `namespaced` through a RoleBinding in
+ * its Provider's namespace (its machine kind, Providers read, user-data by name,
+ * Events, its Lease), `cluster` through a ClusterRoleBinding (VMImages are
+ * cluster-scoped), and `ownProvider(name)`, a Role writing the status of its own
+ * Provider only. No host may write another host's Provider status.
+ */
+export function hostProviderRules(backend: Backend): { namespaced: PolicyRule[]; cluster: PolicyRule[]; ownProvider: (provider: string) => PolicyRule[] } {
+  const rules = providerRules(backend);
+  const touches = (rule: PolicyRule, resource: string): boolean => rule.apiGroups.includes(CORE_GROUP) && rule.resources.some((r) => r === resource || r.startsWith(`${resource}/`));
+  const namespaced = rules
+    .filter((rule) => !touches(rule, 'vmimages') && !touches(rule, 'providers'))
+    .concat({ apiGroups: [CORE_GROUP], resources: ['providers'], verbs: READ }, ...providerCredentialRules(), ...leaderElectionRules());
+  return {
+    namespaced,
+    cluster: [
+      { apiGroups: [CORE_GROUP], resources: ['vmimages'], verbs: READ },
+      { apiGroups: [CORE_GROUP], resources: ['vmimages/status'], verbs: STATUS_WRITE },
+    ],
+    ownProvider: (provider) => [{ apiGroups: [CORE_GROUP], resources: ['providers/status'], verbs: STATUS_WRITE, resourceNames: [provider] }],
+  };
+}

@@ -1,5 +1,5 @@
-// One banlieue role (the controller, or a provider): its identity, its RBAC and,
-// unless it runs outside the cluster, its Deployment. Every role is installed
+// One banlieue role (the controller, or a cluster-side provider): its identity, its
+// RBAC and its Deployment (a provider that runs on its hosts: host-role-rules.ts). Every role is installed
 // by this one construct, so they cannot drift apart.
 import { ApiObject, Duration, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-30';
@@ -29,12 +29,6 @@ export interface RoleWorkloadProps {
   readonly namespacedRules?: { readonly suffix: string; readonly namespaces: readonly string[]; readonly rules: PolicyRule[] };
   /** `banlieue` subcommand and flags, e.g. ['provider', 'vsphere']. */
   readonly args: string[];
-  /**
-   * Whether the role runs as a Deployment here; false for roles that run on
-   * their own hosts and only need an identity.
-   * @default true
-   */
-  readonly deployment?: boolean;
 }
 
 export class RoleWorkload extends Construct {
@@ -61,7 +55,7 @@ export class RoleWorkload extends Construct {
       for (const namespace of namespaces) this.addRole(`${suffix}-${namespace}`, { name: `${name}-${suffix}`, namespace, labels }, rules, subject);
     }
 
-    if (props.deployment ?? true) this.addDeployment(serviceAccount, props);
+    this.addDeployment(serviceAccount, props);
   }
 
   private addRole(id: string, metadata: { name: string; namespace: string; labels: Record<string, string> }, rules: PolicyRule[], subject: kplus.k8s.Subject): void {

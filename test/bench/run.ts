@@ -3,11 +3,14 @@
 // stderr. Exits non-zero only when a case could not complete, never for slowness.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchCase } from './bench-case.js';
+import { cloudHypervisorBench } from './cloud-hypervisor.js';
+import { libvirtBench } from './libvirt.js';
 import { Teardown } from './teardown.js';
 import { vsphereBench } from './vsphere.js';
 import { vsphereDelayedCloneBench } from './vsphere-delayed-clone.js';
+import { proxmoxBench } from './proxmox.js';
 
-const CASES: readonly BenchCase[] = [vsphereBench, vsphereDelayedCloneBench];
+const CASES: readonly BenchCase[] = [vsphereBench, vsphereDelayedCloneBench, proxmoxBench, cloudHypervisorBench, libvirtBench];
 
 const began = performance.now();
 const say = (message: string): void => void process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);

@@ -279,6 +279,12 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     'spec.sources[0].ref',
   ],
   [
+    'VMImage with a clone mode on a vSphere template',
+    base.vmImage,
+    (o) => (spec(o).sources = [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu', cloneMode: 'Linked' }]),
+    'spec.sources[0].cloneMode',
+  ],
+  [
     'VMImage with an md5 checksum',
     base.vmImage,
     (o) => (spec(o).sources = [{ providerClass: 'libvirt', kind: 'Url', ref: 'https://img.example.com/u.img', checksum: 'md5:abc' }]),

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiStatusError, KubeApi } from '../../controller/runtime/kube-api.js';
+import { BACKEND_APIS } from '../../infra/api/backends.js';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { SecretType } from '../../infra/api/well-known.js';
 import { apiMessage, createNamespace, testKubeConfig } from '../support/kube.js';
@@ -90,18 +91,20 @@ const CONTROLLER: readonly Grant[] = [
   leases,
 ];
 
-const VSPHERE_PROVIDER: readonly Grant[] = [
+/** A provider role run in the cluster: its machine kind (`plural`) and its providerID, credentials by name. */
+const providerGrants = (plural: string): readonly Grant[] => [
   { group: 'banlieue.io', resources: ['providers', 'vmimages'], verbs: READ },
   { group: 'banlieue.io', resources: ['providers/status', 'vmimages/status'], verbs: STATUS_WRITE },
-  { group: INFRA, resources: ['vspheremachines'], verbs: [...READ, 'update', 'patch'] },
-  { group: INFRA, resources: ['vspheremachines/status'], verbs: STATUS_WRITE },
-  { group: INFRA, resources: ['vspheremachines/finalizers', 'vspheremachines/providerid'], verbs: ['update'] },
+  { group: INFRA, resources: [plural], verbs: [...READ, 'update', 'patch'] },
+  { group: INFRA, resources: [`${plural}/status`], verbs: STATUS_WRITE },
+  { group: INFRA, resources: [`${plural}/finalizers`, `${plural}/providerid`], verbs: ['update'] },
   { group: 'cluster.x-k8s.io', resources: ['clusters', 'machines'], verbs: ['get'] },
   // Every namespace by default (providerNamespaces unset); by name only.
   { group: '', resources: ['secrets', 'configmaps'], verbs: ['get'] },
   ...events,
   leases,
 ];
+const VSPHERE_PROVIDER = providerGrants('vspheremachines');
 
 /** banlieue-capi-infrastructure, as CAPI's aggregated manager role receives it: our infrastructure kinds, nothing else of ours. */
 const CAPI_AGGREGATED: readonly Grant[] = [
@@ -232,7 +235,26 @@ describe('RBAC matrix of the default install', () => {
     expect(await mismatches(api, serviceAccount(capiNs.name, 'capi-manager'), CAPI_AGGREGATED)).toEqual([]);
   });
 
-  it.each(['proxmox', 'libvirt', 'cloud-hypervisor'])('ships no identity for the %s provider, whose role this version does not run', async (backend) => {
+  const clusterSideBuilt = BACKEND_APIS.filter((b) => b.providerRoleBuilt && b.providerRuns === 'cluster' && b.name !== 'vsphere');
+  it.each(clusterSideBuilt.map((b) => [b.name, b.machine.plural]))(
+    'grants the %s provider exactly its rules: its machine kind (%s) and its providerID, credentials by name, no VirtualMachines',
+    async (backend, plural) => {
+      expect(await mismatches(api, serviceAccount(INSTALL_NS, `banlieue-provider-${backend}`), providerGrants(plural))).toEqual([]);
+    },
+  );
+
+  it('gives the cloud-hypervisor provider, which runs on its hosts, no identity in the install: its ClusterRoles are bound per host', async () => {
+    const name = 'banlieue-provider-cloud-hypervisor';
+    const rbac = 'rbac.authorization.k8s.io/v1';
+    const gone = async (get: Promise<unknown>): Promise<string> => get.then(() => 'present', (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)));
+    expect(await gone(api.get({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: INSTALL_NS } }))).toBe('absent');
+    expect(await gone(api.get({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name } }))).toBe('present');
+    expect(await gone(api.get({ apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name } }))).toBe('absent');
+    expect(await mismatches(api, serviceAccount(INSTALL_NS, name), NOTHING, (c) => c.group === '' && c.resource === 'secrets')).toEqual([]);
+  });
+
+  const unbuilt = BACKEND_APIS.filter((b) => !b.providerRoleBuilt).map((b) => b.name);
+  it.skipIf(unbuilt.length === 0).each(unbuilt)('ships no identity for the %s provider, whose role this version does not run', async (backend) => {
     const name = `banlieue-provider-${backend}`;
     const gone = async (get: Promise<unknown>): Promise<string> => get.then(() => 'present', (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)));
     const rbac = 'rbac.authorization.k8s.io/v1';

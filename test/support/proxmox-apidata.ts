@@ -1,14 +1,13 @@
 // The Proxmox VE API schema (pve-docs `api-viewer/apidata.js` as JSON, PVE
-// 9.1), read at test time and never copied into the repository: it is
-// AGPL-3.0-or-later, the repository Apache-2.0. Tests find it through the env
-// var PROXMOX_APIDATA, by default `../shared/specs/proxmox-ve.apidata.json`
-// relative to the repository root; a relative value is relative to the root too.
+// 9.1), read at test time. It is AGPL-3.0-or-later test data kept apart in
+// test/fixtures/proxmox/ (see its README); the env var PROXMOX_APIDATA points
+// the tests at another copy, relative to the repository root or absolute.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROXMOX_APIDATA_ENV = 'PROXMOX_APIDATA';
-const DEFAULT_LOCATION = '../shared/specs/proxmox-ve.apidata.json';
+const DEFAULT_LOCATION = 'test/fixtures/proxmox/proxmox-ve.apidata.json';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -127,7 +126,7 @@ export function loadPveApiSchema(location = apidataLocation()): PveApiSchema {
   if (!existsSync(location)) {
     throw new Error(
       `Proxmox VE API schema not found at ${location}: set ${PROXMOX_APIDATA_ENV} to the path of proxmox-ve.apidata.json ` +
-        `(pve-docs api-viewer/apidata.js as JSON; AGPL, so it is not in this repository)`,
+        `(pve-docs api-viewer/apidata.js as JSON; see test/fixtures/proxmox/README.md)`,
     );
   }
   const schema = new PveApiSchema(JSON.parse(readFileSync(location, 'utf8')) as PveNode[]);

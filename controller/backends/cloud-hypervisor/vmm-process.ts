@@ -20,6 +20,12 @@ export interface VmmHostOptions {
   readonly root?: string;
   /** Arguments after `--api-socket path=…`, e.g. `['-v']`. @default [] */
   readonly extraArgs?: readonly string[];
+  /**
+   * A command the VMM is started through, which must exec it in place (its pid becomes
+   * the VMM's), e.g. `['ip', 'netns', 'exec', 'guests']` to run it in the network
+   * namespace its taps are in. @default none: the binary itself
+   */
+  readonly launcher?: readonly string[];
   /** How long a new VMM has to answer vmm.ping. @default 30000 */
   readonly startTimeoutMs?: number;
   /** How long a VMM has to exit after vmm.shutdown before it is killed. @default 30000 */
@@ -58,10 +64,10 @@ export async function startVmm(options: VmmHostOptions, uuid: string): Promise<V
   if (running) throw new BackendError(BackendErrorKind.Rejected, `a VMM (pid ${running.pid}) already serves ${paths.dir}`, { code: 'VmmAlreadyRunning' });
   await removeRuntimeFiles(paths);
 
-  const pid = await spawnDetached(options, paths);
+  const { pid, hasExited } = await spawnDetached(options, paths);
   await writePidFile(paths, pid);
   try {
-    const ping = await waitForApi(client, pid, paths, options.startTimeoutMs ?? 30_000);
+    const ping = await waitForApi(client, hasExited, paths, options.startTimeoutMs ?? 30_000);
     return { uuid, pid, paths, client, ping };
   } catch (error) {
     await killVmm(pid, paths);
@@ -103,10 +109,12 @@ export async function killVmm(pid: number, paths: VmmPaths): Promise<void> {
   if (!gone) throw new BackendError(BackendErrorKind.Unreachable, `VMM pid ${pid} of ${paths.dir} survived SIGKILL`, { code: 'VmmUnkillable' });
 }
 
-async function spawnDetached(options: VmmHostOptions, paths: VmmPaths): Promise<number> {
+/** The new VMM's pid, and whether it exited (told by the child's exit, not by /proc: see waitForApi). */
+async function spawnDetached(options: VmmHostOptions, paths: VmmPaths): Promise<{ pid: number; hasExited: () => boolean }> {
   const log = openSync(paths.logFile, 'a', 0o600);
   try {
-    const child = spawn(options.binary, ['--api-socket', `path=${paths.apiSocket}`, ...(options.extraArgs ?? [])], {
+    const [file = options.binary, ...prefix] = [...(options.launcher ?? []), options.binary];
+    const child = spawn(file, [...prefix, '--api-socket', `path=${paths.apiSocket}`, ...(options.extraArgs ?? [])], {
       cwd: paths.dir,
       detached: true,
       stdio: ['ignore', log, log],
@@ -117,22 +125,31 @@ async function spawnDetached(options: VmmHostOptions, paths: VmmPaths): Promise<
         reject(new BackendError(BackendErrorKind.Rejected, `cannot start ${options.binary}: ${error.message}`, { cause: error, code: 'VmmSpawnFailed' })),
       );
     });
+    let exited = false;
+    child.once('exit', () => (exited = true));
     // Not waited for: the provider may exit while the VMM runs on.
     child.unref();
-    return pid;
+    return { pid, hasExited: () => exited };
   } finally {
     closeSync(log);
   }
 }
 
-async function waitForApi(client: VmmClient, pid: number, paths: VmmPaths, timeoutMs: number): Promise<VmmPingResponse> {
+/**
+ * Waits for vmm.ping. Whether the VMM died meanwhile is told by its exit event, not by
+ * its /proc command line: while it starts, a launcher (`ip netns exec`, the simulator's
+ * `#!/bin/sh` wrapper) execs in place, and in the middle of an exec the command line
+ * can read empty (a live simulator started through `ip netns exec` was once taken for
+ * dead here, about one start in twenty under load).
+ */
+async function waitForApi(client: VmmClient, hasExited: () => boolean, paths: VmmPaths, timeoutMs: number): Promise<VmmPingResponse> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await client.pingSupported();
     } catch (error) {
       if (!isBackendError(error, BackendErrorKind.Unreachable)) throw error;
-      if (!(await findVmmProcess(pid, paths.apiSocket))) {
+      if (hasExited()) {
         throw new BackendError(BackendErrorKind.Rejected, `the VMM of ${paths.dir} exited before serving its API: ${await logTail(paths)}`, { code: 'VmmExited' });
       }
       if (Date.now() > deadline) {

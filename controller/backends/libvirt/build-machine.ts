@@ -1,14 +1,18 @@
-// VirtualMachine → LibvirtMachine. A failure domain whose raw networkKind is
-// "bridge" plugs NICs into host bridges; otherwise into libvirt networks.
+// VirtualMachine → LibvirtMachine. A NIC whose network class targets a host
+// bridge (the failure domain's raw `bridges`, or every NIC when raw
+// networkKind is "bridge") is plugged into that bridge; otherwise into the
+// libvirt network of that name.
 import type { LibvirtMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
+import { RawKey } from './mapping.js';
 
 export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<LibvirtMachine> {
   const pool = singleStorageTarget(context, 'a LibvirtMachine pool');
   if (!pool.ok) return pool;
   const { name, namespace } = context.metadata;
-  const sourceKind = context.raw.networkKind === 'bridge' ? 'bridge' : 'network';
+  const bridges = new Set((context.raw[RawKey.Bridges] ?? '').split(',').filter(Boolean));
+  const kindOf = (target: string): 'bridge' | 'network' => (context.raw.networkKind === 'bridge' || bridges.has(target) ? 'bridge' : 'network');
   return {
     ok: true,
     object: {
@@ -26,7 +30,7 @@ export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<L
         disks: context.disks.map(({ disk }) => ({ name: disk.name, sizeGiB: disk.sizeGiB })),
         network: context.nics.map(({ nic, backendId, ipam }) => ({
           name: nic.name,
-          source: { kind: sourceKind, name: backendId },
+          source: { kind: kindOf(backendId), name: backendId },
           ...(ipam ? { ipam } : {}),
         })),
       },

@@ -1,10 +1,15 @@
-// libvirt: machines are built by the controller; the provider role is not in this version yet.
+// The libvirt backend: one libvirt host per Provider, over libvirt's own RPC protocol.
 import { libvirtApi, type LibvirtMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import type { BackendDescriptor } from '../descriptor.js';
 import { buildLibvirtMachine } from './build-machine.js';
+import { createLibvirtBackend } from './libvirt-backend.js';
 
 export const libvirtDescriptor: BackendDescriptor<LibvirtMachineSpec> = {
   api: libvirtApi,
+  // None the Secret always holds: its keys depend on the endpoint's transport (tls.crt and tls.key,
+  // or ssh-privatekey and ssh-host-key-fingerprint; nothing for +tcp/+unix), checked before dialling
+  // (credentials.ts, REQUIRED_KEYS).
   credentialKeys: [],
   buildMachine: buildLibvirtMachine,
+  createBackend: createLibvirtBackend,
 };

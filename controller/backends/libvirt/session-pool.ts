@@ -7,22 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Connection } from '../backend.js';
 import { LibvirtClient, type LibvirtClientOptions } from './client/libvirt-client.js';
-
-/**
- * The credentials Secret keys the libvirt backend reads. Provisional: the
- * provider integration (issue #11 point 2) settles them in the descriptor.
- */
-export const LibvirtCredentialKey = {
-  /** Client certificate for `+tls`. */
-  TlsCert: 'tls.crt',
-  TlsKey: 'tls.key',
-  /** CA of the daemon's certificate, when the Provider has no CA bundle of its own. */
-  Ca: 'ca.crt',
-  /** Private key for `+ssh` (the key of a `kubernetes.io/ssh-auth` Secret). */
-  SshPrivateKey: 'ssh-privatekey',
-  /** `SHA256:…` of the host key `+ssh` must find. */
-  SshHostKeyFingerprint: 'ssh-host-key-fingerprint',
-} as const;
+import { toClientOptions } from './credentials.js';
 
 interface Entry {
   readonly key: string;
@@ -50,7 +35,10 @@ export class LibvirtSessionPool {
     this.idleMs = options.idleMs ?? 300_000;
   }
 
-  /** Runs `use` with the pooled client of `connection` (it dials on its first call). Bad options throw TypeError. */
+  /**
+   * Runs `use` with the pooled client of `connection` (it dials on its first call). A Secret
+   * lacking its transport's keys throws BackendError Unauthorized; a bad URI TypeError.
+   */
   async use<T>(connection: Connection, use: (client: LibvirtClient) => Promise<T>): Promise<T> {
     const entry = this.entryFor(connection);
     entry.users += 1;
@@ -80,9 +68,11 @@ export class LibvirtSessionPool {
     const key = keyOf(connection);
     const existing = this.entries.get(key);
     if (existing) return existing;
+    // Checked first: a Secret lacking its transport's keys throws, and the client in use stays.
+    const options = toClientOptions(connection, this.options.onCall);
     // Same endpoint with other credentials or CA: a rotation; the old client goes once idle.
     for (const other of this.entries.values()) if (other.endpoint === connection.endpoint) this.drop(other);
-    const client = new LibvirtClient(toClientOptions(connection, this.options.onCall));
+    const client = new LibvirtClient(options);
     const entry: Entry = { key, endpoint: connection.endpoint, client, users: 0, lastUsed: Date.now(), dropped: false };
     this.entries.set(key, entry);
     this.startSweeper();
@@ -108,24 +98,6 @@ export class LibvirtSessionPool {
     }, Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
   }
-}
-
-/** The client options of a Provider's connection: its URI, and TLS or SSH material from the Secret. */
-export function toClientOptions(connection: Connection, onCall?: LibvirtClientOptions['onCall']): LibvirtClientOptions {
-  const credential = (key: string): string | undefined => connection.credentials[key];
-  const cert = credential(LibvirtCredentialKey.TlsCert);
-  const key = credential(LibvirtCredentialKey.TlsKey);
-  const ca = connection.caPem ?? credential(LibvirtCredentialKey.Ca);
-  const sshKey = credential(LibvirtCredentialKey.SshPrivateKey);
-  const fingerprint = credential(LibvirtCredentialKey.SshHostKeyFingerprint);
-  return {
-    uri: connection.endpoint,
-    ...(cert !== undefined && key !== undefined && ca !== undefined ? { tls: { certPem: cert, keyPem: key, caPem: ca } } : {}),
-    ...(sshKey !== undefined
-      ? { ssh: { privateKeyPem: sshKey, ...(fingerprint === undefined ? {} : { hostKeyFingerprint: fingerprint }), insecureIgnoreHostKey: connection.insecureSkipTLSVerify } }
-      : {}),
-    ...(onCall ? { onCall } : {}),
-  };
 }
 
 function close(entry: Entry): void {

@@ -19,6 +19,8 @@ export function buildProxmoxMachine(context: MachineBuildContext): BuildResult<P
   const needsSeedIso = context.input.userDataSecretName !== undefined || context.nics.some((n) => n.ipam?.static);
   if (needsSeedIso && !isoStorage) return missingRaw(context, 'isoStorage (needed for the cloud-init seed ISO)');
   const [osDisk, ...dataDisks] = context.disks;
+  // The image says how its template is cloned.
+  const cloneMode = context.input.image.spec.sources.find((source) => source.providerClass === 'proxmox')?.cloneMode;
   if (!osDisk) return { ok: false, message: 'the class has no disks' };
   return {
     ok: true,
@@ -30,6 +32,7 @@ export function buildProxmoxMachine(context: MachineBuildContext): BuildResult<P
         ...context.commonSpec,
         node,
         templateVmid: Number(context.imageRef),
+        ...(cloneMode ? { cloneMode } : {}),
         storage: osDisk.backendId,
         cores: context.hardware.cpus,
         sockets: 1,
@@ -39,12 +42,17 @@ export function buildProxmoxMachine(context: MachineBuildContext): BuildResult<P
         ...(dataDisks.length > 0
           ? { dataDisks: dataDisks.map(({ disk, backendId }) => ({ name: disk.name, sizeGiB: disk.sizeGiB, storage: backendId })) }
           : {}),
-        nics: context.nics.map(({ nic, backendId, ipam }) => ({
-          name: nic.name,
-          bridge: backendId,
-          model: 'virtio' as const,
-          ...(ipam ? { ipam } : {}),
-        })),
+        nics: context.nics.map(({ nic, backendId, ipam }) => {
+          // A network class's VLAN tag, published per failure domain by the provider (mapping.ts).
+          const vlan = context.raw[`vlan.${nic.networkClass}`];
+          return {
+            name: nic.name,
+            bridge: backendId,
+            ...(vlan !== undefined && /^[1-9][0-9]{0,3}$/.test(vlan) ? { vlan: Number(vlan) } : {}),
+            model: 'virtio' as const,
+            ...(ipam ? { ipam } : {}),
+          };
+        }),
         ...(needsSeedIso && isoStorage ? { isoStorage } : {}),
       },
     },

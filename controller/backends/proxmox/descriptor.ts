@@ -1,11 +1,13 @@
-// Proxmox VE: machines are built by the controller; the provider role is not in this version yet.
+// Proxmox VE: machines built by the controller, run by `banlieue provider proxmox`.
 import { proxmoxApi, type ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { BackendDescriptor } from '../descriptor.js';
 import { ProxmoxCredentialKeys } from './client/credentials.js';
 import { buildProxmoxMachine } from './build-machine.js';
+import { createProxmoxBackend } from './proxmox-backend.js';
 
 export const proxmoxDescriptor: BackendDescriptor<ProxmoxMachineSpec> = {
   api: proxmoxApi,
   credentialKeys: Object.values(ProxmoxCredentialKeys),
   buildMachine: buildProxmoxMachine,
+  createBackend: createProxmoxBackend,
 };

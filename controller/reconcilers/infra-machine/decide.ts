@@ -35,7 +35,7 @@ export type PassOutcome =
       readonly observation: MachineObservation | undefined;
       readonly failureDomain: string;
       /** Backend-specific status fields, e.g. vmRef. */
-      readonly backendStatus: Readonly<Record<string, string>>;
+      readonly backendStatus: Readonly<Record<string, string | number>>;
       readonly uuid: string;
     };
 

@@ -18,7 +18,7 @@ import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { applyStatus } from '../../runtime/status-writer.js';
+import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
@@ -60,8 +60,8 @@ export class InfraMachineReconciler implements Reconciler {
   readonly name: string;
   readonly kind: string;
   private readonly finalizer: string;
-  /** By machine key: the taskRef (or none) the last status write left, until the cache shows it (withWrittenTask). */
-  private readonly writtenTasks = new Map<string, { readonly uid: string | undefined; readonly taskRef: string | undefined }>();
+  /** By machine key: the status this process last wrote, until the cache shows it (withWrittenStatus). */
+  private readonly writtenStatus = new Map<string, { readonly uid: string | undefined; readonly status: InfraMachineStatus }>();
 
   constructor(
     private readonly backend: RunningBackend,
@@ -86,10 +86,10 @@ export class InfraMachineReconciler implements Reconciler {
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const cached = this.machines.get(key);
     if (!cached) {
-      this.writtenTasks.delete(key);
+      this.writtenStatus.delete(key);
       return done;
     }
-    const machine = this.withWrittenTask(key, cached);
+    const machine = this.withWrittenStatus(key, cached);
     // Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
     const pausedCluster = await pausedOwningCluster(this.api, machine);
     if (isPaused({ metadata: machine.metadata }, pausedCluster)) {
@@ -251,28 +251,28 @@ export class InfraMachineReconciler implements Reconciler {
   }
 
   /**
-   * The machine with the task its last status write recorded or cleared, until
-   * the cache shows that write: a pass that runs before the watch delivers it
-   * (its own update event, a poll) must not start a second create
-   * (controller-runtime's "expectations"). Only this process writes taskRef.
+   * The machine with the status this process last wrote, until the cache shows
+   * that write: a pass that runs before the watch delivers it (its own update
+   * event, a poll) must neither start a second create (status.taskRef) nor
+   * take a provisioned machine for a new one, nor move a condition's
+   * transition time (controller-runtime's "expectations"). Only the provider
+   * writes an InfraMachine's status.
    */
-  private withWrittenTask(key: string, machine: InfraMachine): InfraMachine {
-    const written = this.writtenTasks.get(key);
+  private withWrittenStatus(key: string, machine: InfraMachine): InfraMachine {
+    const written = this.writtenStatus.get(key);
     if (!written) return machine;
-    if (written.uid !== machine.metadata.uid || machine.status?.taskRef === written.taskRef) {
-      this.writtenTasks.delete(key);
+    if (written.uid !== machine.metadata.uid || sameStatus(machine.status, written.status)) {
+      this.writtenStatus.delete(key);
       return machine;
     }
-    const { taskRef: _stale, ...status } = machine.status ?? {};
-    return { ...machine, status: { ...status, ...(written.taskRef ? { taskRef: written.taskRef } : {}) } };
+    return { ...machine, status: written.status };
   }
 
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
     const status = decideMachineStatus(machine, outcome, this.clock.now());
     const before = findCondition(machine.status?.conditions, ConditionType.Ready);
-    const taskChanged = status.taskRef !== machine.status?.taskRef;
     const written = await applyStatus(this.ssa, machine, status);
-    if (taskChanged) this.writtenTasks.set(keyOf(machine), { uid: machine.metadata.uid, taskRef: status.taskRef });
+    if (written) this.writtenStatus.set(keyOf(machine), { uid: machine.metadata.uid, status });
     if (written) {
       const after = findCondition(status.conditions, ConditionType.Ready);
       if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && after.reason !== Reason.WaitingForAddress && after.reason !== Reason.Pending) {
@@ -283,7 +283,7 @@ export class InfraMachineReconciler implements Reconciler {
   }
 
   private recordAction(machine: InfraMachine, action: MachineAction, observation: MachineObservation | undefined, uuid: string, taskRef?: string): void {
-    const vm = `VM ${observation?.ref ?? ''} (UUID ${uuid})`;
+    const vm = observation?.ref ? `VM ${observation.ref} (UUID ${uuid})` : `the VM with UUID ${uuid}`;
     const notes: Record<MachineAction, string> = {
       CreateStarted: `Creating the VM with UUID ${uuid} (task ${taskRef ?? ''})`,
       Created: `Created ${vm}`,
@@ -296,4 +296,9 @@ export class InfraMachineReconciler implements Reconciler {
     };
     void this.events.record(machine, 'Normal', action, notes[action]);
   }
+}
+
+/** The same status, whatever the key order (the cache holds what the server sent back). */
+function sameStatus(a: InfraMachineStatus | undefined, b: InfraMachineStatus): boolean {
+  return a !== undefined && containsAll(a, b) && containsAll(b, a);
 }

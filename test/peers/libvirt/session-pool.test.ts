@@ -2,7 +2,8 @@
 // share a client; a rotated Secret gets a new one and the old one is closed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
-import { LibvirtCredentialKey, LibvirtSessionPool } from '../../../controller/backends/libvirt/session-pool.js';
+import { LibvirtCredentialKey } from '../../../controller/backends/libvirt/credentials.js';
+import { LibvirtSessionPool } from '../../../controller/backends/libvirt/session-pool.js';
 import type { LibvirtClient } from '../../../controller/backends/libvirt/client/libvirt-client.js';
 import { LOOPBACK, startLibvirtd, type Libvirtd } from './libvirtd.js';
 

@@ -34,7 +34,7 @@ export interface ProxmoxSimOptions {
   readonly vms?: readonly AddVmSpec[];
   /** @default one token, `banlieue@pve!provider`, holding ALL_PRIVILEGES on `/` */
   readonly tokens?: readonly SimToken[];
-  /** How long a task runs, in all or per task type (`qmclone`…). @default 20 */
+  /** How long a task runs, in all or per task type (`qmclone`…; `default` for the others). @default 20 */
   readonly taskDelayMs?: number | Readonly<Record<string, number>>;
   /** How long after start a VM's guest agent answers. @default 0 */
   readonly agentDelayMs?: number;
@@ -98,7 +98,7 @@ export async function startProxmoxSim(options: ProxmoxSimOptions = {}): Promise<
   const tls = await makeServingCertificate('banlieue-proxmox-sim-ca');
   const state = buildState(options);
   const delay = options.taskDelayMs ?? 20;
-  const tasks = new SimTasks((type) => (typeof delay === 'number' ? delay : (delay[type] ?? 20)));
+  const tasks = new SimTasks((type) => (typeof delay === 'number' ? delay : (delay[type] ?? delay.default ?? 20)));
   const behaviour: SimBehaviour = { agentDelayMs: options.agentDelayMs ?? 0 };
   const tokens = new Map((options.tokens ?? [DEFAULT_TOKEN]).map((t) => [t.tokenID, t]));
   const records = { requests: [] as RecordedRequest[], violations: [] as Violation[], faults: [] as { fault: InjectedFault; left: number }[] };

@@ -11,6 +11,8 @@ const NEW_DISK = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)$/i;
 /** Models that double as the MAC's key: `virtio=BC:24:11:…`. */
 const NET_MODELS = new Set(['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3']);
 const GIB = 1024 ** 3;
+/** What a running VM cannot take at once under PVE's default hotplug (network,disk,usb): it waits for the next cold start. */
+const COLD_KEYS = new Set(['cores', 'sockets', 'memory', 'cpu', 'bios', 'numa', 'machine']);
 
 /** Refuses a change PVE would refuse before doing anything (lock, digest); the handler then applies it. */
 export function checkConfigChange(state: SimState, vm: SimVm, params: Readonly<Record<string, unknown>>): void {
@@ -30,7 +32,8 @@ export function applyConfigChange(state: SimState, vm: SimVm, params: Readonly<R
   for (const [key, value] of Object.entries(params)) {
     if (CONTROL_KEYS.has(key) || value === undefined) continue;
     if (typeof value !== 'string' && typeof value !== 'number') continue;
-    if (DISK_KEY.test(key) && typeof value === 'string') vm.config[key] = diskValue(state, vm, value);
+    if (vm.status === 'running' && COLD_KEYS.has(key)) (vm.pending ??= {})[key] = value;
+    else if (DISK_KEY.test(key) && typeof value === 'string') vm.config[key] = diskValue(state, vm, value);
     else if (/^net\d+$/.test(key) && typeof value === 'string') vm.config[key] = netValue(value);
     else if (key === 'tags' && typeof value === 'string') vm.config[key] = value.split(/[;, ]+/).filter((t) => t !== '').join(';');
     else vm.config[key] = value;

@@ -45,7 +45,9 @@ export const qemuRoutes: Routes = {
 
   'GET /nodes/{node}/qemu/{vmid}/config': (ctx) => {
     const vm = vmOf(ctx);
-    return { ...vm.config, ...(vm.lock === undefined ? {} : { lock: vm.lock }), digest: ctx.state.digest(vm) };
+    // Pending values applied, unless `current`: the values the running VM has.
+    const pending = flag(ctx, 'current') ? {} : (vm.pending ?? {});
+    return { ...vm.config, ...pending, ...(vm.lock === undefined ? {} : { lock: vm.lock }), digest: ctx.state.digest(vm) };
   },
 
   'PUT /nodes/{node}/qemu/{vmid}/config': (ctx) => {
@@ -116,7 +118,10 @@ export const qemuRoutes: Routes = {
 
   'POST /nodes/{node}/qemu/{vmid}/status/stop': (ctx) => {
     const vm = unlocked(vmOf(ctx));
-    return ctx.tasks.start(vm.node, 'qmstop', String(vm.vmid), ctx.user, () => void Object.assign(vm, { status: 'stopped', qmpstatus: 'stopped', startedAt: undefined }));
+    return ctx.tasks.start(vm.node, 'qmstop', String(vm.vmid), ctx.user, () => {
+      Object.assign(vm, { status: 'stopped', qmpstatus: 'stopped', startedAt: undefined });
+      ctx.state.applyPending(vm);
+    });
   },
 
   'POST /nodes/{node}/qemu/{vmid}/status/shutdown': (ctx) => {
@@ -125,6 +130,7 @@ export const qemuRoutes: Routes = {
     return ctx.tasks.start(vm.node, 'qmshutdown', String(vm.vmid), ctx.user, () => {
       if (!vm.honoursAcpi && !force) return 'VM quit/powerdown failed - got timeout';
       Object.assign(vm, { status: 'stopped', qmpstatus: 'stopped', startedAt: undefined });
+      ctx.state.applyPending(vm);
       return undefined;
     });
   },

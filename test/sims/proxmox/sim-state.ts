@@ -66,6 +66,12 @@ export interface SimVm {
   agent: SimAgent;
   /** False: the guest ignores ACPI shutdown. @default true */
   honoursAcpi: boolean;
+  /**
+   * Changes made while it runs that PVE cannot hotplug (CPUs, memory with the
+   * default `hotplug: network,disk,usb`): kept pending, shown by GET config
+   * unless `current=1`, applied when the VM stops.
+   */
+  pending?: Record<string, string | number>;
 }
 
 const GIB = 1024 ** 3;
@@ -180,6 +186,12 @@ export class SimState {
         const volid = text.split(',')[0] ?? '';
         return { key, volid, sizeBytes: parseSize(/(?:^|,)size=([^,]+)/.exec(text)?.[1] ?? '0') };
       });
+  }
+
+  /** The VM has stopped: what was pending is its config now. */
+  applyPending(vm: SimVm): void {
+    Object.assign(vm.config, vm.pending ?? {});
+    vm.pending = undefined;
   }
 
   /** Removes the VM and its volumes. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BanlieueInstall } from '../../../infra/install/banlieue-install.js';
 import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { BUILT_IN_BACKENDS } from '../../../controller/backends/registry.js';
-import { PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
+import { CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 import { HEALTH_PORT, METRICS_PORT } from '../../../infra/install/role-workload.js';
 
@@ -56,7 +56,8 @@ describe('the install', () => {
 
   it('runs the controller and one Deployment per cluster-side backend whose role is built, each a hardened manager container', () => {
     const deps = deployments({ registry: 'registry.example.com/team', version: 'v9.9.9' });
-    expect(deps.map((d) => d.metadata.name).sort()).toEqual(['banlieue-controller', ...PROVIDER_ROLES_BUILT.map((b) => `banlieue-provider-${b}`)].sort());
+    const clusterSide = PROVIDER_ROLES_BUILT.filter((b) => CLUSTER_SIDE_BACKENDS.includes(b));
+    expect(deps.map((d) => d.metadata.name).sort()).toEqual(['banlieue-controller', ...clusterSide.map((b) => `banlieue-provider-${b}`)].sort());
     for (const d of deps) {
       const pod = d.spec.template.spec;
       const [container] = pod.containers;
@@ -81,14 +82,22 @@ describe('the install', () => {
     expect(args['banlieue-provider-vsphere']).toEqual(['provider', 'vsphere']);
   });
 
-  it('ships no identity, RBAC or Deployment for a provider role this version does not run', () => {
+  const unbuilt = BACKENDS.filter((b) => !PROVIDER_ROLES_BUILT.includes(b));
+  it.skipIf(unbuilt.length === 0)('ships no identity, RBAC or Deployment for a provider role this version does not run', () => {
     const objs = all();
     const named = (prefix: string): string[] => objs.filter((o) => o.metadata.name.startsWith(prefix)).map((o) => `${o.kind}/${o.metadata.name}`);
-    for (const backend of BACKENDS.filter((b) => !PROVIDER_ROLES_BUILT.includes(b))) {
-      expect(named(`banlieue-provider-${backend}`), backend).toEqual([]);
-    }
-    expect(all({ backends: ['proxmox'] }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
-    expect(renderInstall({ backends: ['proxmox'] }).map((c) => c.name)).not.toContain('banlieue-providers');
+    for (const backend of unbuilt) expect(named(`banlieue-provider-${backend}`), backend).toEqual([]);
+    const only = unbuilt.slice(0, 1);
+    expect(all({ backends: only }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
+    expect(renderInstall({ backends: only }).map((c) => c.name)).not.toContain('banlieue-providers');
+  });
+
+  it('gives a role that runs on its hosts (cloud-hypervisor) its ClusterRoles, bound to nobody, and no ServiceAccount or Deployment', () => {
+    const named = all()
+      .filter((o) => o.metadata.name.startsWith('banlieue-provider-cloud-hypervisor'))
+      .map((o) => `${o.kind}/${o.metadata.name}`)
+      .sort();
+    expect(named).toEqual(['ClusterRole/banlieue-provider-cloud-hypervisor', 'ClusterRole/banlieue-provider-cloud-hypervisor-images']);
   });
 
   it('installs only the enabled backends', () => {

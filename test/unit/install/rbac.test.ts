@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { BACKEND_APIS } from '../../../infra/api/backends.js';
+import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Label } from '../../../infra/api/well-known.js';
+import { HostRoleRules } from '../../../infra/install/host-role-rules.js';
+import { CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 
 const objects = renderInstall({ networkPolicies: true }).flatMap((c) => c.objects);
@@ -77,8 +81,11 @@ describe('RBAC', () => {
       .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
       .filter((o) => rulesOf(o).some((r) => r.resources.some((res) => res.endsWith('/providerid'))))
       .map((o) => o.metadata.name);
-    expect(holders).toEqual(['banlieue-provider-vsphere']);
-    expect(rulesOf(clusterRole('banlieue-provider-vsphere'))).toContainEqual({ apiGroups: ['infrastructure.banlieue.io'], resources: ['vspheremachines/providerid'], verbs: ['update'] });
+    expect(holders.sort()).toEqual(PROVIDER_ROLES_BUILT.map((b) => `banlieue-provider-${b}`).sort());
+    for (const backend of PROVIDER_ROLES_BUILT) {
+      const plural = BACKEND_APIS.find((b) => b.name === backend)?.machine.plural ?? '';
+      expect(rulesOf(clusterRole(`banlieue-provider-${backend}`))).toContainEqual({ apiGroups: ['infrastructure.banlieue.io'], resources: [`${plural}/providerid`], verbs: ['update'] });
+    }
   });
 
   it('lets the controller get, create and patch Secrets (the guard narrows the writes) and only get ConfigMaps', () => {
@@ -109,8 +116,9 @@ describe('RBAC', () => {
     expect(controller && rulesOf(controller).flatMap((r) => r.resources)).toContain('secrets');
   });
 
-  it('binds every ClusterRole except the CAPI one to the ServiceAccount of the same name', () => {
-    for (const role of objects.filter((o) => o.kind === 'ClusterRole' && o.metadata.name !== 'banlieue-capi-infrastructure')) {
+  it('binds every ClusterRole except the CAPI one and those of roles run on hosts (bound per host) to the ServiceAccount of the same name', () => {
+    const perHost = BACKENDS.filter((b) => !CLUSTER_SIDE_BACKENDS.includes(b)).flatMap((b) => Object.values(HostRoleRules.namesOf(b)));
+    for (const role of objects.filter((o) => o.kind === 'ClusterRole' && o.metadata.name !== 'banlieue-capi-infrastructure' && !perHost.includes(o.metadata.name))) {
       const binding = objects.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === role.metadata.name);
       expect(binding, role.metadata.name).toBeDefined();
       expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: role.metadata.name, namespace: 'banlieue-system' }]);

@@ -69,6 +69,8 @@ export interface DiskConfig {
   readonly serial?: string;
   /** Stated rather than probed: a raw image whose first bytes look like qcow2 is not reinterpreted. */
   readonly image_type?: ImageType;
+  /** Let a qcow2 image open its backing file (v53 refuses backing files unless set). */
+  readonly backing_files?: boolean;
   readonly num_queues?: number;
   readonly queue_size?: number;
 }

@@ -141,6 +141,20 @@ export const ProviderSpec = Type.Object(
     paused: Type.Optional(
       Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false }),
     ),
+    libvirt: Type.Optional(
+      Type.Object(
+        {
+          domainType: Type.Optional(
+            StringEnum(['kvm', 'qemu'] as const, {
+              description:
+                'The <domain type> of the machines this host runs: kvm (hardware virtualisation) or qemu (TCG emulation, for hosts without usable KVM).',
+              default: 'kvm',
+            }),
+          ),
+        },
+        { description: 'Settings of a libvirt host; only for providerClassRef libvirt.' },
+      ),
+    ),
   },
   {
     description: 'Desired state of the Provider.',
@@ -161,9 +175,14 @@ export const ProviderSpec = Type.Object(
         fieldPath: '.connection.endpoint',
       },
       {
-        rule: "self.providerClassRef.name != 'libvirt' || self.connection.endpoint.matches('^qemu\\\\+(tls|tcp|ssh|unix)://')",
-        message: 'connection.endpoint must be qemu+tls://, qemu+tcp://, qemu+ssh:// or qemu+unix:// for libvirt',
+        rule: "self.providerClassRef.name != 'libvirt' || self.connection.endpoint.matches('^(qemu|test)\\\\+(tls|tcp|ssh|unix)://')",
+        message: 'connection.endpoint must be qemu+tls://, qemu+tcp://, qemu+ssh:// or qemu+unix:// for libvirt (test+…:// for libvirt\'s test driver)',
         fieldPath: '.connection.endpoint',
+      },
+      {
+        rule: "!has(self.libvirt) || self.providerClassRef.name == 'libvirt'",
+        message: 'libvirt settings are only for providerClassRef libvirt',
+        fieldPath: '.libvirt',
       },
       {
         rule: "self.providerClassRef.name != 'cloud-hypervisor' || self.connection.endpoint.startsWith('unix://')",

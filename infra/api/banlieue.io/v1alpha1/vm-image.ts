@@ -13,6 +13,12 @@ export const ImageSource = Type.Object(
         'Template: a vSphere template name or Proxmox template VMID; BackingFile: a volume already in a libvirt pool or a Cloud Hypervisor image path; Url: an image to import.',
     }),
     ref: Type.String({ description: 'Template name, VMID, volume name, path or URL.', minLength: 1, maxLength: 2048 }),
+    cloneMode: Type.Optional(
+      StringEnum(['Full', 'Linked'] as const, {
+        description:
+          "How machines are cloned from a Proxmox Template: Full copies its disks to the class's storage; Linked shares its base volumes (copy-on-write, on the template's storage). Default Full.",
+      }),
+    ),
     checksum: Type.Optional(
       Type.String({
         description: 'Expected digest of a Url image, as sha256:<hex> or sha512:<hex>.',
@@ -27,6 +33,11 @@ export const ImageSource = Type.Object(
         rule: "self.providerClass != 'proxmox' || self.kind != 'Template' || self.ref.matches('^[1-9][0-9]{2,8}$')",
         message: 'a proxmox Template ref must be a VMID (100-999999999)',
         fieldPath: '.ref',
+      },
+      {
+        rule: "!has(self.cloneMode) || (self.providerClass == 'proxmox' && self.kind == 'Template')",
+        message: 'cloneMode is for proxmox Template sources',
+        fieldPath: '.cloneMode',
       },
       {
         rule: "self.kind != 'Url' || self.ref.startsWith('https://') || self.ref.startsWith('http://')",

@@ -59,6 +59,9 @@ export const CloudHypervisorMachineStatus = Type.Object(
     ...machineStatusFields,
     hostUid: Type.Optional(Type.String({ description: 'Identity of the host running the VMM.' })),
     addressSource: Type.Optional(StringEnum(['static', 'neighbour'] as const, { description: 'Where status.addresses came from.' })),
+    lastVmmExit: Type.Optional(
+      Type.String({ description: 'When the VMM last exited without banlieue stopping it, and what the provider did about it.', maxLength: 1024 }),
+    ),
   },
   { description: 'Observed state of the Cloud Hypervisor VM.' },
 );
@@ -89,6 +92,6 @@ export const cloudHypervisorApi = defineBackendApi({
   cluster: CloudHypervisorClusterKind,
   clusterTemplate: CloudHypervisorClusterTemplateKind,
   providerRuns: 'host',
-  providerRoleBuilt: false,
+  providerRoleBuilt: true,
   egressPorts: [],
 });

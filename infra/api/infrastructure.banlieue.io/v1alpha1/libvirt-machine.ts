@@ -16,7 +16,7 @@ export const LibvirtMachineSpec = Type.Object(
         kind: StringEnum(['backingVolume', 'installMedia'] as const, {
           description: 'backingVolume: the OS disk is a qcow2 overlay on this volume; installMedia: boot an installer ISO.',
         }),
-        volume: Type.String({ description: 'Volume name in the pool.', minLength: 1, maxLength: 253 }),
+        volume: Type.String({ description: 'Volume name in spec.pool, or <pool>/<volume> for a volume in another pool of the host.', minLength: 1, maxLength: 253 }),
       },
       { description: 'What the OS disk starts from.' },
     ),
@@ -99,6 +99,6 @@ export const libvirtApi = defineBackendApi({
   cluster: LibvirtClusterKind,
   clusterTemplate: LibvirtClusterTemplateKind,
   providerRuns: 'cluster',
-  providerRoleBuilt: false,
+  providerRoleBuilt: true,
   egressPorts: [16514, 16509, 22],
 });

@@ -11,6 +11,13 @@ export const ProxmoxMachineSpec = Type.Object(
       Type.String({ description: 'Proxmox node to run on; from the failure domain raw attributes when unset.', maxLength: 64 }),
     ),
     templateVmid: Type.Integer({ description: 'VMID of the template to clone.', minimum: 100, maximum: 999999999 }),
+    cloneMode: Type.Optional(
+      StringEnum(['Full', 'Linked'] as const, {
+        description:
+          'Full: the disks are copied to spec.storage. Linked: they share the template\'s base volumes (copy-on-write, on the template\'s storage; spec.storage is unused).',
+        default: 'Full',
+      }),
+    ),
     storage: Type.Optional(Type.String({ description: 'Storage for the cloned disks; the template storage when unset.', maxLength: 64 })),
     pool: Type.Optional(Type.String({ description: 'Proxmox resource pool to add the VM to.', maxLength: 64 })),
     cores: Type.Integer({ description: 'CPU cores per socket.', minimum: 1, maximum: 512 }),
@@ -109,6 +116,6 @@ export const proxmoxApi = defineBackendApi({
   cluster: ProxmoxClusterKind,
   clusterTemplate: ProxmoxClusterTemplateKind,
   providerRuns: 'cluster',
-  providerRoleBuilt: false,
+  providerRoleBuilt: true,
   egressPorts: [8006],
 });

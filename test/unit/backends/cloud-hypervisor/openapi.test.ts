@@ -17,7 +17,7 @@ const EVERY_VM_CONFIG_FIELD: DeepRequired<VmConfig> = {
   cpus: { boot_vcpus: 2, max_vcpus: 4, nested: false, kvm_hyperv: false },
   memory: { size: 2 * 1024 ** 3, hotplug_size: 1024 ** 3, shared: false, hugepages: false, hugepage_size: 2 * 1024 ** 2, prefault: false },
   payload: { firmware: '/usr/share/cloud-hypervisor/CLOUDHV.fd', kernel: '/boot/vmlinux', cmdline: 'console=ttyS0', initramfs: '/boot/initrd' },
-  disks: [{ path: '/var/lib/banlieue/m/os.raw', id: 'os', readonly: false, direct: false, serial: 'os', image_type: 'Raw', num_queues: 1, queue_size: 128 }],
+  disks: [{ path: '/var/lib/banlieue/m/os.raw', id: 'os', readonly: false, direct: false, serial: 'os', image_type: 'Raw', backing_files: false, num_queues: 1, queue_size: 128 }],
   net: [{ tap: 'bch0011223344', mac: '02:11:22:33:44:55', host_mac: '02:11:22:33:44:56', mtu: 1500, id: 'nic0', num_queues: 2, queue_size: 256 }],
   rng: { src: '/dev/urandom' },
   serial: { mode: 'File', file: '/var/lib/banlieue/m/serial.log', socket: '/run/serial.sock' },

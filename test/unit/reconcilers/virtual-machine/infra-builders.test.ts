@@ -194,6 +194,13 @@ describe('ProxmoxMachine build', () => {
     });
   });
 
+  it('clones as the image says: Linked when its proxmox source asks for it, else the default (Full)', () => {
+    const image = anImage();
+    const linked = { ...image, spec: { ...image.spec, sources: image.spec.sources.map((s) => (s.providerClass === 'proxmox' ? { ...s, cloneMode: 'Linked' as const } : s)) } };
+    expect(build({ image: linked, placement: aPlacement('proxmox') }).spec).toMatchObject({ cloneMode: 'Linked' });
+    expect(build({ placement: aPlacement('proxmox') }).spec).not.toHaveProperty('cloneMode');
+  });
+
   it.each([
     ['user-data is set', aVm(), 'web-1-user-data'],
     ['a NIC is static', aVm({ networkOverrides: [{ name: 'eth0', static: { address: '10.0.0.10', prefix: 24 } }] }), undefined],

@@ -1,0 +1,90 @@
+// What makes a PVE VM this machine's (DESIGN §3, docs/adr/0016-ownership-marks.md),
+// all in the VM's own config (pure):
+//   - `smbios1: uuid=<machine UUID>`: the identity the guest (and the kubelet's
+//     providerID) sees; set right after the clone, as the clone call takes no smbios1;
+//   - two description lines, written by the clone call itself (so a VM made by a
+//     clone whose provider died before configuring it is still known):
+//     `banlieue-uuid: <UUID>` and `banlieue-owner: <kind>/<namespace>/<name>`,
+//     the ownership mark `assertOwnedBy` checks;
+//   - a tag `banlieue.<kind>.<namespace>.<name>`: the mark as PVE's tag grammar
+//     allows it, listed by /cluster/resources, so candidates are found without
+//     reading every VM's config (and visible in the PVE UI).
+// A VM is this machine's when its smbios1 UUID, or before that is set its
+// description UUID line, is the machine's UUID; it may be changed or destroyed
+// only when its description also carries the machine's mark.
+import { ownerMark, type MachineOwner } from '../../ownership.js';
+
+const UUID_LINE = 'banlieue-uuid:';
+const OWNER_LINE = 'banlieue-owner:';
+const HEADER = 'Managed by banlieue: the two lines below identify this VM and its machine; do not edit them.';
+
+/** The description a clone is given: a header and the UUID and owner lines. */
+export function cloneDescription(owner: MachineOwner, uuid: string): string {
+  return [HEADER, `${UUID_LINE} ${uuid}`, `${OWNER_LINE} ${ownerMark(owner)}`].join('\n');
+}
+
+/** The value of the first description line starting with `prefix`, trimmed. */
+function lineValue(description: string | undefined, prefix: string): string | undefined {
+  for (const line of (description ?? '').split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith(prefix)) return trimmed.slice(prefix.length).trim();
+  }
+  return undefined;
+}
+
+/** The ownership mark a VM's description carries, if any. */
+export function markOf(description: string | undefined): string | undefined {
+  return lineValue(description, OWNER_LINE);
+}
+
+/** The UUID line of a VM's description, lower-cased. */
+export function descriptionUuid(description: string | undefined): string | undefined {
+  return lineValue(description, UUID_LINE)?.toLowerCase();
+}
+
+/** The description with our lines, added to what the template or a user wrote when missing. */
+export function withMarks(description: string | undefined, owner: MachineOwner, uuid: string): string {
+  if (markOf(description) === ownerMark(owner) && descriptionUuid(description) === uuid.toLowerCase()) return description ?? '';
+  const kept = (description ?? '')
+    .split(/\r?\n/)
+    .filter((line) => !line.trim().startsWith(UUID_LINE) && !line.trim().startsWith(OWNER_LINE) && line.trim() !== HEADER)
+    .join('\n')
+    .trim();
+  return [cloneDescription(owner, uuid), ...(kept === '' ? [] : ['', kept])].join('\n');
+}
+
+/** `banlieue.<kind>.<namespace>.<name>`, lower-case: PVE tags allow [a-z0-9_+.-]; namespaces hold no dot, so it parses back. */
+export function ownerTag(owner: MachineOwner): string {
+  return `banlieue.${owner.kind}.${owner.namespace}.${owner.name}`.toLowerCase();
+}
+
+/** PVE's tag list (`a;b`, also `,` or space separated). */
+export function parseTags(tags: string | undefined): string[] {
+  return (tags ?? '').split(/[;, ]+/).filter((t) => t !== '');
+}
+
+/** The tag list with `tag` added, or undefined when it is there already. */
+export function addTag(tags: string | undefined, tag: string): string | undefined {
+  const list = parseTags(tags);
+  return list.some((t) => t.toLowerCase() === tag) ? undefined : [...list, tag].join(';');
+}
+
+/** The `uuid=` of an smbios1 value, lower-cased. */
+export function smbiosUuid(smbios1: string | undefined): string | undefined {
+  return /(?:^|,)uuid=([0-9a-fA-F-]{36})(?:,|$)/.exec(smbios1 ?? '')?.[1]?.toLowerCase();
+}
+
+/** smbios1 with `uuid` set, the other fields (manufacturer, serial…) kept. */
+export function withSmbiosUuid(smbios1: string | undefined, uuid: string): string {
+  const others = (smbios1 ?? '').split(',').filter((part) => part !== '' && !part.startsWith('uuid='));
+  return [`uuid=${uuid}`, ...others].join(',');
+}
+
+/** Whether a VM config is the one of `uuid`: by smbios1, or by the description line a clone of ours carries until smbios1 is set. */
+export function isVmOf(config: { readonly smbios1?: string; readonly description?: string }, uuid: string): boolean {
+  const wanted = uuid.toLowerCase();
+  const bios = smbiosUuid(config.smbios1);
+  if (bios === wanted) return true;
+  // A clone of ours not yet configured: PVE gave it a random smbios1 UUID, the description says which machine made it.
+  return descriptionUuid(config.description) === wanted;
+}
