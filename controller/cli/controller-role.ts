@@ -61,7 +61,8 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
   const ssa = new ServerSideApply(api, FieldManager.controller);
   const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
-  const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs };
+  // Held until the caches have synced (below).
+  const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs, held: true };
 
   const vmController = new Controller(
     new VirtualMachineReconciler({ api, ssa, events, clock: systemClock, metrics, backends: options.backends, vms, providers, classes, images, machines }),
@@ -107,6 +108,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   // everything: its VMs see it as Unknown and wait; the others go on.
   await Promise.race([Promise.all([...machines.values()].map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
   log.info({ informers: all.length }, 'Caches synced; reconciling');
+  for (const c of [vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c)]) c.start();
   vmController.startResync(() => vms.list().map(keyOf), signal);
   imageController.startResync(() => images.list().map(keyOf), signal);
   for (const [inf, controller] of clusterControllers) controller.startResync(() => inf.list().map(keyOf), signal);

@@ -42,7 +42,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs),
     metrics,
     log,
-    { concurrency: options.concurrency },
+    { concurrency: options.concurrency, held: true },
   );
   // Only spec changes matter; our own status writes must not retrigger discovery.
   const enqueue = (p: Provider, old?: Provider): void => {
@@ -53,7 +53,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
 
   const images = new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log });
-  const rows = new Controller(new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs), metrics, log, { concurrency: options.concurrency });
+  const rows = new Controller(new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs), metrics, log, { concurrency: options.concurrency, held: true });
   images.on('add', (i) => rows.enqueue(keyOf(i))).on('update', (i, old) => {
     if (old?.metadata.generation !== i.metadata.generation) rows.enqueue(keyOf(i));
   });
@@ -74,7 +74,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings),
     metrics,
     log,
-    { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs },
+    { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
   );
   // Our own status writes change neither generation nor metadata we read: they do not retrigger.
   machines.on('add', (m) => machineController.enqueue(keyOf(m))).on('update', (m, old) => {
@@ -92,6 +92,8 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
 
   const running = Promise.all([providers.run(signal), images.run(signal), machines.run(signal)]);
   await Promise.all([providers.waitForSync(), images.waitForSync(), machines.waitForSync()]);
+  // Workers start once every cache they read is full: what was enqueued meanwhile runs now.
+  for (const c of [controller, rows, machineController]) c.start();
   machineController.startResync(() => machines.list().map(keyOf), signal);
   log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
   await running;

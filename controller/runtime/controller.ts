@@ -45,6 +45,11 @@ export class Controller {
     this.queue.add(key);
   }
 
+  /** Starts the workers of a controller made with `held` (once its caches have synced). */
+  start(): void {
+    this.queue.start();
+  }
+
   /** Periodic resync over `keys()` until `signal` aborts. */
   startResync(keys: () => string[], signal: AbortSignal): void {
     const timer = setInterval(() => keys().forEach((k) => this.queue.add(k)), this.options.resyncMs ?? 300_000);

@@ -32,6 +32,13 @@ export interface WorkQueueOptions {
   readonly hooks?: WorkQueueHooks;
   /** Times waits and work for the hooks. @default systemClock */
   readonly clock?: Clock;
+  /**
+   * Keys are taken but no worker runs until start(): a role starts its
+   * controllers once every cache they read has synced, as controller-runtime
+   * does (a machine looked at before the Providers are listed would report its
+   * Provider missing). @default false
+   */
+  readonly held?: boolean;
 }
 
 /** Processes one key; `signal` aborts when the queue shuts down. */
@@ -53,6 +60,7 @@ export class WorkQueue {
   private readonly clock: Clock;
   private readonly lifetime = new AbortController();
   private stopped = false;
+  private held: boolean;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -63,7 +71,14 @@ export class WorkQueue {
     this.concurrency = options.concurrency ?? 4;
     this.hooks = options.hooks ?? {};
     this.clock = options.clock ?? systemClock;
+    this.held = options.held ?? false;
     this.reportDepth();
+  }
+
+  /** Lets the workers run (a queue made `held`). */
+  start(): void {
+    this.held = false;
+    this.pump();
   }
 
   add(key: string): void {
@@ -150,7 +165,7 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (!this.stopped && this.processing.size < this.concurrency && this.ready.length > 0) {
+    while (!this.stopped && !this.held && this.processing.size < this.concurrency && this.ready.length > 0) {
       const key = this.ready.shift() as string;
       const now = this.now();
       this.queued.delete(key);

@@ -18,6 +18,21 @@ function gatedWorker(): { calls: string[]; release: () => void; worker: (key: st
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('WorkQueue', () => {
+  it('made held, takes keys but runs none until start(): a role starts its workers once its caches have synced', async () => {
+    const g = gatedWorker();
+    const q = new WorkQueue(g.worker, { concurrency: 2, held: true });
+    ['a', 'b', 'a'].forEach((k) => q.add(k));
+    await tick();
+    expect(g.calls).toEqual([]);
+    expect(q.length).toBe(2);
+    q.start();
+    await tick();
+    expect(g.calls).toEqual(['a', 'b']);
+    g.release();
+    g.release();
+    await q.idle();
+  });
+
   it('processes a key queued several times once', async () => {
     const g = gatedWorker();
     const q = new WorkQueue(g.worker, { concurrency: 1 });
