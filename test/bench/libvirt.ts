@@ -7,10 +7,11 @@
 // - real guests (BENCH_LIBVIRT_GUESTS, default 3): the test guest booted under
 //   TCG by a private QEMU libvirtd on its own bridge and DHCP (qemu-host.ts).
 //   There a VM counts as up once the guest reports, on the serial console the
-//   provider logs, the address it took: the machine cannot be Ready (no
-//   libvirt address source sees a bridge NIC on this host: libvirt 9.0's ARP
-//   source fails, there is no libvirt network and no guest agent; see
-//   test/integration/libvirt-guests.test.ts).
+//   provider logs, the address it took: the machine cannot be Ready (its NIC
+//   is on the plain bridge br0, which no libvirt address source sees here:
+//   libvirt 9.0's ARP source fails and there is no guest agent; only NICs on a
+//   libvirt network, as in test/integration/libvirt-guests.test.ts with
+//   qemu-host.ts's guestLibvirtNetworkXml, get their address from its leases).
 //
 // Per host it reports time to all Ready (and p50/p95 per VM), time to all
 // gone, API writes per VM (audit log), libvirt calls per VM (the provider's

@@ -1,18 +1,19 @@
 // Real guests through the whole stack: a VirtualMachine, `banlieue controller`
 // and `banlieue provider libvirt` as processes, and a private libvirtd with the
 // QEMU driver booting the test guest under TCG (`<domain type='qemu'>`, the
-// Provider's spec.libvirt.domainType) on a bridge served by its own dnsmasq,
-// all inside namespaces this test creates (qemu-host.ts). The guest boots from
-// its OS disk (an overlay on the image volume), reads the NoCloud seed the
-// provider built and uploaded, takes a DHCP lease and reports on its serial
-// console, which the provider logs to a file: the marker there proves the
-// user-data reached the guest.
+// Provider's spec.libvirt.domainType) on a libvirt network (forward mode
+// `open`, DHCP by libvirt's own dnsmasq), all inside namespaces this test
+// creates (qemu-host.ts). The guest boots from its OS disk (an overlay on the
+// image volume), reads the NoCloud seed the provider built and uploaded, takes
+// a DHCP lease and reports on its serial console, which the provider logs to a
+// file: the marker there proves the user-data reached the guest. libvirt's
+// lease source then gives the provider that address: the machine is Ready.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DomainState } from '../../controller/backends/libvirt/client/constants.js';
-import type { StoragePool } from '../../controller/backends/libvirt/client/handles.js';
+import type { Network, StoragePool } from '../../controller/backends/libvirt/client/handles.js';
 import { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import { derivedMac } from '../../controller/backends/libvirt/machine/mac-address.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
@@ -22,7 +23,7 @@ import { domainOf, libvirtProviderArgs, libvirtUuidOf, volumesOf } from '../supp
 import { waitFor } from '../support/wait.js';
 import { ensureGuestDisk } from '../peers/libvirt/guest-disk.js';
 import { GUEST_MARKER_LINE, readGuestReport } from '../peers/libvirt/guest/guest-init.js';
-import { GUEST_NETWORK, readLeases, startQemuHost, type QemuHost } from '../peers/libvirt/qemu-host.js';
+import { GUEST_LIBVIRT_NETWORK, guestLibvirtNetworkXml, startQemuHost, type QemuHost } from '../peers/libvirt/qemu-host.js';
 
 /** TCG boots the guest in seconds when idle; these machines are shared, so be generous. */
 const BOOT_TIMEOUT_MS = 300_000;
@@ -35,6 +36,7 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
   let host: QemuHost;
   let client: LibvirtClient;
   let pool: StoragePool;
+  let network: Network;
   let ns: string;
   let removeNs: () => Promise<void>;
   let controller: RoleProcess;
@@ -63,6 +65,8 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
     const size = statSync(guest.disk).size;
     const volume = await client.volumes.create(pool, `<volume><name>${IMAGE}</name><capacity unit='bytes'>${size}</capacity><target><format type='raw'/></target></volume>`);
     await client.volumes.upload(volume, readFileSync(guest.disk));
+    // The guests' libvirt network: its dnsmasq's leases are the provider's address source.
+    network = await client.networks.createTransient(guestLibvirtNetworkXml());
 
     ({ name: ns, remove: removeNs } = await createNamespace('libvirt-tcg'));
     for (const obj of [
@@ -75,7 +79,7 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
           providerClassRef: { name: 'libvirt' },
           connection: { endpoint: host.uri, credentialsRef: { name: 'host-creds' } },
           libvirt: { domainType: 'qemu' },
-          capabilities: { storageClasses: [{ name: 'local', target: { pool: POOL } }], networkClasses: [{ name: 'lan', target: { bridge: GUEST_NETWORK.bridge } }] },
+          capabilities: { storageClasses: [{ name: 'local', target: { pool: POOL } }], networkClasses: [{ name: 'lan', target: { network: GUEST_LIBVIRT_NETWORK.name } }] },
         },
       },
       vmClass,
@@ -106,13 +110,19 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
   const failure = (error: unknown, domainName: string): Error =>
     new Error(`${String(error)}\nconsole: ${consoleOf(domainName).slice(-2000)}\nlibvirtd: ${host.logTail()}\nprovider: ${provider.logs().slice(-3000)}`);
 
-  // What this host cannot give yet: Ready's address. The guest's NIC is on a plain bridge with
-  // the harness's own dnsmasq, so of libvirt's address sources only ARP could see it, and
-  // libvirt 9.0's ARP reader fails on every netlink dump ("wrong nlmsg len", fixed upstream after
-  // 9.0); there is no libvirt network (leases) and no guest agent. So the machine waits for an
-  // address (WaitingForAddress) while the guest has one; the lease source is covered on the test
-  // driver. A libvirt network with its own DHCP in qemu-host.ts would let this test wait for Ready.
-  it('boots a VirtualMachine’s domain: the guest reads its user-data from the seed and takes a lease; off (ACPI), on, deleted', async () => {
+  /** The VirtualMachine once Ready=True/Reconciled in `power` (Ready alone is already true before a power change). */
+  const readyIn = (power: 'PoweredOn' | 'PoweredOff', domainName: string): Promise<Obj> =>
+    t
+      .exists(vm(ns, 'guest-1', '', ''), (o) => {
+        const ready = (o.status?.conditions as { type: string; status: string; reason: string }[] | undefined)?.find((c) => c.type === 'Ready');
+        return o.status?.observedPowerState === power && ready?.status === 'True' && ready.reason === 'Reconciled';
+      }, BOOT_TIMEOUT_MS)
+      .catch((e: unknown) => {
+        throw failure(e, domainName);
+      });
+  const leaseOf = async (mac: string): Promise<string | undefined> => (await client.networks.dhcpLeases(network, mac)).find((l) => l.type === 'ipv4')?.ipAddress;
+
+  it('boots a VirtualMachine’s domain: the guest reads its user-data from the seed and takes a lease; Ready with that address; off (ACPI), on, deleted', async () => {
     const marker = randomUUID();
     await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'guest-user-data', namespace: ns }, stringData: { 'user-data': `#cloud-config\n${GUEST_MARKER_LINE} ${marker}\n` } });
     const spec = { userData: { secretRef: { name: 'guest-user-data' } } };
@@ -129,22 +139,30 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
     expect(report.get('marker')).toBe(marker);
     expect(report.get('instance-id')).toBe(uuid);
     expect(report.get('seed-files')?.split(' ').filter(Boolean).sort()).toEqual(['meta-data', 'network-config', 'user-data']);
-    // The MAC the seed's network-config names is the one the domain has, and dnsmasq leased to.
+    // The MAC the seed's network-config names is the one the domain has, and libvirt's dnsmasq leased to.
     const mac = derivedMac(uuid, 'eth0');
     expect(report.get('mac')).toBe(mac);
-    expect(readLeases(host.leasesFile).get(mac)).toBe(report.get('address'));
+    const address = report.get('address');
+    expect(address).toMatch(new RegExp(`^${GUEST_LIBVIRT_NETWORK.gateway.split('.').slice(0, 3).join('\\.')}\\.\\d+$`));
+    expect(await leaseOf(mac)).toBe(address);
 
-    const waiting = await t.condition(vm(ns, 'guest-1', '', ''), 'InfrastructureReady', 'False', 'WaitingForAddress', BOOT_TIMEOUT_MS);
-    expect(waiting.status?.observedPowerState).toBe('PoweredOn');
-    expect((await t.get(machineRef('libvirt', ns, 'guest-1')))?.status).toMatchObject({ initialization: { provisioned: true }, domainUuid: uuid });
+    // Ready with the address the guest took, through libvirt's lease source.
+    const ready = await t.condition(vm(ns, 'guest-1', '', ''), 'Ready', 'True', 'Reconciled', BOOT_TIMEOUT_MS).catch((e: unknown) => {
+      throw failure(e, domainName);
+    });
+    expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address }]);
+    expect(ready.status?.observedPowerState).toBe('PoweredOn');
+    expect((await t.get(machineRef('libvirt', ns, 'guest-1')))?.status).toMatchObject({ initialization: { provisioned: true }, domainUuid: uuid, addressSource: 'dhcpLease' });
     const domain = await domainOf(client, uuid);
     if (!domain) throw new Error('guest-1 has no domain');
-    expect((await client.domains.xmlDesc(domain)).startsWith("<domain type='qemu'")).toBe(true);
+    const xml = await client.domains.xmlDesc(domain);
+    expect(xml.startsWith("<domain type='qemu'")).toBe(true);
+    expect(xml).toContain(`<source network='${GUEST_LIBVIRT_NETWORK.name}'`);
     expect((await client.domains.state(domain)).state).toBe(DomainState.Running);
 
     // Off: the guest sees the ACPI power button and powers itself off (no destroy needed).
     await t.apply(vm(ns, 'guest-1', vmClass.metadata.name, vmImage.metadata.name, { ...spec, desiredPowerState: 'PoweredOff' }));
-    await t.condition(vm(ns, 'guest-1', '', ''), 'Ready', 'True', 'Reconciled', BOOT_TIMEOUT_MS);
+    await readyIn('PoweredOff', domainName);
     expect((await client.domains.state(domain)).state).toBe(DomainState.Shutoff);
     expect(readGuestReport(consoleOf(domainName)).get('state')).toBe('power-button');
 
@@ -154,7 +172,9 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
       throw failure(e, domainName);
     });
     expect((await client.domains.state(domain)).state).toBe(DomainState.Running);
-    expect(readLeases(host.leasesFile).get(mac)).toBe(report.get('address'));
+    expect(readGuestReport(consoleOf(domainName)).get('address')).toBe(address);
+    expect(await leaseOf(mac)).toBe(address);
+    expect((await readyIn('PoweredOn', domainName)).status?.addresses).toEqual([{ type: 'InternalIP', address }]);
 
     await t.delete(vm(ns, 'guest-1', '', ''));
     await t.gone(vm(ns, 'guest-1', '', ''), 120_000);

@@ -1,11 +1,15 @@
-// A private libvirt host for real guests: a root libvirtd with the QEMU driver
-// (plus virtlogd), a bridge and a DHCP server, all inside namespaces of this
-// test run (issue #11 "Test peers"):
+// A private libvirt host for real guests: a root libvirtd with the QEMU, storage
+// and network drivers (plus virtlogd), a bridge and a DHCP server, all inside
+// namespaces of this test run (issue #11 "Test peers"):
 //
 // - network namespace: guests sit on bridge `br0` (10.200.0.1/24), served by
 //   our own dnsmasq, whose leases file the test reads; nothing reaches the
-//   host's interfaces. A libvirt <network> would need iptables/nft: a plain
-//   bridge is all a guest needs.
+//   host's interfaces. libvirtd also runs its network driver, so a test can
+//   create the libvirt network of GUEST_LIBVIRT_NETWORK (guestLibvirtNetworkXml):
+//   forward mode `open` (no iptables/nft rules), its own bridge and its own
+//   dnsmasq, whose leases libvirt reports (virNetworkGetDHCPLeases, the lease
+//   source of virDomainInterfaceAddresses). libvirt keeps that dnsmasq's files
+//   in /var/lib/libvirt/dnsmasq and /run/libvirt/network, both private binds.
 // - mount namespace: /run/libvirt, /var/lib/libvirt, /var/log/libvirt,
 //   /var/cache/libvirt and /etc/libvirt are binds of this run's directory, so
 //   runs never collide with each other or with a host daemon; /etc/passwd and
@@ -29,8 +33,12 @@ import { join } from 'node:path';
 const PROCESS_TIMEOUT_MS = 120_000;
 /** Where Debian installs libvirt's loadable connection drivers. */
 const DRIVER_DIR = '/usr/lib/x86_64-linux-gnu/libvirt/connection-driver';
-/** libvirtd loads every driver in its directory; the network driver would want iptables, so only these. */
-const DRIVERS = ['qemu', 'storage'] as const;
+/**
+ * libvirtd loads every driver in its directory, so only these. The network driver runs the
+ * libvirt network of GUEST_LIBVIRT_NETWORK (its dnsmasq, its leases); a network of forward mode
+ * `open` needs no firewall rules.
+ */
+const DRIVERS = ['qemu', 'storage', 'network'] as const;
 /** The fixed directories of a root libvirtd, each bound to `<dir>/<name>`. */
 const PRIVATE_DIRS = { etc: '/etc/libvirt', run: '/run/libvirt', lib: '/var/lib/libvirt', log: '/var/log/libvirt', cache: '/var/cache/libvirt' } as const;
 /** Debian's QEMU user and group (configure --with-qemu-user/--with-qemu-group) and an id free on these machines. */
@@ -45,6 +53,31 @@ export const GUEST_NETWORK = {
   dhcpFirst: '10.200.0.100',
   dhcpLast: '10.200.0.199',
 } as const;
+
+/** A libvirt network inside the namespaces (create it with guestLibvirtNetworkXml on a QemuHost). */
+export const GUEST_LIBVIRT_NETWORK = {
+  name: 'guests',
+  bridge: 'virbr-guests',
+  gateway: '10.201.0.1',
+  prefixLength: 24,
+  dhcpFirst: '10.201.0.100',
+  dhcpLast: '10.201.0.199',
+} as const;
+
+/** GUEST_LIBVIRT_NETWORK as network XML: forward mode `open` (no firewall rules), DHCP by libvirt's dnsmasq. */
+export function guestLibvirtNetworkXml(): string {
+  const n = GUEST_LIBVIRT_NETWORK;
+  return [
+    '<network>',
+    `  <name>${n.name}</name>`,
+    "  <forward mode='open'/>",
+    `  <bridge name='${n.bridge}' stp='off'/>`,
+    `  <ip address='${n.gateway}' prefix='${n.prefixLength}'>`,
+    `    <dhcp><range start='${n.dhcpFirst}' end='${n.dhcpLast}'/></dhcp>`,
+    '  </ip>',
+    '</network>',
+  ].join('\n');
+}
 
 /** Namespaces with the guest network up and dnsmasq serving it. */
 export interface GuestNetworkHost {
@@ -75,7 +108,7 @@ export async function startGuestNetwork(): Promise<GuestNetworkHost> {
   return startNamespaces(dir, networkScript(dir));
 }
 
-/** The guest network and a libvirtd with the QEMU driver, serving on its socket. */
+/** The guest network and a libvirtd with the QEMU, storage and network drivers, serving on its socket. */
 export async function startQemuHost(): Promise<QemuHost> {
   const dir = mkdtempSync(join(tmpdir(), 'banlieue-qemu-host-'));
   const socketDir = join(dir, 'socket');

@@ -1,5 +1,5 @@
 // Virtual networks: listed for discovery, looked up by name, and their DHCP
-// leases read for guest addresses.
+// leases read for guest addresses; transient ones created and destroyed (tests).
 import { fromNamed, toNamed, type Network } from './handles.js';
 import type { RpcCaller } from './libvirt-client.js';
 import { Procedures } from './procedures.js';
@@ -24,6 +24,16 @@ export class Networks {
   async list(flags = 0): Promise<Network[]> {
     const { nets } = await this.rpc.call(Procedures.connectListAllNetworks, { need_results: 1, flags });
     return nets.map(toNamed);
+  }
+
+  /** Creates and starts a transient network (gone when destroyed or the daemon restarts). */
+  async createTransient(xml: string): Promise<Network> {
+    return toNamed((await this.rpc.call(Procedures.networkCreateXml, { xml })).net);
+  }
+
+  /** Stops a network (a transient one is then gone). */
+  async destroy(network: Network): Promise<void> {
+    await this.rpc.call(Procedures.networkDestroy, { net: fromNamed(network) });
   }
 
   /** Throws NotFound (VIR_ERR_NO_NETWORK) when there is none. */

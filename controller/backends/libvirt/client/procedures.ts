@@ -190,6 +190,8 @@ export const Procedures = {
   ),
 
   // Networks.
+  networkCreateXml: procedure('NETWORK_CREATE_XML', 40, args('network_create_xml', { xml: nonnullString }), ret('network_create_xml', { net: network })),
+  networkDestroy: procedure('NETWORK_DESTROY', 42, args('network_destroy', { net: network }), xdrVoid),
   networkGetXmlDesc: procedure('NETWORK_GET_XML_DESC', 43, args('network_get_xml_desc', { net: network, flags: xdrUint }), ret('network_get_xml_desc', { xml: nonnullString })),
   networkLookupByName: procedure('NETWORK_LOOKUP_BY_NAME', 46, args('network_lookup_by_name', { name: nonnullString }), ret('network_lookup_by_name', { net: network })),
   connectListAllNetworks: procedure(
