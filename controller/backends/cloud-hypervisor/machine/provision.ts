@@ -11,7 +11,7 @@ import type { HostRuntime } from './host-runtime.js';
 import { payloadFor, placeOnHost } from './host-placement.js';
 import { seedPath, writeAtomically, writeRecord, type MachineRecord } from './machine-record.js';
 import { ensureOsDisk, growOsDisk, OS_DISK } from './os-disk.js';
-import { toSeedImage } from './seed.js';
+import { toSeedImage } from '../../cloud-init/nocloud-seed.js';
 import { toVmConfig } from './vm-config.js';
 
 type Request = MachineRequest<CloudHypervisorMachineSpec>;
@@ -55,7 +55,7 @@ export async function ensureMachineFiles(host: HostRuntime, paths: VmmPaths, req
   const seedWritten = !(await exists(seed));
   if (seedWritten) {
     const nics = (request.spec.nics ?? []).map((nic, i) => ({ name: nic.name, mac: record.config.net?.[i]?.mac ?? '', ipam: nic.ipam }));
-    await writeAtomically(seed, toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics }));
+    await writeAtomically(seed, toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics, nicsField: 'spec.nics' }));
   }
   const links = await host.ip.list();
   for (const tap of record.taps) await host.ip.ensureTap(tap.name, tap.bridge, links);

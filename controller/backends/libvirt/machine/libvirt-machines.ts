@@ -26,7 +26,7 @@ import { readAddresses, type AddressSourceName } from './addresses.js';
 import { consoleLogPath, ownerMarkOf, toDomainXml } from './domain-xml.js';
 import { macOf } from './mac-address.js';
 import { decidePowerStep, isActive, SHUTDOWN_GRACE_MS, toPowerState, type ObservedPower, type PowerStep } from './power.js';
-import { toSeedImage } from './seed.js';
+import { toSeedImage } from '../../cloud-init/nocloud-seed.js';
 import { deleteMachineVolumes, ensureDisks, imageFacts, lookupPool, parseVolumeRef, writeSeed } from './volumes.js';
 
 type Request = MachineRequest<LibvirtMachineSpec>;
@@ -136,6 +136,7 @@ async function create(client: LibvirtClient, request: Request, log: Logger): Pro
     providerID: request.providerID,
     userData: request.userData,
     nics: (spec.network ?? []).map((nic, i) => ({ name: nic.name, mac: nics[i]?.mac ?? '', ipam: nic.ipam })),
+    nicsField: 'spec.network',
   });
   const seed = await writeSeed(client, pool, uuid, seedImage, async () => {
     // libvirt's test driver has no volume streams, and no guest that would read the seed.

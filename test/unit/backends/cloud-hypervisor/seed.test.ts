@@ -1,10 +1,10 @@
 // The NoCloud seed: instance-id is the UUID, NICs matched by MAC with their static addresses, unsafe values refused.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { toSeedFiles, toSeedImage } from '../../../../controller/backends/cloud-hypervisor/machine/seed.js';
+import { toSeedFiles, toSeedImage } from '../../../../controller/backends/cloud-init/nocloud-seed.js';
 
 const UUID = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
-const base = { uuid: UUID, hostname: 'web-1', providerID: `cloudhypervisor://${UUID}`, userData: '#cloud-config\n' };
+const base = { uuid: UUID, hostname: 'web-1', providerID: `cloudhypervisor://${UUID}`, userData: '#cloud-config\n', nicsField: 'spec.nics' };
 
 describe('NoCloud seed of a machine', () => {
   it('names the instance by the UUID and renders static addressing matched by MAC', () => {

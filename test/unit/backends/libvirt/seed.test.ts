@@ -2,12 +2,13 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { isBackendError, BackendErrorKind } from '../../../../controller/backends/backend-error.js';
-import { toSeedFiles, toSeedImage, type SeedInput } from '../../../../controller/backends/libvirt/machine/seed.js';
+import { toSeedFiles, toSeedImage, type SeedInput } from '../../../../controller/backends/cloud-init/nocloud-seed.js';
 
 const input: SeedInput = {
   uuid: '6f1c1e0a-1b2c-5d3e-8f40-123456789abc',
   hostname: 'web-1',
   providerID: 'libvirt://6f1c1e0a-1b2c-5d3e-8f40-123456789abc',
+  nicsField: 'spec.network',
   userData: '#cloud-config\nhostname: web-1\n',
   nics: [
     { name: 'eth0', mac: '02:aa:bb:cc:dd:ee', ipam: undefined },

@@ -1,16 +1,18 @@
-// The NoCloud seed of a machine (pure): meta-data with the UUID as instance-id
-// (so cloud-init runs once per machine, not once per VMM start), the user-data
-// as rendered, and a network-config v2 matching each NIC by its MAC, with the
-// static addresses of its IPAM. Names, domains and addresses are checked
-// against their grammar before they reach YAML the guest acts on (as vSphere's
-// guest-info does, issue 10): a machine carrying another is refused, naming the field.
+// The NoCloud seed of a machine (pure), for every backend that hands the guest
+// a cidata image (libvirt, Proxmox, Cloud Hypervisor): meta-data naming the
+// instance by its UUID (cloud-init runs its first-boot modules once per
+// machine) with its hostname and providerID, the user-data as rendered, and a
+// network-config v2 matching each NIC by its MAC, DHCP or the static address
+// of its IPAM. Names, domains and addresses are checked against their grammar
+// before they reach YAML the guest acts on (as vSphere's guest-info does,
+// issue 10): a machine carrying another is refused, naming the field.
 import { stringify } from 'yaml';
-import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress, type Ipam } from '../../../../infra/api/common.js';
-import { toNoCloudIso } from '../../cloud-init/nocloud-iso.js';
-import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress, type Ipam } from '../../../infra/api/common.js';
+import { BackendError, BackendErrorKind } from '../backend-error.js';
+import { toNoCloudIso } from './nocloud-iso.js';
 
 export interface SeedNic {
-  /** Interface name in the guest (spec.nics[].name). */
+  /** Interface name in the guest. */
   readonly name: string;
   readonly mac: string;
   readonly ipam: Ipam | undefined;
@@ -20,8 +22,11 @@ export interface SeedInput {
   readonly uuid: string;
   readonly hostname: string;
   readonly providerID: string;
+  /** Rendered user-data; none: an empty cloud-config. */
   readonly userData: string | undefined;
   readonly nics: readonly SeedNic[];
+  /** Where the NICs are in the machine's spec, for error messages: `spec.network` or `spec.nics`. */
+  readonly nicsField: string;
 }
 
 export interface SeedFiles {
@@ -43,10 +48,9 @@ export function toSeedFiles(input: SeedInput): SeedFiles {
   };
 }
 
-/** The seed image (ISO 9660, label cidata). */
+/** The seed image: ISO 9660 labelled cidata. */
 export function toSeedImage(input: SeedInput): Buffer {
-  const files = toSeedFiles(input);
-  return toNoCloudIso({ metaData: files.metaData, userData: files.userData, networkConfig: files.networkConfig });
+  return toNoCloudIso(toSeedFiles(input));
 }
 
 function ethernet(nic: SeedNic): Record<string, unknown> {
@@ -70,7 +74,7 @@ function ethernet(nic: SeedNic): Record<string, unknown> {
 function assertGuestSafe(input: SeedInput): void {
   if (!isDnsName(input.hostname)) refuse('metadata.name', input.hostname, 'a DNS name');
   input.nics.forEach((nic, i) => {
-    const at = `spec.nics[${i}]`;
+    const at = `${input.nicsField}[${i}]`;
     if (!isInterfaceId(nic.name)) refuse(`${at}.name`, nic.name, 'a Linux interface name');
     const fixed = nic.ipam?.static;
     if (!fixed) return;
