@@ -35,6 +35,9 @@ interface Live extends ObjectRef {
   metadata: ObjectRef['metadata'] & { uid?: string; resourceVersion?: string; managedFields?: ManagedFieldsEntry[] };
 }
 
+/** Reads and precondition patches one hand-over may take while others write the object. */
+const HAND_OVER_ATTEMPTS = 3;
+
 export class ServerSideApply {
   constructor(
     private readonly api: KubeApi,
@@ -60,7 +63,9 @@ export class ServerSideApply {
    * API server refuses (409 AlreadyExists) rather than merging into an object
    * that is there; an apply would merge. What exists instead is read and
    * returned as it is, for the caller to judge. What is created has its
-   * fields under our apply at once, so `update` can change them unforced.
+   * fields under an Update entry of ours; `update` hands them to our apply
+   * first (not here: a second write at every create, which races the other
+   * controllers that write the new object at once, for a rare update).
    */
   async create<T extends ObjectRef>(desired: T): Promise<CreateResult<T>> {
     const collection = await this.api.pathOf({ ...desired, metadata: { ...desired.metadata, name: '' } });
@@ -70,10 +75,7 @@ export class ServerSideApply {
     } catch (err) {
       if (!(err instanceof ApiStatusError && statusReason(err) === 'AlreadyExists')) throw err;
     }
-    if (created) {
-      await this.handOverCreateEntry(created);
-      return { created: true, object: created };
-    }
+    if (created) return { created: true, object: created };
     try {
       return { created: false, existing: await this.api.get<T>(desired) };
     } catch (err) {
@@ -86,19 +88,30 @@ export class ServerSideApply {
    * Update the object whose uid `desired` carries by a non-forced apply. The
    * uid is a precondition: an object deleted or replaced since the caller read
    * it is never written (TransientError: read again). A field another manager
-   * set is returned as a conflict, never taken over.
+   * set is returned as a conflict, never taken over. The fields our `create`
+   * wrote are handed to our apply first, so the apply may change or drop them.
    */
   async update<T extends OwnedRef>(desired: T): Promise<UpdateResult<T>> {
+    await this.handOverCreated(desired);
+    try {
+      return { applied: true, object: await this.apply(desired, { force: false }) };
+    } catch (err) {
+      if (!(err instanceof ApiStatusError)) throw err;
+      if (isUidMismatch(err)) throw new TransientError(`${nameOf(desired)} was deleted or replaced since it was read: ${err.message}`);
+      if (!isFieldManagerConflict(err)) throw err;
+      return { applied: false, conflict: statusMessage(err) };
+    }
+  }
+
+  /** Hand over what a create of ours left under its Update entry; another writer changing the object meanwhile means reading it again. */
+  private async handOverCreated(desired: OwnedRef): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return { applied: true, object: await this.apply(desired, { force: false }) };
+        await this.handOverCreateEntry(await this.readOwned(desired));
+        return;
       } catch (err) {
-        if (!(err instanceof ApiStatusError)) throw err;
-        if (isUidMismatch(err)) throw new TransientError(`${nameOf(desired)} was deleted or replaced since it was read: ${err.message}`);
-        if (!isFieldManagerConflict(err)) throw err;
-        // A create whose hand-over did not happen (a crash, a failed precondition) left our fields
-        // under an Update entry, which conflicts as another writer's would: hand it over, try once more.
-        if (attempt > 1 || !(await this.handOverCreateEntry(await this.readOwned(desired)))) return { applied: false, conflict: statusMessage(err) };
+        if (err instanceof ApiStatusError && err.code === 404) throw new TransientError(`${nameOf(desired)} was deleted since it was read`);
+        if (!(err instanceof ApiStatusError && (err.code === 422 || err.code === 409)) || attempt === HAND_OVER_ATTEMPTS) throw err;
       }
     }
   }

@@ -13,6 +13,8 @@ type WriteVerb = (typeof WRITE_VERBS)[number];
 export type RoleWrites = Record<WriteVerb, number> & {
   total: number;
   failed: number;
+  /** Failed writes by `<verb> <resource> <code>`: where round trips go to waste. */
+  failedBy: Record<string, number>;
   /** By resource, `virtualmachines/status` for a subresource. */
   byResource: Record<string, number>;
 };
@@ -45,12 +47,16 @@ export function countWrites(path: string, from: number, to = auditOffset(path)):
     const role = ROLE_AGENT.exec(event.userAgent ?? '')?.[1];
     // ResponseComplete, once per request (ResponseStarted is only for watches).
     if (event.stage !== 'ResponseComplete' || !verb || !role) continue;
-    const writes = (counts[role] ??= { create: 0, update: 0, patch: 0, delete: 0, total: 0, failed: 0, byResource: {} });
+    const writes = (counts[role] ??= { create: 0, update: 0, patch: 0, delete: 0, total: 0, failed: 0, failedBy: {}, byResource: {} });
     writes[verb] += 1;
     writes.total += 1;
     const code = event.responseStatus?.code ?? 0;
-    if (code < 200 || code >= 300) writes.failed += 1;
     const resource = [event.objectRef?.resource ?? '?', event.objectRef?.subresource].filter(Boolean).join('/');
+    if (code < 200 || code >= 300) {
+      writes.failed += 1;
+      const what = `${verb} ${resource} ${code}`;
+      writes.failedBy[what] = (writes.failedBy[what] ?? 0) + 1;
+    }
     writes.byResource[resource] = (writes.byResource[resource] ?? 0) + 1;
   }
   return counts;

@@ -147,7 +147,13 @@ describe('VirtualMachine objects in a user namespace', () => {
     expect(message).not.toContain(b64('edited by hand'));
     const after = await readSecret('web-edit-user-data');
     expect(after?.data).toEqual(edited?.data);
-    expect(after?.metadata.resourceVersion).toBe(edited?.metadata.resourceVersion);
+    // Nothing but our own create's fields handed to our apply (managedFields) was written.
+    const { resourceVersion: _rv, managedFields: afterFields, ...afterMeta } = after?.metadata ?? {};
+    const { resourceVersion: _erv, managedFields: _editedFields, ...editedMeta } = edited?.metadata ?? {};
+    expect(afterMeta).toEqual(editedMeta);
+    expect(after?.type).toBe(edited?.type);
+    const valueOwners = (afterFields ?? []).filter((f) => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:value"'));
+    expect(valueOwners.map((f) => f.manager)).toEqual(['kubectl-edit']);
   });
 
   it('leaves an infrastructure machine of its name it does not control untouched, also when the VM is deleted', async () => {
@@ -212,6 +218,15 @@ describe('Create-if-absent and owned updates (how the controller writes into use
     const updated = await ssa.update({ ...configMap('ours', { a: '2' }), metadata: { name: 'ours', namespace: ns, uid } });
     expect(updated.applied).toBe(true);
     expect((await t.get(configMap('ours', {})))?.data).toEqual({ a: '2' });
+  });
+
+  it('drops on update a field its create wrote and the update no longer sets', async () => {
+    const created = await ssa.create(configMap('dropped', { a: '1', b: '2' }));
+    if (!created.created) throw new Error('expected a create');
+    const uid = (await t.get(configMap('dropped', {})))?.metadata.uid ?? '';
+    const updated = await ssa.update({ ...configMap('dropped', { a: '1' }), metadata: { name: 'dropped', namespace: ns, uid } });
+    expect(updated.applied).toBe(true);
+    expect((await t.get(configMap('dropped', {})))?.data).toEqual({ a: '1' });
   });
 
   it('hands over a create entry left by an interrupted create, then updates', async () => {

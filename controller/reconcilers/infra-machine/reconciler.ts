@@ -99,12 +99,13 @@ export class InfraMachineReconciler implements Reconciler {
     }
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log, signal);
     // The finalizer in its own write, with the providerID when it is still to be written (before anything exists
-    // on the backend, so a crash from here on finds the VM again by it); the next pass (right away) starts from there.
+    // on the backend, so a crash from here on finds the VM again by it). The next pass starts on the watch event of
+    // that write, from a cache that shows it: a pass right away would read the copy without it and write again.
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
     if (await ensureFinalizer(this.api, machine, this.finalizer, stamp)) {
       if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
-      return waiting(0);
+      return done;
     }
 
     const { outcome, result, retry } = await this.pass(machine, log, signal);

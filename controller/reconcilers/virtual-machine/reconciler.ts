@@ -253,7 +253,9 @@ export class VirtualMachineReconciler implements Reconciler {
     onConflict: (conflict: WriteConflict) => Pick<VmPlan, 'status' | 'requeueAfterMs'>,
   ): Promise<number | undefined> {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
-    const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(vm.metadata.finalizers ? { finalizers: vm.metadata.finalizers } : {}) } };
+    // With the resourceVersion the finalizer's precondition patch needs no read first.
+    const { finalizers, resourceVersion } = vm.metadata;
+    const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(finalizers ? { finalizers } : {}), ...(resourceVersion ? { resourceVersion } : {}) } };
     // Beside the writes, not before them: what they create is owned by the VM (the garbage collector removes it
     // should the VM go first), and a VM's first pass waits one round trip less.
     const finalizer = plan.ensureFinalizer ? ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine) : undefined;
