@@ -76,9 +76,11 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     log,
     { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
   );
-  // Our own status writes change neither generation nor metadata we read: they do not retrigger.
+  // Our own status writes change neither generation nor metadata we read: they do not retrigger. Our finalizer
+  // does: the pass that added it returns and the next one starts on this event.
   machines.on('add', (m) => machineController.enqueue(keyOf(m))).on('update', (m, old) => {
-    const changed = (x?: InfraMachine): string => JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences]);
+    const changed = (x?: InfraMachine): string =>
+      JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
     if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m));
   });
   // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines.

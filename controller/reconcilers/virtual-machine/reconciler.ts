@@ -265,6 +265,12 @@ export class VirtualMachineReconciler implements Reconciler {
       log.info({ reason: event.reason }, event.type === 'Warning' ? 'Recording a warning' : 'Recording an event');
       await this.d.events.record(vm as never, event.type, event.reason, event.message);
     }
+    // A new VM's machine (nothing of its name in the cache) is created beside the status that records the
+    // placement, not before it: a round trip less per new VM. Should the name turn out taken, the status the
+    // conflict calls for follows.
+    const creating = plan.applyInfra !== undefined && !plan.applyInfra.metadata.uid && plan.deleteInfra.length === 0;
+    const decided = creating && plan.status ? this.writeStatus(vm, plan.status, log) : undefined;
+    decided?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
     let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     try {
       const conflict = await this.write(vm, plan, log);
@@ -273,8 +279,9 @@ export class VirtualMachineReconciler implements Reconciler {
         outcome = onConflict(conflict);
       }
     } finally {
+      await decided;
       // Status is written even when applying failed, from what was decided.
-      if (outcome.status) await this.writeStatus(vm, outcome.status, log);
+      if (outcome.status && (!decided || outcome !== plan)) await this.writeStatus(vm, outcome.status, log);
     }
     await finalizer;
     if (plan.removeFinalizer) {
