@@ -18,6 +18,18 @@ export interface ImageResolution {
   readonly message?: string;
 }
 
+/** What discovery found: the failure domains, and why they were withdrawn when the backend publishes none on purpose. */
+export interface Discovery {
+  readonly failureDomains: FailureDomainStatus[];
+  /** The backend is reachable but takes no new VM (e.g. over a capacity threshold): Ready=False with this reason. */
+  readonly withdrawn?: { readonly reason: Reason; readonly message: string };
+}
+
+/** A discovery result in its one shape (backends that never withdraw return the bare list). */
+export function toDiscovery(found: FailureDomainStatus[] | Discovery): Discovery {
+  return Array.isArray(found) ? { failureDomains: found } : found;
+}
+
 /** How to reach one backend instance, resolved from the Provider and its Secret. */
 export interface Connection {
   readonly endpoint: string;
@@ -35,15 +47,27 @@ export interface BackendContext {
 
 /** One provider role's backend instance (it owns its sessions); `Spec` is its machine kind's spec. */
 export interface Backend<Spec = unknown> {
-  /** Connect and read what the backend offers; throws BackendError. `signal` cuts it short when the role stops. */
-  discover(provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[]>;
+  /**
+   * Connect and read what the backend offers; throws BackendError. `signal` cuts it short when the role stops.
+   * A backend that may withdraw its failure domains (over capacity) returns a `Discovery` saying why.
+   */
+  discover(provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[] | Discovery>;
   /** Find an image source on the backend; throws BackendError when it cannot tell. */
   resolveImage(provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution>;
   /** The backend's machine kind (VSphereMachine…): its spec is what `ensure` reads. */
   readonly machines: MachineBackend<Spec>;
   /** Release what the backend keeps between passes (sessions, sockets) when the role stops. */
   close(): Promise<void>;
+  /**
+   * Remove what machines that no longer exist left on the backend (optional; the role calls it
+   * after its caches synced and every rediscovery period). Only VMs whose mark `judge` calls
+   * `Orphaned` may go, and never one still running.
+   */
+  sweep?(judge: (owner: MachineOwner) => MarkJudgement, log: Logger, signal?: AbortSignal): Promise<void>;
 }
+
+/** What the role knows of a machine a mark names: it exists, it is gone, or it is not the role's to judge (another namespace or kind). */
+export type MarkJudgement = 'Owned' | 'Orphaned' | 'Foreign';
 
 /** One machine as a provider role hands it to its backend. */
 export interface MachineRequest<Spec> {
@@ -77,6 +101,8 @@ export interface MachineObservation {
   readonly statusFields: Readonly<Record<string, string | number>>;
   /** Spec changes the VM does not have yet and why, e.g. CPUs waiting for a power-off. */
   readonly pending?: string;
+  /** What happened behind banlieue's back and was repaired this pass (a VM restarted after it died): Warning Events. */
+  readonly warnings?: readonly { readonly reason: Reason; readonly message: string }[];
 }
 
 export interface EnsureOptions {
@@ -100,11 +126,12 @@ export interface EnsureOptions {
 export type EnsureResult =
   /** No VM, and it may not be created (it was provisioned once and is gone). */
   | { readonly state: 'Absent' }
-  | { readonly state: 'InProgress'; readonly taskRef: string; readonly message: string; readonly actions: readonly MachineAction[] }
+  /** `reason`: what the task does, for Ready=False. @default Provisioning */
+  | { readonly state: 'InProgress'; readonly taskRef: string; readonly message: string; readonly actions: readonly MachineAction[]; readonly reason?: Reason }
   | { readonly state: 'Present'; readonly observation: MachineObservation };
 
 /** What a deletion pass found: the VM gone (and whether there was one), or a task creating it still running. */
-export type DestroyResult = { readonly state: 'Gone'; readonly existed: boolean } | { readonly state: 'InProgress'; readonly message: string };
+export type DestroyResult = { readonly state: 'Gone'; readonly existed: boolean } | { readonly state: 'InProgress'; readonly message: string; readonly reason?: Reason };
 
 export interface DestroyOptions {
   readonly log: Logger;

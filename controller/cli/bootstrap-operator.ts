@@ -3,6 +3,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FieldManager } from '../../infra/api/well-known.js';
 import type { BanlieueInstallProps } from '../../infra/install/install-props.js';
+import { GRANTING_LABELS } from '../../infra/install/labels.js';
 import { renderInstall, renderInstallYaml, type ManifestObject } from '../../infra/install/render.js';
 import { RELEASE_TAG } from '../../infra/version.js';
 import { toApiFailure } from '../runtime/api-error.js';
@@ -49,8 +50,11 @@ export async function bootstrapOperator(
     for (const obj of chart.objects) {
       done += 1;
       try {
-        await ssa.apply(obj);
+        const live = await ssa.apply(obj);
         io.progress(`[${done}/${total}] applied ${describe(obj)}`);
+        for (const label of await removeStrayGrantingLabels(api, obj, live)) {
+          io.progress(`removed label ${label} from ${describe(obj)}: this version does not grant it (an older install, or another writer, set it)`);
+        }
         if (obj.kind === 'CustomResourceDefinition') {
           await waitEstablished(api, obj, options.establishTimeoutMs ?? 60_000);
         }
@@ -61,6 +65,27 @@ export async function bootstrapOperator(
     }
   }
   io.progress(`banlieue ${options.version ?? RELEASE_TAG} installed (${total} objects)`);
+}
+
+/**
+ * Removes from the live object the granting labels (GRANTING_LABELS) the
+ * rendered one does not carry, whoever set them. A JSON patch, each removal
+ * guarded by a test of the value read, so a label changed meanwhile is left
+ * for the next run. Returns the labels removed.
+ */
+async function removeStrayGrantingLabels(api: KubeApi, rendered: ManifestObject, live: ManifestObject): Promise<string[]> {
+  const labels = live.metadata.labels ?? {};
+  const stray = GRANTING_LABELS.filter((label) => labels[label] !== undefined && rendered.metadata.labels?.[label] === undefined);
+  if (stray.length === 0) return [];
+  const ops = stray.flatMap((label) => {
+    const path = `/metadata/labels/${label.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    return [
+      { op: 'test', path, value: labels[label] },
+      { op: 'remove', path },
+    ];
+  });
+  await api.request('PATCH', await api.pathOf(rendered), { body: ops, contentType: 'application/json-patch+json' });
+  return stray;
 }
 
 function explain(err: unknown, server: string): string {

@@ -53,6 +53,7 @@ export interface ControllerFlags extends RoleFlags {
 
 export interface ProviderFlags extends RoleFlags {
   namespace?: string;
+  provider?: string;
   concurrency: number;
   rediscoverPeriod: number;
   machineConcurrency: number;
@@ -88,20 +89,28 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
   };
 }
 
+/** The Lease (and default Event identity) of a provider role: one per backend, or per Provider when scoped to one (a host's own). */
+export function providerLeaseName(backend: string, provider?: string): string {
+  return provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`;
+}
+
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
   const descriptor = BUILT_IN_BACKENDS.get(backendName);
   if (!descriptor?.createBackend) {
     throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`);
   }
+  // A Provider's name is unique in its namespace only: a scope without one would serve every namespace's of that name.
+  if (flags.provider !== undefined && flags.namespace === undefined) throw new CliError(`provider ${backendName}: --provider ${flags.provider} needs --namespace (the Provider's namespace)`);
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   await runRole(options, (ctx) =>
     runProviderRole(ctx, descriptor, {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
       machineConcurrency: flags.machineConcurrency,
       machineTimings: { pollMs: Math.max(1, flags.pollPeriod) * 1000, resyncMs: Math.max(1, flags.resyncPeriod) * 1000 },
-      identity: options.identity ?? `banlieue-provider-${backendName}`,
+      identity: options.identity ?? providerLeaseName(backendName, flags.provider),
     }),
   );
 }

@@ -10,6 +10,7 @@ import { FieldManager } from '../../infra/api/well-known.js';
 import type { BackendCatalog } from '../backends/descriptor.js';
 import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
+import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
 import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
 import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
@@ -56,8 +57,10 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const backends = options.backends.all;
   const machines = new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachineObject>(b.api.machine)] as const));
   const clusters = new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const));
+  const templates = new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const));
   const core: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [vms, providers, classes, images, ...clusters.values()];
-  const all = [...core, ...machines.values()];
+  const optional: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [...machines.values(), ...templates.values()];
+  const all = [...core, ...optional];
 
   const ssa = new ServerSideApply(api, FieldManager.controller);
   const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
@@ -71,9 +74,19 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     controllerOptions,
   );
   const imageController = new Controller(new VMImageReconciler(images, ssa, systemClock), metrics, log, controllerOptions);
-  const clusterControllers = [...clusters].map(
-    ([kind, inf]) => [inf, new Controller(new InfraClusterReconciler(kind, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions)] as const,
-  );
+  const clusterControllers = backends.map((backend) => {
+    const kind = backend.api.cluster.kind;
+    const inf = clusters.get(kind) as Informer<InfraCluster>;
+    return [inf, new Controller(new InfraClusterReconciler(kind, backend.api.name, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions)] as const;
+  });
+
+  // Each template's status says what a machine of it offers a Node (autoscaling from zero).
+  const templateControllers = backends.map((backend) => {
+    const inf = templates.get(backend.api.machineTemplate.kind) as Informer<MachineTemplate>;
+    const controller = new Controller(new MachineTemplateReconciler(backend, inf, ssa), metrics, log, controllerOptions);
+    onAnyChange(inf, (t) => [keyOf(t)], (k) => controller.enqueue(k));
+    return [inf, controller] as const;
+  });
 
   const placementControllers = backends.map((backend) => {
     const machineKind = backend.api.machine.kind;
@@ -104,18 +117,19 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
   const running = all.map((inf) => inf.run(signal));
   await Promise.all(core.map((inf) => inf.waitForSync()));
-  // A machine kind that cannot be listed (RBAC, a missing CRD) must not stop
+  // A machine or template kind that cannot be listed (RBAC, a missing CRD) must not stop
   // everything: its VMs see it as Unknown and wait; the others go on.
-  await Promise.race([Promise.all([...machines.values()].map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
+  await Promise.race([Promise.all(optional.map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
   log.info({ informers: all.length }, 'Caches synced; reconciling');
-  for (const c of [vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c)]) c.start();
+  const controllers = [vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c), ...templateControllers.map(([, c]) => c)];
+  for (const c of controllers) c.start();
   vmController.startResync(() => vms.list().map(keyOf), signal);
   imageController.startResync(() => images.list().map(keyOf), signal);
-  for (const [inf, controller] of clusterControllers) controller.startResync(() => inf.list().map(keyOf), signal);
+  for (const [inf, controller] of [...clusterControllers, ...templateControllers]) controller.startResync(() => inf.list().map(keyOf), signal);
   reportPhases(vms, metrics, signal);
 
   await Promise.all(running);
-  await Promise.all([vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c)].map((c) => c.queue.shutDown()));
+  await Promise.all(controllers.map((c) => c.queue.shutDown()));
 }
 
 /** The VirtualMachine that owns an infrastructure machine, if any. */

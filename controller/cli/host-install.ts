@@ -128,6 +128,8 @@ function systemdUnit(options: HostInstallOptions, config: HostConfig): string {
     `--kubeconfig=${options.kubeconfig}`,
     // Only its Provider's namespace: the RBAC below grants nothing elsewhere.
     `--namespace=${options.namespace}`,
+    // Only its Provider, its image rows and the machines placed on it: hosts share a namespace (ADR 17).
+    `--provider=${options.provider}`,
     // One Lease per host: hosts do not fence each other, two processes on one host do.
     `--leader-election-namespace=${options.namespace}`,
     `--leader-election-id=banlieue-provider-${BACKEND}-${config.hostName}`,

@@ -8,7 +8,7 @@ import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { hostCommand } from './host-command.js';
 import { validateFiles } from './validate.js';
-import { roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
+import { providerLeaseName, roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
 
 function parseBackends(value: string): Backend[] {
   const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
@@ -95,6 +95,7 @@ export function buildProgram(): Command {
     .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
+    .option('--provider <name>', "serve only this Provider (with --namespace): its status, its VMImage rows and the machines placed on it, as a Cloud Hypervisor host serves its own (default: every Provider of the backend)")
     .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
     .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
@@ -106,12 +107,12 @@ export function buildProgram(): Command {
     .addOption(roleOptions.metricsBindAddress())
     .option('--no-leader-elect', 'run without leader election (a single replica)')
     .addOption(roleOptions.leaderElectionNamespace())
-    .option('--leader-election-id <name>', 'Lease name (default: banlieue-provider-<backend>)')
+    .option('--leader-election-id <name>', 'Lease name (default: banlieue-provider-<backend>, or banlieue-provider-<backend>-<provider> with --provider)')
     .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
     .addOption(roleOptions.leaseDuration())
     .addOption(roleOptions.logLevel())
     .action(async (backend: string, opts: ProviderFlags) => {
-      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? `banlieue-provider-${backend}` });
+      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? providerLeaseName(backend, opts.provider) });
     });
 
   program.addCommand(hostCommand());

@@ -1,5 +1,7 @@
 // `banlieue provider <backend>`: the Providers of one backend (discovery,
-// failure domains, reachability), its VMImage rows and its machine kind.
+// failure domains, reachability), its VMImage rows and its machine kind; with
+// `provider`, only that Provider's, its rows and the machines placed on it
+// (provider-scope.ts), under a field manager of its own.
 import { apiVersionOf } from '../../infra/api/kind.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -9,20 +11,28 @@ import type { BackendContext } from '../backends/backend.js';
 import { startBackend, type BackendDescriptor } from '../backends/descriptor.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachine, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
+import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { findCondition, isTrue } from '../runtime/conditions.js';
-import { Controller } from '../runtime/controller.js';
+import { Controller, type Reconciler } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf } from '../runtime/informer.js';
+import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
+import { done, type ReconcileResult } from '../runtime/errors.js';
+import type { KubeApi } from '../runtime/kube-api.js';
+import { runSweeps } from './orphan-sweep.js';
+import { servesMachine, servesProvider, type ProviderScope } from './provider-scope.js';
 
 const BY_PROVIDER = 'providerRef';
 
 export interface ProviderRoleOptions {
   readonly namespace?: string;
+  /** Serve this one Provider of the namespace (a host's own, ADR 17); unset: every Provider of the backend. */
+  readonly provider?: string;
   readonly concurrency: number;
   readonly rediscoverMs: number;
   readonly machineConcurrency: number;
@@ -34,7 +44,8 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const { api, metrics, log, signal } = ctx;
   const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics) });
   if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
-  const manager = FieldManager.provider(backend.name);
+  const scope: ProviderScope = options.provider;
+  const manager = FieldManager.provider(backend.name, scope);
   const providers = new Informer<Provider>(api, { apiVersion: apiVersionOf(ProviderKind), kind: ProviderKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
   const ssa = new ServerSideApply(api, manager);
   const events = new EventRecorder(api, manager, options.identity, log);
@@ -46,14 +57,14 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   );
   // Only spec changes matter; our own status writes must not retrigger discovery.
   const enqueue = (p: Provider, old?: Provider): void => {
-    if (p.spec.providerClassRef.name !== backend.name) return;
+    if (p.spec.providerClassRef.name !== backend.name || !servesProvider(scope, p)) return;
     if (old && old.metadata.generation === p.metadata.generation && JSON.stringify(old.metadata.annotations) === JSON.stringify(p.metadata.annotations)) return;
     controller.enqueue(keyOf(p));
   };
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
 
   const images = new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log });
-  const rows = new Controller(new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs), metrics, log, { concurrency: options.concurrency, held: true });
+  const rows = new Controller(new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs, (p) => servesProvider(scope, p)), metrics, log, { concurrency: options.concurrency, held: true });
   images.on('add', (i) => rows.enqueue(keyOf(i))).on('update', (i, old) => {
     if (old?.metadata.generation !== i.metadata.generation) rows.enqueue(keyOf(i));
   });
@@ -70,8 +81,9 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     BY_PROVIDER,
     (m) => [`${m.metadata.namespace ?? ''}/${m.spec.providerRef?.name ?? ''}`],
   );
+  const machineReconciler = new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
-    new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings),
+    scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api }),
     metrics,
     log,
     { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
@@ -98,7 +110,9 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   for (const c of [controller, rows, machineController]) c.start();
   machineController.startResync(() => machines.list().map(keyOf), signal);
   log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
+  const sweeping = runSweeps(backend, { exists: (key) => machines.get(key) !== undefined, ...(options.namespace ? { namespace: options.namespace } : {}), everyMs: options.rediscoverMs, log, signal });
   await running;
+  await sweeping;
   await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
   await backend.close();
 }
@@ -108,5 +122,28 @@ function countCalls(backend: string, metrics: Metrics): NonNullable<BackendConte
   return (method, outcome, seconds) => {
     metrics.backendCalls.inc({ backend, method, outcome });
     metrics.backendCallDuration.observe({ backend, method }, seconds);
+  };
+}
+
+/**
+ * The machine reconciler of a scoped role: a machine placed on another Provider is
+ * left to that Provider's role, decided on every pass (placements move with the
+ * Providers' failure domains). A CAPI-owned machine without spec.providerRef is
+ * placed by its Machine's failure domain, read as the reconciler reads it.
+ */
+function scopedMachines(
+  inner: Reconciler,
+  on: { readonly scope: string; readonly backend: string; readonly machines: Informer<InfraMachine>; readonly providers: Informer<Provider>; readonly api: KubeApi },
+): Reconciler {
+  return {
+    name: inner.name,
+    kind: inner.kind,
+    reconcile: async (key: string, log: Logger, signal: AbortSignal): Promise<ReconcileResult> => {
+      const machine = on.machines.get(key);
+      if (!machine) return inner.reconcile(key, log, signal);
+      const byMachine = machine.spec.providerRef === undefined && capiOwner(machine) ? (await getOwningMachine(on.api, machine))?.spec?.failureDomain : undefined;
+      if (!servesMachine(on.scope, on.backend, machine, on.providers.list(machine.metadata.namespace), byMachine)) return done;
+      return inner.reconcile(key, log, signal);
+    },
   };
 }

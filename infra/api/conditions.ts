@@ -101,6 +101,13 @@ export const Reason = {
   InventoryFailed: 'InventoryFailed',
   /** Provider: a declared storage or network class is usable in no failure domain. */
   CapabilitiesIncomplete: 'CapabilitiesIncomplete',
+  /**
+   * Provider Ready=False (ProviderReachable stays True): the backend is over a capacity threshold
+   * its operator set (e.g. a Cloud Hypervisor host's memory or disk), so its failure domain is
+   * withdrawn and no new VM is placed there; VMs already there run on. The message names the
+   * threshold. Free capacity or raise the threshold; the next discovery publishes it again.
+   */
+  CapacityExceeded: 'CapacityExceeded',
   /** InfraMachine: spec.providerRef names no Provider of this backend, or no Provider publishes the failure domain. */
   ProviderNotFound: 'ProviderNotFound',
   /** InfraMachine: no failure domain yet (spec, owning CAPI Machine) and the Provider offers more than one. */
@@ -117,10 +124,26 @@ export const Reason = {
   VMNotOwned: 'VMNotOwned',
   /** InfraMachine: a backend task creating the VM (status.taskRef) is running; nothing to do but wait. */
   Provisioning: 'Provisioning',
+  /**
+   * InfraMachine Ready=False: the guest was asked to power off (status.taskRef says when) and has
+   * until the backend's grace period to do so, after which the VM is stopped; nothing to do but wait.
+   */
+  Stopping: 'Stopping',
+  /**
+   * Warning Event on an InfraMachine: the VM stopped without banlieue stopping it (it crashed, was
+   * killed or its process exited) and was started again as spec.desiredPowerState asks. The
+   * backend's status says when (e.g. status.lastVmmExit); its logs say why.
+   */
+  VMRestarted: 'VMRestarted',
   /** InfraMachine: the VM is on; no IP address reported by the guest yet. */
   WaitingForAddress: 'WaitingForAddress',
   /** InfraMachine: the provisioned VM no longer exists on the backend; it is not re-created. Delete the machine to replace it. */
   BackendMissing: 'BackendMissing',
+  /**
+   * InfraMachine Ready=False from the first pass of a deletion until the finalizer goes: the VM is
+   * being removed from the backend (the message says what is awaited). Nothing to do but wait.
+   */
+  Deleting: 'Deleting',
   /** InfraMachine: being deleted; the VM could not be removed yet (see the message). */
   DeletionFailed: 'DeletionFailed',
   /** VMImage row: the backend has no image of that reference (e.g. no vSphere template of that name). */
@@ -129,6 +152,10 @@ export const Reason = {
   UnsupportedSource: 'UnsupportedSource',
   /** VMImage row: the backend answered the lookup with an error; see the message. */
   LookupFailed: 'LookupFailed',
+  /** VMImage row: a Url source is being downloaded to the backend; the row turns ready when it is complete and verified. */
+  ImageDownloading: 'ImageDownloading',
+  /** VMImage row: the downloaded Url image does not match spec.sources[].checksum; it was discarded. Fix the checksum or the URL. */
+  ImageChecksumMismatch: 'ImageChecksumMismatch',
   /** InfraCluster: no Provider matched providerRefs / providerSelector. */
   NoProviders: 'NoProviders',
   /** VMImage: no Provider has reported a row yet. */

@@ -5,7 +5,12 @@
 export const FieldManager = {
   controller: 'banlieue.io/controller',
   bootstrap: 'banlieue.io/bootstrap',
-  provider: (backend: string): string => `banlieue.io/provider-${backend}`,
+  /**
+   * A provider role's; with `scope` (`--provider`, one host's role, ADR 17) its own
+   * per Provider, so that hosts sharing a namespace never take each other's fields
+   * (their VMImage rows, list-map entries of one status).
+   */
+  provider: (backend: string, scope?: string): string => `banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`,
 } as const;
 
 export const Finalizer = {
@@ -23,7 +28,12 @@ export const Label = {
   ownedBy: 'banlieue.io/owned-by',
   capiClusterName: 'cluster.x-k8s.io/cluster-name',
   capiAggregateToManager: 'cluster.x-k8s.io/aggregate-to-manager',
+  /** On every object of the install: which clusterctl provider it belongs to (clusterctl provider contract). */
+  capiProvider: 'cluster.x-k8s.io/provider',
 } as const;
+
+/** banlieue as clusterctl names it: `infrastructure-<name>`, the value of Label.capiProvider and the repository folder. */
+export const CLUSTERCTL_PROVIDER = 'infrastructure-banlieue';
 
 export const Annotation = {
   migrate: 'banlieue.io/migrate',

@@ -10,7 +10,7 @@ import { CapiInfrastructureRole } from './capi-infrastructure-role.js';
 import { clusterScoped } from './cluster-scoped.js';
 import { ControllerSecretGuard } from './controller-secret-guard.js';
 import { resolveInstallProps, providerRolesOf, CLUSTER_SIDE_BACKENDS, type BanlieueInstallProps, type ResolvedInstallProps } from './install-props.js';
-import { componentLabels } from './labels.js';
+import { componentLabels, labelProviderComponents } from './labels.js';
 import { NetworkPolicies } from './network-policies.js';
 import { controllerRules, providerCredentialRules, providerRules } from './rbac-rules.js';
 import { HostRoleRules } from './host-role-rules.js';
@@ -109,6 +109,7 @@ export class BanlieueInstall extends Construct {
     for (const part of INSTALL_PARTS) {
       if (part.enabled(this.props)) part.build(new Construct(this, part.id), this.props);
     }
+    labelProviderComponents(this);
   }
 }
 
@@ -120,6 +121,7 @@ export function addInstallCharts(app: App, props: BanlieueInstallProps = {}): Ch
     if (!part.enabled(resolved)) continue;
     const chart = new Chart(app, part.id);
     part.build(chart, resolved);
+    labelProviderComponents(chart);
     const previous = charts.at(-1);
     if (previous) chart.addDependency(previous);
     charts.push(chart);

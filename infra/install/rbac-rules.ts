@@ -46,7 +46,7 @@ export function capiInfrastructureRules(): PolicyRule[] {
   return [{ apiGroups: [INFRA_GROUP], resources: [...plurals(kinds), ...statusOf(kinds)].sort(), verbs: [...ALL_VERBS] }];
 }
 
-/** banlieue controller: schedules VMs, writes infra machines, aggregates InfraClusters and VMImage readiness. */
+/** banlieue controller: schedules VMs, writes infra machines, aggregates InfraClusters and VMImage readiness, sizes machine templates. */
 export function controllerRules(): PolicyRule[] {
   return [
     { apiGroups: [CORE_GROUP], resources: ['virtualmachines'], verbs: [...READ, 'update', 'patch'] },
@@ -56,6 +56,9 @@ export function controllerRules(): PolicyRule[] {
     { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_MACHINE_KINDS), verbs: [...ALL_VERBS] },
     { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_CLUSTER_KINDS), verbs: [...READ, 'update', 'patch'] },
     { apiGroups: [INFRA_GROUP], resources: statusOf(INFRA_CLUSTER_KINDS), verbs: STATUS_WRITE },
+    // Each *MachineTemplate's status.capacity and nodeInfo (autoscaling from zero), computed from its spec.
+    { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_MACHINE_TEMPLATE_KINDS), verbs: READ },
+    { apiGroups: [INFRA_GROUP], resources: statusOf(INFRA_MACHINE_TEMPLATE_KINDS), verbs: STATUS_WRITE },
     // User-data: the source Secret/ConfigMap is read by name; the rendered
     // user-data Secret is applied (create+patch) and garbage-collected via its
     // ownerReference. No list/watch: the controller cannot enumerate Secrets.

@@ -144,6 +144,12 @@ describe('Cluster API v1beta2 contract', () => {
       }, 60_000);
       expect(new Set(spread).size).toBe(3);
       spread.forEach((d) => expect(d).toMatch(/^site-b-fd-[123]$/));
+      // Autoscaling from zero: the template says what a machine of it offers a Node (every machineSpec here: 2 CPUs, 4096 MiB).
+      const sized = await waitFor('the template to publish status.capacity', async () => {
+        const template = JSON.parse(await env.kubectl(['get', k.template, 'workers', '-n', ns, '-o', 'json'])) as Json;
+        return template.status?.capacity ? template : undefined;
+      }, 60_000);
+      expect(sized.status).toEqual({ capacity: { cpu: '2', memory: '4096Mi' }, nodeInfo: { architecture: 'amd64', operatingSystem: 'linux' } });
       for (const clone of clones) {
         expect(clone.metadata.annotations['cluster.x-k8s.io/cloned-from-name']).toBe('workers');
         expect(clone.spec).toMatchObject({ ...k.machineSpec, providerRef: { name: 'site-b' } });

@@ -349,6 +349,15 @@ const updateCases: [string, () => Obj, Mutate, string][] = [
     (o) => (spec(o).controlPlaneEndpoint.host = '192.0.2.99'),
     'controlPlaneEndpoint is immutable once set',
   ],
+  // Every InfraCluster kind: a CEL rule on the field itself never sees its removal.
+  ...['VSphereCluster', 'ProxmoxCluster', 'LibvirtCluster', 'CloudHypervisorCluster'].map(
+    (kind): [string, () => Obj, Mutate, string] => [
+      `removing a ${kind} control-plane endpoint once set`,
+      () => ({ ...base.vsphereCluster(), kind }),
+      (o) => delete spec(o).controlPlaneEndpoint,
+      'controlPlaneEndpoint is immutable once set: it can be neither changed nor removed',
+    ],
+  ),
 ];
 
 describe('the API served by kube-apiserver', () => {
@@ -403,5 +412,15 @@ describe('the API served by kube-apiserver', () => {
     );
     expect(err, 'the API server accepted the update').toBeDefined();
     expect(apiMessage(err), apiMessage(err)).toContain(expected);
+  });
+
+  it('accepts a control-plane endpoint set later on an InfraCluster that had none, and other spec changes once it is set', async () => {
+    const created = (await api.create(place({ ...base.vsphereCluster(), metadata: { name: 'endpoint-later' }, spec: { providerRefs: [{ name: 'vcenter-a' }] } }))) as Obj;
+    const withEndpoint = clone(created);
+    spec(withEndpoint).controlPlaneEndpoint = { host: '192.0.2.20', port: 6443 };
+    const updated = (await api.replace(withEndpoint)) as Obj;
+    spec(updated).providerRefs = [{ name: 'vcenter-b' }];
+    const changed = (await api.replace(updated)) as Obj;
+    expect(spec(changed)).toMatchObject({ controlPlaneEndpoint: { host: '192.0.2.20', port: 6443 }, providerRefs: [{ name: 'vcenter-b' }] });
   });
 });

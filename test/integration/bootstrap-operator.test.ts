@@ -15,7 +15,7 @@ import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { crdName } from '../../infra/api/kind.js';
 import { toCustomResourceDefinition } from '../../infra/crds/custom-resource-definition.js';
 import { freePort } from '../support/control-plane.js';
-import { createNamespace, testKubeConfig } from '../support/kube.js';
+import { apply, createNamespace, testKubeConfig } from '../support/kube.js';
 
 interface Run {
   code: number | null;
@@ -83,6 +83,35 @@ describe('banlieue bootstrap operator', () => {
     expect(result.code, result.stderr).toBe(0);
     const after = await rbac.readClusterRole({ name: 'banlieue-capi-infrastructure' });
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+
+  it('upgrades an older install whose banlieue-controller ClusterRole carries the CAPI aggregation label set by another field manager: the label goes, the rest stays', async () => {
+    const rbac = testKubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    const AGGREGATE = 'cluster.x-k8s.io/aggregate-to-manager';
+    // As an older release left it: the same role, labelled for CAPI's manager, written by
+    // another installer (its own field manager), with a label of the operator's own.
+    await apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'banlieue-controller', labels: { [AGGREGATE]: 'true', 'example.com/team': 'platform' } },
+        rules: [{ apiGroups: ['banlieue.io'], resources: ['virtualmachines'], verbs: ['get'] }],
+      },
+      'old-installer',
+    );
+    const old = await rbac.readClusterRole({ name: 'banlieue-controller' });
+    expect(old.metadata?.labels?.[AGGREGATE]).toBe('true');
+    expect(old.metadata?.managedFields?.find((m) => m.manager === 'old-installer')).toBeDefined();
+
+    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`removed label ${AGGREGATE} from ClusterRole banlieue-controller`);
+    const upgraded = await rbac.readClusterRole({ name: 'banlieue-controller' });
+    expect(Object.keys(upgraded.metadata?.labels ?? {})).not.toContain(AGGREGATE);
+    expect(upgraded.metadata?.labels).toMatchObject({ 'example.com/team': 'platform', 'app.kubernetes.io/component': 'controller' });
+    // The role CAPI is meant to aggregate keeps its label.
+    const capiRole = await rbac.readClusterRole({ name: 'banlieue-capi-infrastructure' });
+    expect(capiRole.metadata?.labels?.[AGGREGATE]).toBe('true');
   });
 
   it('names the object and the cause when the cluster is unreachable', async () => {

@@ -19,9 +19,20 @@ import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();
 
+interface EventSeen {
+  readonly type: string;
+  readonly reason: string;
+  readonly note?: string;
+  readonly regarding?: { readonly kind?: string; readonly name?: string };
+}
+
+async function eventsOf(ns: string, name: string): Promise<EventSeen[]> {
+  const list = await t.api.request<{ items: EventSeen[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+  return list.items.filter((e) => e.regarding?.name === name);
+}
+
 async function events(ns: string, name: string): Promise<string[]> {
-  const list = await t.api.request<{ items: { reason: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.regarding?.name === name).map((e) => e.reason);
+  return (await eventsOf(ns, name)).map((e) => e.reason);
 }
 
 async function uuidOfMachine(env: ChEnv, name: string): Promise<string> {
@@ -156,13 +167,16 @@ describe('Cloud Hypervisor provider restart', () => {
     expect(await env.provider.metric('banlieue_backend_calls_total', { outcome: 'fault' })).toBe(0);
   }, 300_000);
 
-  it('a VMM killed behind the provider is reported and started again (desiredPowerState PoweredOn)', async () => {
+  it('a VMM killed behind the provider is reported (status.lastVmmExit, a Warning Event) and started again (desiredPowerState PoweredOn)', async () => {
     const uuid = await uuidOfMachine(env, 'fleet-0');
     const pid = await vmmPid(env, uuid);
     if (pid === undefined) throw new Error('fleet-0 has no VMM');
     process.kill(pid, 'SIGKILL');
     const machine = await t.exists(machineRef('cloud-hypervisor', env.ns, 'fleet-0'), (o) => typeof o.status?.lastVmmExit === 'string', 120_000);
     expect(machine.status?.lastVmmExit).toMatch(/the VMM exited without banlieue stopping it; started again from its saved config \(desiredPowerState PoweredOn\)/);
+    const warning = await waitFor('a VMRestarted Warning Event on the machine', async () =>
+      (await eventsOf(env.ns, 'fleet-0')).find((e) => e.type === 'Warning' && e.reason === 'VMRestarted' && e.regarding?.kind === 'CloudHypervisorMachine'), 60_000);
+    expect(warning.note).toContain(`VM with UUID ${uuid}: the VMM exited without banlieue stopping it`);
     const restarted = await waitFor('a new VMM for fleet-0', async () => {
       const now = await vmmPid(env, uuid);
       return now !== undefined && now !== pid ? now : undefined;

@@ -3,6 +3,7 @@
 // provider-role code against a real apiserver. Registering it is all it takes:
 // no reconciler, runtime or scheduler file knows it (docs/adr/0014).
 import { setMaxListeners } from 'node:events';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendCatalog } from '../../controller/backends/descriptor.js';
 import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
@@ -14,7 +15,7 @@ import { silentLogger } from '../../controller/runtime/log.js';
 import { Metrics } from '../../controller/runtime/metrics.js';
 import type { RoleContext } from '../../controller/runtime/role-runner.js';
 import { toCustomResourceDefinition } from '../../infra/crds/custom-resource-definition.js';
-import type { ControlPlane } from '../support/control-plane.js';
+import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
 import { FakeClusterKind, FakeMachineKind } from '../support/fake-backend/fake-machine.js';
@@ -22,6 +23,8 @@ import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures
 import { waitFor } from '../support/wait.js';
 
 const NS = 'fake-tenant';
+/** Where the CAPI-owned machines of this suite live. */
+const CAPI_NS = 'fake-capi';
 
 /** The built-in CRDs enumerate backend names; a backend registered in a test adds its own, as a new release would. */
 async function allowBackendName(cp: ControlPlane, crd: string, name: string): Promise<void> {
@@ -39,17 +42,26 @@ async function allowBackendName(cp: ControlPlane, crd: string, name: string): Pr
 }
 
 interface Live {
+  metadata?: { uid?: string };
   spec: Record<string, unknown> & { providerID?: string };
-  status?: Record<string, unknown> & { taskRef?: string; conditions?: { type: string; status: string; reason: string }[]; addresses?: unknown[] };
+  status?: Record<string, unknown> & {
+    taskRef?: string;
+    failureDomain?: string;
+    initialization?: { provisioned?: boolean };
+    conditions?: { type: string; status: string; reason: string; message?: string }[];
+    addresses?: unknown[];
+  };
 }
 
-async function get(cp: ControlPlane, resource: string, name: string): Promise<Live | undefined> {
+async function get(cp: ControlPlane, resource: string, name: string, ns = NS): Promise<Live | undefined> {
   try {
-    return JSON.parse(await cp.kubectl(['get', resource, name, '-n', NS, '-o', 'json'])) as Live;
+    return JSON.parse(await cp.kubectl(['get', resource, name, '-n', ns, '-o', 'json'])) as Live;
   } catch {
     return undefined;
   }
 }
+
+const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined => live?.status?.conditions?.find((c) => c.type === 'Ready');
 
 describe('a backend registered only in a test', () => {
   const { plane } = usePrivatePlane();
@@ -134,6 +146,89 @@ describe('a backend registered only in a test', () => {
     const uuid = String(machine?.spec.providerID).slice('fake://'.length);
     expect([...cloud.vms.keys()]).toEqual([uuid]);
     expect(cloud.calls.filter((c) => c === 'startCreate')).toHaveLength(1);
+  });
+
+  describe('a machine of a CAPI Machine', () => {
+    const MACHINE = 'md-0-abcde';
+    const FAKE_MACHINES = 'fakemachines.infrastructure.banlieue.io';
+
+    beforeAll(async () => {
+      const cp = plane();
+      // CAPI's own Machine kind, as CAPI ships it.
+      await cp.kubectl(['apply', '--server-side', '-f', join((await buildTools()).capiModuleDir, 'core/config/crd/bases/cluster.x-k8s.io_machines.yaml')]);
+      await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/machines.cluster.x-k8s.io']);
+      await cp.kubectl(['create', 'namespace', CAPI_NS]);
+      // Two Providers of the fake backend: their failure domains are east-zone and west-zone.
+      const fakeProvider = (name: string): object => ({
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'Provider',
+        metadata: { name, namespace: CAPI_NS },
+        spec: { providerClassRef: { name: 'fake' }, connection: { endpoint: `https://${name}.fake.invalid`, credentialsRef: { name: 'fake-creds' } } },
+      });
+      await applyObjects(cp, [
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: CAPI_NS }, stringData: { token: 's3cr3t' } },
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${MACHINE}-bootstrap`, namespace: CAPI_NS }, stringData: { value: '#cloud-config\n', format: 'cloud-config' } },
+        fakeProvider('east'),
+        fakeProvider('west'),
+        {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Machine',
+          metadata: { name: MACHINE, namespace: CAPI_NS },
+          spec: {
+            clusterName: 'work',
+            failureDomain: 'east-zone',
+            bootstrap: { dataSecretName: `${MACHINE}-bootstrap` },
+            infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name: MACHINE },
+          },
+        },
+      ]);
+    }, 180_000);
+
+    it("runs in the owning Machine's failure domain, not in the one its own spec.failureDomain names", async () => {
+      const cp = plane();
+      const owner = await get(cp, 'machines.cluster.x-k8s.io', MACHINE, CAPI_NS);
+      // As CAPI clones it from a template that names a failure domain, then claims it for the Machine.
+      await applyObjects(cp, [
+        {
+          apiVersion: 'infrastructure.banlieue.io/v1alpha1',
+          kind: FakeMachineKind.kind,
+          metadata: {
+            name: MACHINE,
+            namespace: CAPI_NS,
+            labels: { 'cluster.x-k8s.io/cluster-name': 'work' },
+            ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name: MACHINE, uid: owner?.metadata?.uid ?? '', controller: true }],
+          },
+          spec: { failureDomain: 'west-zone', image: 'debian-13', cpus: 1, memoryMiB: 512 },
+        },
+      ]);
+      const provisioned = await waitFor('the FakeMachine to be provisioned', async () => {
+        const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
+        return live?.status?.initialization?.provisioned === true ? live : undefined;
+      }, 120_000);
+      expect(provisioned.status?.failureDomain).toBe('east-zone');
+      expect(provisioned.spec.failureDomain).toBe('west-zone');
+    });
+
+    it('keeps Ready up to date while the VM is being deleted: Deleting, with what it waits for, until the VM is gone', async () => {
+      const cp = plane();
+      const before = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
+      const uuid = String(before?.spec.providerID).slice('fake://'.length);
+      expect(cloud.vms.has(uuid)).toBe(true);
+      cloud.holdDestroys = true;
+      try {
+        await cp.kubectl(['delete', FAKE_MACHINES, MACHINE, '-n', CAPI_NS, '--wait=false']);
+        const deleting = await waitFor('Ready to say Deleting', async () => {
+          const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
+          return readyOf(live)?.reason === 'Deleting' ? live : undefined;
+        }, 60_000);
+        expect(readyOf(deleting)).toMatchObject({ status: 'False', reason: 'Deleting', message: `destroying the fake VM ${uuid}` });
+        expect(cloud.vms.has(uuid)).toBe(true);
+      } finally {
+        cloud.holdDestroys = false;
+      }
+      await waitFor('the FakeMachine to be gone', async () => !(await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS)), 120_000);
+      expect(cloud.vms.has(uuid)).toBe(false);
+    });
   });
 
   it('destroys the fake VM when the VirtualMachine is deleted', async () => {

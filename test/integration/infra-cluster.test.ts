@@ -22,8 +22,12 @@ describe('InfraCluster and VMImage aggregation', () => {
         failureDomains('vsphere', ['c1', 'c2', 'c3'].map((c) => ({ name: `${vc}-dc1-${c}`, labels: { datacenter: 'dc1', cluster: c } }))),
       );
     }
-    const other = await t.apply(provider(ns, 'lab', 'libvirt', { site: 'lab' }));
-    await t.applyStatus(other, failureDomains('libvirt', [{ name: 'lab' }]));
+    // One Provider of every other backend, all labelled alike: each InfraCluster kind must see only its own.
+    const lab = [['lab', 'libvirt', 'lab'], ['pve', 'proxmox', 'pve-1'], ['ch-host', 'cloud-hypervisor', 'ch-1']] as const;
+    for (const [name, backend, fd] of lab) {
+      const p = await t.apply(provider(ns, name, backend, { site: 'lab' }));
+      await t.applyStatus(p, failureDomains(backend, [{ name: fd }]));
+    }
   });
 
   afterAll(async () => {
@@ -46,10 +50,25 @@ describe('InfraCluster and VMImage aggregation', () => {
     expect(ready.status).toMatchObject({ initialization: { provisioned: true }, controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 } });
   });
 
-  it.each(['ProxmoxCluster', 'LibvirtCluster', 'CloudHypervisorCluster'])('aggregates for a %s chosen by provider selector', async (kind) => {
+  it.each([
+    ['ProxmoxCluster', 'pve', 'pve-1'],
+    ['LibvirtCluster', 'lab', 'lab'],
+    ['CloudHypervisorCluster', 'ch-host', 'ch-1'],
+  ])('aggregates for a %s chosen by provider selector only the Provider of its backend (%s) among several backends', async (kind, providerName, fd) => {
     const c = await t.apply(cluster(kind, ns, `sel-${kind.toLowerCase()}`, { providerSelector: { matchLabels: { site: 'lab' } } }));
     const ready = await t.condition(c, 'Ready', 'True');
-    expect(ready.status?.failureDomains).toEqual([{ name: 'lab', controlPlane: true, attributes: { name: 'lab', provider: 'lab' } }]);
+    expect(ready.status?.failureDomains).toEqual([{ name: fd, controlPlane: true, attributes: { name: fd, provider: providerName } }]);
+  });
+
+  it.each([
+    ['VSphereCluster', ['vcenter-a-dc1-c1', 'vcenter-a-dc1-c2', 'vcenter-a-dc1-c3', 'vcenter-b-dc1-c1', 'vcenter-b-dc1-c2', 'vcenter-b-dc1-c3']],
+    ['ProxmoxCluster', ['pve-1']],
+    ['LibvirtCluster', ['lab']],
+    ['CloudHypervisorCluster', ['ch-1']],
+  ])('publishes on a %s with neither providerRefs nor providerSelector only its backend\'s failure domains', async (kind, expected) => {
+    const c = await t.apply(cluster(kind, ns, `all-${kind.toLowerCase()}`, {}));
+    const ready = await t.condition(c, 'Ready', 'True');
+    expect((ready.status?.failureDomains as { name: string }[]).map((f) => f.name)).toEqual(expected);
   });
 
   it('follows Provider changes through the watch', async () => {

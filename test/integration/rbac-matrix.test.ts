@@ -83,6 +83,9 @@ const CONTROLLER: readonly Grant[] = [
   { group: INFRA, resources: perBackend('machines'), verbs: SEVEN },
   { group: INFRA, resources: perBackend('clusters'), verbs: [...READ, 'update', 'patch'] },
   { group: INFRA, resources: perBackend('clusters/status'), verbs: STATUS_WRITE },
+  // Machine templates' status.capacity and nodeInfo (autoscaling from zero).
+  { group: INFRA, resources: perBackend('machinetemplates'), verbs: READ },
+  { group: INFRA, resources: perBackend('machinetemplates/status'), verbs: STATUS_WRITE },
   // Never list or watch: Secrets are read by name. create/patch: narrowed by the admission guard below.
   { group: '', resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
   { group: '', resources: ['configmaps'], verbs: ['get'] },
@@ -110,7 +113,7 @@ const VSPHERE_PROVIDER = providerGrants('vspheremachines');
 const CAPI_AGGREGATED: readonly Grant[] = [
   {
     group: INFRA,
-    resources: perBackend('machines', 'machines/status', 'machinetemplates', 'clusters', 'clusters/status', 'clustertemplates'),
+    resources: perBackend('machines', 'machines/status', 'machinetemplates', 'machinetemplates/status', 'clusters', 'clusters/status', 'clustertemplates'),
     verbs: SEVEN,
   },
 ];

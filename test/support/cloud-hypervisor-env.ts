@@ -48,6 +48,8 @@ export interface ChEnvOptions {
   readonly simulator?: SimulatorOptions;
   readonly providerFlags?: readonly string[];
   readonly capacity?: { maxMemoryUsedPercent?: number; minStorageFreeGiB?: number };
+  /** @default 1 (createTestHost's) */
+  readonly powerOffGraceSeconds?: number;
 }
 
 /** `banlieue provider cloud-hypervisor` for one namespace, polling each second. */
@@ -63,7 +65,11 @@ export function startChProvider(env: Pick<ChEnv, 'ns' | 'host' | 'kubeconfig'>, 
 export async function startChEnv(prefix: string, options: ChEnvOptions = {}): Promise<ChEnv> {
   const suffix = Math.random().toString(36).slice(2, 7);
   const { name: ns, remove: removeNs } = await createNamespace(prefix);
-  const host = await createTestHost(simulatorPeer, { simulator: { guest: 'acpi', ...options.simulator }, ...(options.capacity ? { capacity: options.capacity } : {}) });
+  const host = await createTestHost(simulatorPeer, {
+    simulator: { guest: 'acpi', ...options.simulator },
+    ...(options.capacity ? { capacity: options.capacity } : {}),
+    ...(options.powerOffGraceSeconds === undefined ? {} : { powerOffGraceSeconds: options.powerOffGraceSeconds }),
+  });
   const world = chWorld(ns, host, suffix);
   try {
     for (const obj of [world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
@@ -117,7 +123,7 @@ export function chUuidOf(providerID: string): string {
  * install finds them as its own), the RBAC `banlieue host install` renders for this
  * host and Provider, and a kubeconfig with a token of the host's ServiceAccount.
  */
-async function hostKubeconfig(ns: string, host: TestHost, provider: string): Promise<string> {
+export async function hostKubeconfig(ns: string, host: TestHost, provider: string): Promise<string> {
   const admin = testKubeConfig();
   const api = new KubeApi(admin);
   const bootstrap = new ServerSideApply(api, FieldManager.bootstrap);

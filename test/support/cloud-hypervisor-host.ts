@@ -28,7 +28,7 @@ export interface TestHost {
   readonly config: HostConfig;
   /** The host config file (for BANLIEUE_CH_HOST_CONFIG). */
   readonly configPath: string;
-  /** `unix://testhost<state root>`: what the Provider's endpoint says. */
+  /** `unix://<host name><state root>`: what the Provider's endpoint says. */
   readonly endpoint: string;
   /** `ip -n <netns> …`. */
   ip(args: readonly string[]): Promise<string>;
@@ -45,6 +45,8 @@ export interface TestHostOptions {
   /** @default 1 */
   readonly powerOffGraceSeconds?: number;
   readonly capacity?: { maxMemoryUsedPercent?: number; minStorageFreeGiB?: number };
+  /** The host's name (two hosts in one test need two). @default TEST_HOST */
+  readonly hostName?: string;
 }
 
 export async function createTestHost(peer: VmmPeer, options: TestHostOptions = {}): Promise<TestHost> {
@@ -62,7 +64,7 @@ export async function createTestHost(peer: VmmPeer, options: TestHostOptions = {
   await run('qemu-img', ['create', '-q', '-f', 'raw', join(images, TEST_IMAGE), '64M']);
   writeHaltPayload(join(images, `${TEST_IMAGE}.kernel`));
   const document = {
-    hostName: TEST_HOST,
+    hostName: options.hostName ?? TEST_HOST,
     stateRoot: join(dir, 'state'),
     imageDir: images,
     vmm: { binary: peer.binary(dir, options.simulator), requireKvm: peer.name !== 'simulator' },
@@ -80,7 +82,7 @@ export async function createTestHost(peer: VmmPeer, options: TestHostOptions = {
     netns,
     config,
     configPath,
-    endpoint: `unix://${TEST_HOST}${config.stateRoot}`,
+    endpoint: `unix://${config.hostName}${config.stateRoot}`,
     ip,
     links: async () => (JSON.parse(await ip(['-json', 'link', 'show'])) as { ifname: string }[]).map((l) => l.ifname),
     violations: () => readViolations(dir),

@@ -4,18 +4,20 @@
 // BANLIEUE_CH_HOST_CONFIG, else /etc/banlieue/cloud-hypervisor.yaml.
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { CloudHypervisorMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { isBackendError } from '../backend-error.js';
-import type { Backend, BackendContext, Connection, ImageResolution, MachineBackend } from '../backend.js';
+import type { Backend, BackendContext, Connection, Discovery, ImageResolution, MachineBackend } from '../backend.js';
 import { withSignal } from '../cancellation.js';
 import { assertServes, toFailureDomains } from './discovery.js';
 import { DEFAULT_HOST_CONFIG_PATH, HOST_CONFIG_ENV, parseHostConfig, type HostConfig } from './host-config.js';
 import { readHostFacts } from './host/host-facts.js';
 import { cloudHypervisorMachines } from './machine/ch-machines.js';
+import { ImageDownloads } from './image-download.js';
 import { imagePath } from './machine/host-placement.js';
+import { sweepOrphans } from './machine/sweep.js';
 import { hostRuntime } from './machine/host-runtime.js';
 
 /** The backend of the role, its host config read from the file the environment names (or the default). */
@@ -35,32 +37,39 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
   const host = hostRuntime(config);
   const timed = <T>(method: string, work: () => Promise<T>): Promise<T> => counted(context, method, work);
   const machines = cloudHypervisorMachines(host);
+  const downloads = new ImageDownloads(config.imageDir);
   const countedMachines: MachineBackend<CloudHypervisorMachineSpec> = {
     ensure: (connection, request, options) => timed('ensure', () => machines.ensure(connection, request, options)),
     destroy: (connection, request, options) => timed('destroy', () => machines.destroy(connection, request, options)),
   };
   return {
-    discover: (provider: Provider, _connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[]> =>
+    discover: (provider: Provider, _connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
       timed('discover', () =>
         withSignal(signal, async () => {
           assertServes(provider, config);
-          return toFailureDomains(provider, config, await readHostFacts(config)).failureDomains;
+          const domain = toFailureDomains(provider, config, await readHostFacts(config));
+          return { failureDomains: domain.failureDomains, ...(domain.withdrawn ? { withdrawn: { reason: Reason.CapacityExceeded, message: domain.withdrawn } } : {}) };
         }),
       ),
-    resolveImage: (provider: Provider, _connection: Connection, source: ImageSource): Promise<ImageResolution> => resolveImage(config, provider, source),
+    resolveImage: (provider: Provider, _connection: Connection, source: ImageSource): Promise<ImageResolution> => resolveImage(config, downloads, provider, source),
     machines: countedMachines,
-    // Nothing is held between passes: VMMs are separate processes and outlive the role.
-    close: () => Promise.resolve(),
+    // Only image downloads are held between passes: VMMs are separate processes and outlive the role.
+    close: () => downloads.close(),
+    sweep: async (judge, log, signal) => {
+      const removed = await withSignal(signal, () => sweepOrphans(host, judge, log));
+      if (removed.length > 0) log.info({ removed }, 'Removed what deleted machines left on the host');
+    },
   };
 }
 
-/** A BackingFile source: a file in the host's image directory. */
-async function resolveImage(config: HostConfig, provider: Provider, source: ImageSource): Promise<ImageResolution> {
-  if (source.kind !== 'BackingFile') {
-    return { ready: false, reason: Reason.UnsupportedSource, message: `Cloud Hypervisor images must be kind BackingFile (a file in ${config.imageDir}), not ${source.kind}` };
+/** A BackingFile source: a file in the host's image directory; a Url source: downloaded there (image-download.ts). */
+async function resolveImage(config: HostConfig, downloads: ImageDownloads, provider: Provider, source: ImageSource): Promise<ImageResolution> {
+  if (source.kind !== 'BackingFile' && source.kind !== 'Url') {
+    return { ready: false, reason: Reason.UnsupportedSource, message: `Cloud Hypervisor images must be kind BackingFile (a file in ${config.imageDir}) or Url, not ${source.kind}` };
   }
   try {
     assertServes(provider, config);
+    if (source.kind === 'Url') return await downloads.resolve(source);
     const path = imagePath(config, source.ref);
     const found = await stat(path).catch(() => undefined);
     if (!found?.isFile()) return { ready: false, reason: Reason.ImageSourceNotFound, message: `no image file ${path} on host ${config.hostName}` };

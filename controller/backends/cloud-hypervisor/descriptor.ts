@@ -9,5 +9,8 @@ export const cloudHypervisorDescriptor: BackendDescriptor<CloudHypervisorMachine
   // No Secret: the provider runs on the host it drives (docs/adr/0017).
   credentialKeys: [],
   buildMachine: buildCloudHypervisorMachine,
+  // The Node sees the boot vCPUs (more may be hot-plugged up to cpus.max). A guest has its host's
+  // architecture, which the spec does not name: banlieue's Cloud Hypervisor hosts are x86-64.
+  machineCapacity: (spec) => ({ cpus: spec.cpus.boot, memoryMiB: spec.memory.sizeMiB, architecture: 'amd64' }),
   createBackend: createCloudHypervisorBackend,
 };

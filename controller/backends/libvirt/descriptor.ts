@@ -11,5 +11,7 @@ export const libvirtDescriptor: BackendDescriptor<LibvirtMachineSpec> = {
   // (credentials.ts, REQUIRED_KEYS).
   credentialKeys: [],
   buildMachine: buildLibvirtMachine,
+  // The domain is built with <os><type arch="x86_64"> (machine/domain-xml.ts).
+  machineCapacity: (spec) => ({ cpus: spec.vcpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
   createBackend: createLibvirtBackend,
 };

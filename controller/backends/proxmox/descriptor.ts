@@ -9,5 +9,7 @@ export const proxmoxDescriptor: BackendDescriptor<ProxmoxMachineSpec> = {
   api: proxmoxApi,
   credentialKeys: Object.values(ProxmoxCredentialKeys),
   buildMachine: buildProxmoxMachine,
+  // sockets × cores vCPUs (sockets defaults to 1, as the schema says); Proxmox VE runs x86-64 QEMU guests only.
+  machineCapacity: (spec) => ({ cpus: (spec.sockets ?? 1) * spec.cores, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
   createBackend: createProxmoxBackend,
 };

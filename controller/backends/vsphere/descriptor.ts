@@ -8,5 +8,7 @@ export const vsphereDescriptor: BackendDescriptor<VSphereMachineSpec> = {
   api: vsphereApi,
   credentialKeys: ['username', 'password'],
   buildMachine: buildVSphereMachine,
+  // Guests are clones of x86-64 templates on ESXi (vSphere runs on x86-64 only).
+  machineCapacity: (spec) => ({ cpus: spec.numCpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
   createBackend: createVsphereBackend,
 };

@@ -27,13 +27,15 @@ export class ImageRowsReconciler implements Reconciler {
     private readonly api: KubeApi,
     private readonly ssa: ServerSideApply,
     private readonly recheckMs: number,
+    /** The Providers whose rows this role writes (a scoped role: its own). @default all of its backend */
+    private readonly serves: (provider: Provider) => boolean = () => true,
   ) {}
 
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const image = this.images.get(key);
     if (!image) return done;
     const source = image.spec.sources.find((s) => s.providerClass === this.backend.name);
-    const mine = this.providers.list().filter((p) => p.spec.providerClassRef.name === this.backend.name && !p.spec.paused);
+    const mine = this.providers.list().filter((p) => p.spec.providerClassRef.name === this.backend.name && !p.spec.paused && this.serves(p));
     const rows = source ? await Promise.all(mine.map((p) => this.row(p, image, source, log, signal))) : [];
     const current = image.status?.perProvider ?? [];
     const unchanged = rows.every((row) => current.some((c) => c.providerNamespace === row.providerNamespace && c.providerName === row.providerName && containsAll(c, row)));

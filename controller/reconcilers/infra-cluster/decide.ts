@@ -22,10 +22,12 @@ export const PROVIDER_ATTRIBUTE = 'provider';
 
 /** Which Providers the cluster uses, and which spec.providerRefs named none. */
 interface ProviderSelection {
-  /** Sorted by name. */
+  /** Sorted by name; all of the cluster's backend. */
   readonly providers: readonly Provider[];
   /** Names in spec.providerRefs with no Provider in the namespace, in spec order. */
   readonly missingRefs: readonly string[];
+  /** `name (class)` of spec.providerRefs naming a Provider of another backend, in spec order: never used. */
+  readonly otherBackendRefs: readonly string[];
   readonly byRefs: boolean;
 }
 
@@ -41,10 +43,18 @@ interface Aggregation {
 /**
  * The status an InfraCluster should have, given the Providers of its namespace.
  * While paused, only the Paused and Ready conditions change.
- * @param providers every Provider in the cluster's namespace, in any order.
+ * @param backend the backend of the cluster's kind (a VSphereCluster's is vsphere): only its
+ *   Providers count, since a machine of this backend can run nowhere else.
+ * @param providers every Provider in the cluster's namespace (any backend), in any order.
  * @param pausedCluster the owning CAPI Cluster, when its spec.paused is true.
  */
-export function decideInfraClusterStatus(cluster: InfraCluster, providers: readonly Provider[], now: Date, pausedCluster?: string): InfraClusterStatus {
+export function decideInfraClusterStatus(
+  cluster: InfraCluster,
+  backend: string,
+  providers: readonly Provider[],
+  now: Date,
+  pausedCluster?: string,
+): InfraClusterStatus {
   const current = cluster.status ?? {};
   const generation = cluster.metadata.generation;
   if (isPaused(cluster, pausedCluster)) {
@@ -54,10 +64,10 @@ export function decideInfraClusterStatus(cluster: InfraCluster, providers: reado
     };
   }
 
-  const selection = selectProviders(cluster, providers);
+  const selection = selectProviders(cluster, backend, providers);
   const aggregation = aggregateFailureDomains(selection.providers, cluster.spec.controlPlaneFailureDomainSelector);
   const published = aggregation.failureDomains.length > 0;
-  const ready = readyCondition(cluster, selection, aggregation, generation);
+  const ready = readyCondition(cluster, backend, selection, aggregation, generation);
 
   return {
     initialization: { provisioned: published || current.initialization?.provisioned === true },
@@ -69,22 +79,32 @@ export function decideInfraClusterStatus(cluster: InfraCluster, providers: reado
   };
 }
 
-/** spec.providerRefs when non-empty (exactly those names), else spec.providerSelector (empty matches all). */
-function selectProviders(cluster: InfraCluster, providers: readonly Provider[]): ProviderSelection {
+/**
+ * The cluster's backend's Providers: spec.providerRefs when non-empty (exactly
+ * those names), else spec.providerSelector (empty matches all).
+ */
+function selectProviders(cluster: InfraCluster, backend: string, providers: readonly Provider[]): ProviderSelection {
   const refs = cluster.spec.providerRefs ?? [];
   const sorted = [...providers].sort((a, b) => compareText(nameOf(a), nameOf(b)));
+  const mine = sorted.filter((p) => p.spec.providerClassRef.name === backend);
   if (refs.length > 0) {
+    const byName = new Map(sorted.map((p) => [nameOf(p), p]));
     const wanted = new Set(refs.map((ref) => ref.name));
-    const present = new Set(sorted.map(nameOf));
+    const classOf = (name: string): string | undefined => byName.get(name)?.spec.providerClassRef.name;
     return {
-      providers: sorted.filter((p) => wanted.has(nameOf(p))),
-      missingRefs: refs.map((ref) => ref.name).filter((name) => !present.has(name)),
+      providers: mine.filter((p) => wanted.has(nameOf(p))),
+      missingRefs: refs.map((ref) => ref.name).filter((name) => !byName.has(name)),
+      otherBackendRefs: refs
+        .map((ref) => ref.name)
+        .filter((name) => byName.has(name) && classOf(name) !== backend)
+        .map((name) => `${name} (${classOf(name) ?? ''})`),
       byRefs: true,
     };
   }
   return {
-    providers: sorted.filter((p) => matchesSelector(p.metadata.labels, cluster.spec.providerSelector)),
+    providers: mine.filter((p) => matchesSelector(p.metadata.labels, cluster.spec.providerSelector)),
     missingRefs: [],
+    otherBackendRefs: [],
     byRefs: false,
   };
 }
@@ -118,6 +138,7 @@ function aggregateFailureDomains(providers: readonly Provider[], controlPlaneSel
 
 function readyCondition(
   cluster: InfraCluster,
+  backend: string,
   selection: ProviderSelection,
   aggregation: Aggregation,
   generation: number | undefined,
@@ -125,20 +146,23 @@ function readyCondition(
   const withGeneration = (input: ConditionInput): ConditionInput =>
     generation === undefined ? input : { ...input, observedGeneration: generation };
   const missing = selection.missingRefs.length > 0 ? `spec.providerRefs not found: ${selection.missingRefs.join(', ')}` : undefined;
+  const otherBackend =
+    selection.otherBackendRefs.length > 0 ? `spec.providerRefs not of class ${backend}, ignored: ${selection.otherBackendRefs.join(', ')}` : undefined;
 
   if (selection.providers.length === 0) {
     const namespace = cluster.metadata.namespace ?? '';
+    const notFound = selection.missingRefs.length > 0 ? `: ${selection.missingRefs.join(', ')}` : '';
     const why = selection.byRefs
-      ? `No Provider named in spec.providerRefs exists in namespace ${namespace}: ${selection.missingRefs.join(', ')}`
+      ? joinNotes([`No ${backend} Provider named in spec.providerRefs exists in namespace ${namespace}${notFound}`, otherBackend])
       : cluster.spec.providerSelector
-        ? `No Provider in namespace ${namespace} matches spec.providerSelector`
-        : `No Provider exists in namespace ${namespace}`;
+        ? `No ${backend} Provider in namespace ${namespace} matches spec.providerSelector`
+        : `No ${backend} Provider exists in namespace ${namespace}`;
     return withGeneration({ type: ConditionType.Ready, status: 'False', reason: Reason.NoProviders, message: why });
   }
 
   const providerNames = selection.providers.map(nameOf).join(', ');
   if (aggregation.failureDomains.length === 0) {
-    const message = [`${plural(selection.providers.length, 'Provider')} (${providerNames}) publish no failure domains yet`, missing];
+    const message = [`${plural(selection.providers.length, 'Provider')} (${providerNames}) publish no failure domains yet`, missing, otherBackend];
     return withGeneration({
       type: ConditionType.Ready,
       status: 'False',
@@ -151,6 +175,7 @@ function readyCondition(
   const message = [
     `${plural(published, 'failure domain')} from ${plural(selection.providers.length, 'Provider')}`,
     missing,
+    otherBackend,
     aggregation.total > published
       ? `capped at ${MAX_CLUSTER_FAILURE_DOMAINS} of ${aggregation.total} failure domains (CAPI limit); the rest are not published`
       : undefined,

@@ -15,12 +15,16 @@ import { decideInfraClusterStatus } from './decide.js';
 
 const CLUSTER_RECHECK_MS = 30_000;
 
-
 export class InfraClusterReconciler implements Reconciler {
   readonly name: string;
 
+  /**
+   * @param kind the InfraCluster kind, e.g. VSphereCluster.
+   * @param backend its backend, e.g. vsphere: the Providers it aggregates are of this class only.
+   */
   constructor(
     readonly kind: string,
+    private readonly backend: string,
     private readonly clusters: Informer<InfraCluster>,
     private readonly providers: Informer<Provider>,
     private readonly api: KubeApi,
@@ -34,7 +38,7 @@ export class InfraClusterReconciler implements Reconciler {
     const cluster = this.clusters.get(key);
     if (!cluster) return done;
     const pausedCluster = await pausedOwningCluster(this.api, cluster);
-    const status = decideInfraClusterStatus(cluster, this.providers.list(cluster.metadata.namespace), this.clock.now(), pausedCluster);
+    const status = decideInfraClusterStatus(cluster, this.backend, this.providers.list(cluster.metadata.namespace), this.clock.now(), pausedCluster);
     if (await applyStatus(this.ssa, cluster, status as Record<string, unknown>)) {
       log.info({ failureDomains: status.failureDomains?.length ?? 0 }, 'Updated cluster status');
     }

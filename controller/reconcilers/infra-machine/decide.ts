@@ -27,8 +27,10 @@ export type PassOutcome =
    * status.taskRef goes and the next pass may start anew.
    */
   | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string; readonly taskEnded?: boolean }
-  /** A backend task creating the VM runs; it is remembered in status.taskRef. */
-  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly failureDomain: string }
+  /** A backend task runs (creating the VM, or a power-off: `reason`, default Provisioning); it is remembered in status.taskRef. */
+  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly failureDomain: string; readonly reason?: Reason }
+  /** The machine is being deleted and its VM removed (`reason`, default Deleting: what the backend awaits). */
+  | { readonly kind: 'deleting'; readonly message: string; readonly reason?: Reason }
   /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
   | {
       readonly kind: 'observed';
@@ -52,6 +54,16 @@ export function taskPollDelay(status: InfraMachineStatus | undefined, now: Date,
   return Math.min(Math.max(minMs, Math.round(elapsed / 4)), 5 * minMs);
 }
 
+/**
+ * Whether Ready already tells a deletion's progress: a reason only deletion passes write, or
+ * Stopping (a graceful power-off a backend awaits before destroying). A deletion pass writes
+ * Deleting first unless it does, so a long deletion flips no condition back and forth.
+ */
+export function isDeletionReported(status: InfraMachineStatus | undefined): boolean {
+  const reason = status?.conditions?.find((c) => c.type === ConditionType.Ready)?.reason;
+  return reason === Reason.Deleting || reason === Reason.DeletionFailed || reason === Reason.Stopping;
+}
+
 export function isProvisioned(machine: { readonly status?: InfraMachineStatus }): boolean {
   return machine.status?.initialization?.provisioned === true;
 }
@@ -66,8 +78,12 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
     const kept = outcome.taskEnded ? withoutTask(current) : current;
     return { ...kept, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
+  if (outcome.kind === 'deleting') {
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Deleting, message: outcome.message };
+    return { ...current, conditions: setConditions(current.conditions, [ready, paused], now) };
+  }
   if (outcome.kind === 'inProgress') {
-    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.Provisioning, message: outcome.message };
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Provisioning, message: outcome.message };
     return { ...current, taskRef: outcome.taskRef, failureDomain: outcome.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';

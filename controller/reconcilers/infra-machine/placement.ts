@@ -1,7 +1,7 @@
 // Which Provider and failure domain run a machine (pure): spec.providerRef,
 // else the one Provider of this backend publishing the failure domain. The
-// failure domain is the machine's, else its CAPI Machine's, else the
-// Provider's only one.
+// failure domain is the owning CAPI Machine's, else the machine's own
+// spec.failureDomain, else the Provider's only one.
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../infra/api/conditions.js';
 
@@ -11,8 +11,13 @@ export interface MachinePlacementInput {
   readonly namespace: string;
   /** spec.providerRef.name */
   readonly providerName?: string;
-  /** spec.failureDomain, else the owning CAPI Machine's. */
+  /** spec.failureDomain: a VirtualMachine's placement, or (CAPI-owned) the legacy v1beta1 field. */
   readonly failureDomain?: string;
+  /**
+   * The owning CAPI Machine's spec.failureDomain. It wins over spec.failureDomain: the
+   * InfraMachine contract says the machine MUST be placed in its Machine's failure domain.
+   */
+  readonly machineFailureDomain?: string;
   /** Providers in the machine's namespace (any backend). */
   readonly providers: readonly Provider[];
 }
@@ -22,7 +27,8 @@ export type MachinePlacement =
   | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 export function resolveMachinePlacement(input: MachinePlacementInput): MachinePlacement {
-  const { backend, namespace, providerName, failureDomain } = input;
+  const { backend, namespace, providerName } = input;
+  const failureDomain = input.machineFailureDomain ?? input.failureDomain;
   const mine = input.providers.filter((p) => p.spec.providerClassRef.name === backend);
   if (providerName !== undefined) {
     const provider = input.providers.find((p) => p.metadata.name === providerName);

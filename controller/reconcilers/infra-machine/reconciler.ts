@@ -23,11 +23,14 @@ import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
-import { decideMachineStatus, isProvisioned, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
+import { decideMachineStatus, isDeletionReported, isProvisioned, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
+
+/** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
+const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
 
 /** Any InfraMachine kind, as the contract defines it (infra/api). */
 export type InfraMachine = ContractInfraMachine;
@@ -114,6 +117,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (retry !== undefined) throw retry;
     if (outcome.kind === 'observed') {
       for (const action of outcome.observation?.actions ?? []) this.recordAction(machine, action, outcome.observation, outcome.uuid);
+      for (const warning of outcome.observation?.warnings ?? []) void this.events.record(machine, 'Warning', warning.reason, warning.message);
     }
     return result ?? this.nextLook(machine, outcome, status);
   }
@@ -150,7 +154,8 @@ export class InfraMachineReconciler implements Reconciler {
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
-      return { outcome: { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain }, result: waiting(delay) };
+      const outcome: PassOutcome = { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain, ...(ensured.reason ? { reason: ensured.reason } : {}) };
+      return { outcome, result: waiting(delay) };
     }
     if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
       const message = `spec.providerID ${identity.providerID} is not the one the provider derives for this machine, and no VM of this machine has it: only the provider writes spec.providerID`;
@@ -170,6 +175,10 @@ export class InfraMachineReconciler implements Reconciler {
   private async reconcileDelete(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
+    // Ready covers the deletion too (InfraMachine contract): Deleting from its first pass, before the backend is asked.
+    if (!isDeletionReported(machine.status)) {
+      await this.writeStatus(machine, { kind: 'deleting', message: identity.ok ? `deleting the VM with UUID ${identity.uuid}` : 'deleting' });
+    }
     if (identity.ok) {
       const resolved = await this.resolve(machine, identity, { needUserData: false });
       if (!resolved.ok && identity.unwritten) {
@@ -186,7 +195,7 @@ export class InfraMachineReconciler implements Reconciler {
         try {
           const result = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
           if (result.state === 'InProgress') {
-            await this.writeStatus(machine, { kind: 'blocked', reason: Reason.Provisioning, message: result.message });
+            await this.writeStatus(machine, { kind: 'deleting', message: result.message, ...(result.reason ? { reason: result.reason } : {}) });
             return waiting(this.timings.taskPollMs ?? 1000);
           }
           existed = result.existed;
@@ -213,15 +222,17 @@ export class InfraMachineReconciler implements Reconciler {
   /** Provider, failure domain, connection and (before the first boot) user-data. */
   private async resolve(machine: InfraMachine, identity: { uuid: string; providerID: string }, want: { needUserData: boolean }): Promise<Resolved | Blocked> {
     const namespace = machine.metadata.namespace ?? '';
-    // Read at most once per pass, and only when needed (no failure domain in spec, user-data from the bootstrap Secret).
+    // Read at most once per pass, and only when needed (a CAPI owner, user-data from the bootstrap Secret).
     let capiMachine: Promise<CapiMachine | undefined> | undefined;
     const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.api, machine));
-    const failureDomain = machine.spec.failureDomain ?? (await owningMachine())?.spec?.failureDomain;
+    // A CAPI-owned machine asks its Machine every pass: its failure domain wins over spec.failureDomain (placement.ts).
+    const machineFailureDomain = capiOwner(machine) ? (await owningMachine())?.spec?.failureDomain : undefined;
     const placement: MachinePlacement = resolveMachinePlacement({
       backend: this.backend.name,
       namespace,
       ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
-      ...(failureDomain ? { failureDomain } : {}),
+      ...(machine.spec.failureDomain ? { failureDomain: machine.spec.failureDomain } : {}),
+      ...(machineFailureDomain ? { machineFailureDomain } : {}),
       providers: this.providers.list(namespace),
     });
     if (!placement.ok) return placement;
@@ -276,7 +287,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (written) this.writtenStatus.set(keyOf(machine), { uid: machine.metadata.uid, status });
     if (written) {
       const after = findCondition(status.conditions, ConditionType.Ready);
-      if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && after.reason !== Reason.WaitingForAddress && after.reason !== Reason.Pending) {
+      if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && !QUIET_REASONS.has(after.reason)) {
         void this.events.record(machine, 'Warning', after.reason, after.message);
       }
     }

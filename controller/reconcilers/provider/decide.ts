@@ -5,7 +5,8 @@ import { setConditions, type ConditionInput } from '../../runtime/conditions.js'
 import { isPaused, pausedCondition } from '../paused.js';
 
 export type DiscoveryOutcome =
-  | { readonly ok: true; readonly failureDomains: FailureDomainStatus[] }
+  /** `withdrawn`: the backend publishes no failure domain on purpose (over capacity): Ready=False with its reason. */
+  | { readonly ok: true; readonly failureDomains: FailureDomainStatus[]; readonly withdrawn?: { readonly reason: Reason; readonly message: string } }
   | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutcome | undefined, now: Date): ProviderStatus {
@@ -24,12 +25,14 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
   const reachable: ConditionInput = { type: ConditionType.ProviderReachable, status: 'True', reason: Reason.Reconciled, message: '' };
   const unusable = unusableClasses(provider, outcome.failureDomains);
   // A class no failure domain offers is a typo or a missing datastore/port group: said, but the others still work.
-  const ready: ConditionInput = {
-    type: ConditionType.Ready,
-    status: 'True',
-    reason: unusable.length > 0 ? Reason.CapabilitiesIncomplete : Reason.Reconciled,
-    message: `${count} failure domain${count === 1 ? '' : 's'}${unusable.length > 0 ? `; usable in none: ${unusable.join(', ')}` : ''}`,
-  };
+  const ready: ConditionInput = outcome.withdrawn
+    ? { type: ConditionType.Ready, status: 'False', reason: outcome.withdrawn.reason, message: `failure domains withdrawn: ${outcome.withdrawn.message}` }
+    : {
+        type: ConditionType.Ready,
+        status: 'True',
+        reason: unusable.length > 0 ? Reason.CapabilitiesIncomplete : Reason.Reconciled,
+        message: `${count} failure domain${count === 1 ? '' : 's'}${unusable.length > 0 ? `; usable in none: ${unusable.join(', ')}` : ''}`,
+      };
   return {
     ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
     conditions: setConditions(current.conditions, [reachable, ready, pausedCondition(provider, generation)], now),

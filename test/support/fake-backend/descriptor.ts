@@ -58,7 +58,10 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
     resolveImage: (_provider, _connection, source) => Promise.resolve({ ready: true, resolvedRef: source.ref }),
     machines: {
       ensure: (_connection, request, options) => Promise.resolve(ensure(cloud, request, options.mayCreate)),
-      destroy: (_connection, request) => Promise.resolve({ state: 'Gone', existed: cloud.destroy(request.uuid) }),
+      destroy: (_connection, request) => {
+        const existed = cloud.destroy(request.uuid);
+        return Promise.resolve(existed === undefined ? { state: 'InProgress', message: `destroying the fake VM ${request.uuid}` } : { state: 'Gone', existed });
+      },
     },
     close: () => Promise.resolve(),
   };
@@ -79,6 +82,7 @@ export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineS
       };
       return { ok: true, object };
     },
+    machineCapacity: (spec) => ({ cpus: spec.cpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
     createBackend: () => fakeBackend(cloud),
   };
 }

@@ -50,8 +50,13 @@ export class FakeCloud {
     return this.tasks.get(id)?.done;
   }
 
-  destroy(uuid: string): boolean {
+  /** While true, destroy() leaves the VM and says it is still going (a long backend delete), until a test releases it. */
+  holdDestroys = false;
+
+  /** Whether the VM existed and is gone now; undefined while destroys are held (the VM stays). */
+  destroy(uuid: string): boolean | undefined {
     this.calls.push('destroy');
+    if (this.holdDestroys) return undefined;
     return this.vms.delete(uuid);
   }
 }

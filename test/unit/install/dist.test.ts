@@ -2,7 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderInstall, renderInstallYaml } from '../../../infra/install/render.js';
+import { parseAllDocuments } from 'yaml';
+import { renderInstall, renderInstallYaml, type ManifestObject } from '../../../infra/install/render.js';
+
+const f = (o: ManifestObject): string => `${o.kind} ${o.metadata.name}`;
 
 const DIST = 'dist';
 const distFiles = readdirSync(DIST)
@@ -12,6 +15,12 @@ const distFiles = readdirSync(DIST)
 describe('dist/', () => {
   it('holds one file per install chart, numbered in apply order', () => {
     expect(distFiles).toEqual(renderInstall().map((c, i) => `${String(i).padStart(4, '0')}-${c.name}.k8s.yaml`));
+  });
+
+  it('labels every object it holds cluster.x-k8s.io/provider: infrastructure-banlieue', () => {
+    const objects = distFiles.flatMap((f) => parseAllDocuments(readFileSync(join(DIST, f), 'utf8')).map((d) => d.toJS() as ManifestObject));
+    expect(objects.length).toBeGreaterThan(20);
+    for (const o of objects) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${f(o)}`).toBe('infrastructure-banlieue');
   });
 
   it('equals the in-process render byte for byte', () => {

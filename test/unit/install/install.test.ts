@@ -116,6 +116,16 @@ describe('the install', () => {
     }
   });
 
+  it('labels every object cluster.x-k8s.io/provider: infrastructure-banlieue, as clusterctl would (clusterctl provider contract)', () => {
+    const everything = all({ admissionPolicies: true, networkPolicies: true, providerNamespaces: ['vms'] });
+    expect(new Set(everything.map((o) => o.kind))).toEqual(new Set([...CLUSTER_SCOPED, 'ServiceAccount', 'Deployment', 'Role', 'RoleBinding', 'NetworkPolicy']));
+    for (const o of everything) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
+    // The construct users add to their own cdk8s app too.
+    const chart = new Chart(Testing.app(), 'mine');
+    new BanlieueInstall(chart, 'banlieue');
+    for (const o of Testing.synth(chart) as ManifestObject[]) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
+  });
+
   it('names every object explicitly, without hash suffixes', () => {
     for (const o of all({ admissionPolicies: true, networkPolicies: true })) {
       expect(o.metadata.name, o.kind).toMatch(/^(banlieue|[a-z0-9]+\.(banlieue\.io|infrastructure\.banlieue\.io))[a-z0-9.-]*$/);

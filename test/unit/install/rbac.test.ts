@@ -30,6 +30,7 @@ describe('RBAC', () => {
         `${b}machines`,
         `${b}machines/status`,
         `${b}machinetemplates`,
+        `${b}machinetemplates/status`,
         `${b}clusters`,
         `${b}clusters/status`,
         `${b}clustertemplates`,

@@ -7,6 +7,7 @@
 // A VMM that died behind banlieue's back is reported in status.lastVmmExit and
 // started again from the saved config as desiredPowerState says.
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
+import { Reason } from '../../../../infra/api/conditions.js';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
@@ -52,10 +53,11 @@ async function ensure(host: HostRuntime, request: Request, options: EnsureOption
   }
   const desired: PowerState = request.spec.desiredPowerState ?? 'PoweredOn';
   const notes: string[] = [];
-  let lastVmmExit: string | undefined;
+  // What restarting a VMM that died behind banlieue's back tells the user: status.lastVmmExit and a Warning Event.
+  let exit: { readonly at: string; readonly note: string } | undefined;
   if (!live && desired !== 'PoweredOff') {
     if (!options.firstBoot && !(await isPoweredOff(paths))) {
-      lastVmmExit = `${host.now().toISOString()}: the VMM exited without banlieue stopping it; started again from its saved config (desiredPowerState ${desired})`;
+      exit = { at: host.now().toISOString(), note: `the VMM exited without banlieue stopping it; started again from its saved config (desiredPowerState ${desired})` };
       options.log.warn({ uuid: request.uuid, dir: paths.dir }, 'The VMM exited behind the provider; starting it again');
     }
     record = await resized(paths, record, request, options, undefined, notes, actions);
@@ -69,7 +71,7 @@ async function ensure(host: HostRuntime, request: Request, options: EnsureOption
     await setPoweredOff(paths, true);
   }
   const step = await convergePower(host, record, live, desired);
-  if (step.state === 'waiting') return { state: 'InProgress', taskRef: step.taskRef, message: step.message, actions };
+  if (step.state === 'waiting') return { state: 'InProgress', taskRef: step.taskRef, reason: step.reason, message: step.message, actions };
   live = step.live;
   actions.push(...step.actions);
   const found = await addressesOf(host, record, request.spec, step.power);
@@ -80,8 +82,9 @@ async function ensure(host: HostRuntime, request: Request, options: EnsureOption
       powerState: observedPower(live),
       addresses: found.addresses,
       actions,
-      statusFields: { hostUid: host.config.hostName, ...(found.source ? { addressSource: found.source } : {}), ...(lastVmmExit ? { lastVmmExit } : {}) },
+      statusFields: { hostUid: host.config.hostName, ...(found.source ? { addressSource: found.source } : {}), ...(exit ? { lastVmmExit: `${exit.at}: ${exit.note}` } : {}) },
       ...(notes.length > 0 ? { pending: notes.join('; ') } : {}),
+      ...(exit ? { warnings: [{ reason: Reason.VMRestarted, message: `VM with UUID ${request.uuid}: ${exit.note}` }] } : {}),
     },
   };
 }

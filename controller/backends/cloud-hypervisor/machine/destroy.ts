@@ -31,7 +31,7 @@ export async function destroyMachine(host: HostRuntime, request: Request, { log 
   if (!record && live) throw new BackendError(BackendErrorKind.NotOwned, `a VMM serves ${paths.dir}, which has no banlieue machine record`);
   if (live) {
     const waiting = await bringGuestDown(host, live);
-    if (waiting) return { state: 'InProgress', message: `deleting: ${waiting.message}` };
+    if (waiting) return { state: 'InProgress', reason: waiting.reason, message: `deleting: ${waiting.message}` };
     await live.handle.client.deleteVm();
     await stopVmm(host.vmm, live.handle);
   }

@@ -6,6 +6,7 @@
 // down has its VMM stopped (an off machine holds no process). Nothing waits on
 // the guest inside a pass.
 import type { PowerState } from '../../../../infra/api/common.js';
+import { Reason } from '../../../../infra/api/conditions.js';
 import type { MachineAction } from '../../backend.js';
 import { isVmmApiError, VmmErrorCode } from '../client/vmm-error.js';
 import type { VmInfo } from '../client/vmm-types.js';
@@ -18,8 +19,8 @@ export type LiveVmm = { readonly handle: VmmHandle; readonly vm: VmInfo | undefi
 
 export type PowerStep =
   | { readonly state: 'done'; readonly power: PowerState; readonly live: LiveVmm; readonly actions: readonly MachineAction[] }
-  /** A power-off waits for the guest: `taskRef` marks it in status until a later pass sees it end. */
-  | { readonly state: 'waiting'; readonly taskRef: string; readonly message: string };
+  /** A power-off waits for the guest: `taskRef` marks it in status (Ready=False `reason`, Stopping) until a later pass sees it end. */
+  | { readonly state: 'waiting'; readonly taskRef: string; readonly message: string; readonly reason: Reason };
 
 /** The power state a VMM and its VM show. */
 export function observedPower(live: LiveVmm): PowerState {
@@ -107,7 +108,7 @@ function deadlineOf(host: HostRuntime, pressed: Date): Date {
 
 function waitingForGuest(host: HostRuntime, pressed: Date): Extract<PowerStep, { state: 'waiting' }> {
   const deadline = deadlineOf(host, pressed).toISOString();
-  return { state: 'waiting', taskRef: powerButtonTaskRef(pressed), message: `ACPI power button pressed at ${pressed.toISOString()}; the guest has until ${deadline} to power off, then the VM is stopped` };
+  return { state: 'waiting', taskRef: powerButtonTaskRef(pressed), reason: Reason.Stopping, message: `ACPI power button pressed at ${pressed.toISOString()}; the guest has until ${deadline} to power off, then the VM is stopped` };
 }
 
 /** A call refused because the VM is already where it was sent (a guest or operator got there first): the next read tells. */

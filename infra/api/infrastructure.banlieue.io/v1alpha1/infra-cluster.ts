@@ -17,10 +17,7 @@ export const InfraClusterSpec = Type.Object(
   {
     controlPlaneEndpoint: Type.Optional(
       Type.Object(ApiEndpoint.properties, {
-        description: 'Endpoint of the workload cluster API server; CAPI copies it to the Cluster. Immutable once set.',
-        'x-kubernetes-validations': [
-          { rule: 'self.host == oldSelf.host && self.port == oldSelf.port', message: 'controlPlaneEndpoint is immutable once set' },
-        ],
+        description: 'Endpoint of the workload cluster API server; CAPI copies it to the Cluster. Can be neither changed nor removed once set.',
       }),
     ),
     providerRefs: Type.Optional(
@@ -57,6 +54,24 @@ export const InfraClusterStatus = Type.Object(
   { description: 'Observed state of the cluster infrastructure.' },
 );
 
+/**
+ * On an InfraCluster's spec: once set, controlPlaneEndpoint stays as it is, neither changed
+ * nor removed (CAPI copies it to the Cluster once, and a rule on the field itself never sees
+ * its removal: CEL runs a transition rule only where old and new values both exist). Not on
+ * the template kind, whose whole spec has its own immutability.
+ */
+export const CONTROL_PLANE_ENDPOINT_IMMUTABLE = {
+  rule: '!has(oldSelf.controlPlaneEndpoint) || (has(self.controlPlaneEndpoint) && self.controlPlaneEndpoint == oldSelf.controlPlaneEndpoint)',
+  message: 'controlPlaneEndpoint is immutable once set: it can be neither changed nor removed',
+  fieldPath: '.controlPlaneEndpoint',
+} as const;
+
+/** The InfraCluster kinds' spec: the shared fields, and the rules on their updates. */
+const InfraClusterKindSpec = Type.Object(InfraClusterSpec.properties, {
+  description: InfraClusterSpec.description,
+  'x-kubernetes-validations': [CONTROL_PLANE_ENDPOINT_IMMUTABLE],
+});
+
 /** A backend's InfraCluster kind and its template kind (shared shape, one reconciler). */
 export function defineClusterKinds(prefix: string, shortName: string, backend: string) {
   const kind = `${prefix}Cluster`;
@@ -70,7 +85,7 @@ export function defineClusterKinds(prefix: string, shortName: string, backend: s
     scope: 'Namespaced',
     categories: ['banlieue', 'cluster-api'],
     description: `A ${kind} is the ${backend} infrastructure of a Cluster API Cluster: it publishes the failure domains of one or more Providers (v1beta2 InfraCluster contract).`,
-    spec: InfraClusterSpec,
+    spec: InfraClusterKindSpec,
     status: InfraClusterStatus,
     printerColumns: [
       { name: 'Cluster', type: 'string', jsonPath: ".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']" },

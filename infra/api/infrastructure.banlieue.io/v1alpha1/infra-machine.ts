@@ -13,7 +13,7 @@ import {
   ProviderID,
 } from '../../common.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
-import { StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
+import { StringEnum, StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
 
 /** Spec fields of every InfraMachine. */
 export function machineSpecFields(providerIDScheme: string) {
@@ -77,6 +77,38 @@ export const TemplateMetadata = Type.Object(
   },
   { description: 'Metadata of the objects cloned from this template.' },
 );
+
+/** CPU architectures the CAPI autoscale-from-zero contract names (Kubernetes GOARCH values). */
+export const NODE_ARCHITECTURES = ['amd64', 'arm64', 's390x', 'ppc64le'] as const;
+export type NodeArchitecture = (typeof NODE_ARCHITECTURES)[number];
+
+/**
+ * What every *MachineTemplate reports: the Node one machine of it becomes, so the
+ * cluster-autoscaler can scale a MachineDeployment from zero (CAPI InfraMachineTemplate
+ * contract, "support cluster autoscaling from zero"). The controller computes it from
+ * spec.template.spec.
+ */
+export const MachineTemplateStatus = Type.Object(
+  {
+    capacity: Type.Optional(
+      StringMap({
+        description:
+          'Resources of one machine, as a Node reports them (resource name to quantity string, e.g. cpu: "2", memory: 4096Mi). Quantities are strings: the autoscaler reads them as a string map.',
+      }),
+    ),
+    nodeInfo: Type.Optional(
+      Type.Object(
+        {
+          architecture: Type.Optional(StringEnum(NODE_ARCHITECTURES, { description: 'CPU architecture of the machines.' })),
+          operatingSystem: Type.Optional(Type.String({ description: 'Operating system of the machines, e.g. linux.', maxLength: 63 })),
+        },
+        { description: 'Architecture and operating system of the machines.', minProperties: 1 },
+      ),
+    ),
+  },
+  { description: 'Observed state of the template: the capacity of the machines cloned from it.' },
+);
+export type MachineTemplateStatus = Static<typeof MachineTemplateStatus>;
 
 type Validation = { readonly rule: string; readonly message: string };
 
@@ -153,8 +185,13 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     categories: ['banlieue', 'cluster-api'],
     description: `A ${input.kind}Template is the ${input.kind} shape Cluster API clones for each Machine of a MachineDeployment or control plane.`,
     spec: templateSpec(input.kind, input.spec, templateRules(input.nicsField)),
-    status: undefined,
-    printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+    status: MachineTemplateStatus,
+    printerColumns: [
+      { name: 'CPU', type: 'string', jsonPath: '.status.capacity.cpu' },
+      { name: 'Memory', type: 'string', jsonPath: '.status.capacity.memory' },
+      { name: 'Arch', type: 'string', jsonPath: '.status.nodeInfo.architecture', priority: 1 },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
     capiContract: true,
   });
   return { machine, template } satisfies Record<string, KindDefinition>;

@@ -25,10 +25,10 @@ describe('banlieue host install', () => {
     expect(config).toMatchObject({ hostName: 'kvm1', storageClasses: { fast: '/srv/vm/fast' }, networkClasses: { lan: 'br0' } });
   });
 
-  it('runs the provider for its namespace with a Lease of its own, and stops only the provider with the unit', () => {
+  it('runs the provider for its own Provider only, with a Lease of its own, and stops only the provider with the unit', () => {
     const unit = fileNamed('banlieue-provider-cloud-hypervisor.service');
     expect(unit).toContain('Environment=BANLIEUE_CH_HOST_CONFIG=/etc/banlieue/cloud-hypervisor.yaml');
-    expect(unit).toMatch(/ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/);
+    expect(unit).toMatch(/ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --provider=kvm1 --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/);
     expect(unit).toContain('KillMode=process');
   });
 

@@ -6,6 +6,7 @@ import { Annotation } from '../../../../infra/api/well-known.js';
 import type { MachineObservation } from '../../../../controller/backends/backend.js';
 import {
   decideMachineStatus,
+  isDeletionReported,
   isProvisioned,
   taskPollDelay,
   type InfraMachineStatus,
@@ -125,6 +126,35 @@ describe('InfraMachine status', () => {
       const status = decideMachineStatus(machine(), blocked, T0);
       expect(Object.keys(status)).toEqual(['conditions']);
       expect(isProvisioned({ status })).toBe(false);
+    });
+  });
+
+  describe('deleting', () => {
+    it('keeps what is known and sets Ready False with Deleting and the message, until the finalizer goes', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), { kind: 'deleting', message: `deleting the VM with UUID ${UUID}` }, T1);
+      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({ status: 'False', reason: Reason.Deleting, message: `deleting the VM with UUID ${UUID}` });
+      expect(status).toMatchObject({ initialization: { provisioned: true }, addresses: PROVISIONED.addresses, vmRef: 'vm-41', failureDomain: 'fd-1' });
+    });
+
+    it('says what the backend awaits when it names a reason', () => {
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), { kind: 'deleting', message: 'the guest powers off', reason: Reason.Stopping }, T1);
+      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({ status: 'False', reason: Reason.Stopping, message: 'the guest powers off' });
+    });
+
+    it.each([
+      [Reason.Deleting, true],
+      [Reason.DeletionFailed, true],
+      [Reason.Stopping, true],
+      [Reason.Reconciled, false],
+      [Reason.WaitingForAddress, false],
+      [Reason.Provisioning, false],
+    ])('counts Ready %s as a deletion already reported: %s', (reason, reported) => {
+      const ready: Condition = { type: ConditionType.Ready, status: reason === Reason.Reconciled ? 'True' : 'False', reason, message: '', lastTransitionTime: '2025-01-01T00:00:00Z' };
+      expect(isDeletionReported({ conditions: [ready] })).toBe(reported);
+    });
+
+    it('counts a machine with no status as not reported', () => {
+      expect(isDeletionReported(undefined)).toBe(false);
     });
   });
 

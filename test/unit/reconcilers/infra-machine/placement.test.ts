@@ -94,6 +94,24 @@ describe('InfraMachine placement', () => {
     });
   });
 
+  describe("the owning CAPI Machine's failure domain", () => {
+    it('wins over spec.failureDomain (InfraMachine contract: placed in the Machine’s failure domain)', () => {
+      expect(summary(place([east, west], { failureDomain: 'west-a', machineFailureDomain: 'east-b' }))).toEqual({ provider: 'east', failureDomain: 'east-b' });
+      expect(summary(place([east, west], { providerName: 'east', failureDomain: 'east-a', machineFailureDomain: 'east-b' }))).toEqual({ provider: 'east', failureDomain: 'east-b' });
+    });
+
+    it('is used when spec.failureDomain is unset', () => {
+      expect(summary(place([east, west], { machineFailureDomain: 'west-a' }))).toEqual({ provider: 'west', failureDomain: 'west-a' });
+    });
+
+    it('is not replaced by spec.failureDomain when no Provider publishes it', () => {
+      expect(summary(place([east, west], { failureDomain: 'west-a', machineFailureDomain: 'north-a' }))).toEqual({
+        reason: Reason.ProviderNotFound,
+        message: `no vsphere Provider in namespace ${NS} publishes failure domain north-a`,
+      });
+    });
+  });
+
   describe('without spec.providerRef', () => {
     it('runs on the one Provider of this backend that publishes the failure domain', () => {
       expect(summary(place([east, west, kvm], { failureDomain: 'west-a' }))).toEqual({ provider: 'west', failureDomain: 'west-a' });

@@ -1,0 +1,185 @@
+// Two Cloud Hypervisor hosts in one namespace, as `banlieue host install` sets
+// them up: each host's role runs as the host's own identity with
+// `--provider <its Provider>` and a Lease of its own, and serves only its own
+// Provider, its own VMImage row and the machines placed on it. Host b's guest
+// ignores the ACPI power button, so a power-off there waits out the grace
+// period (Stopping); host b is also taken over its capacity threshold and back,
+// and sweeps what a machine removed behind its back left on it.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { tapName } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
+import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
+import { chProvider, chWorld, createTestHost, machineDirs, withHostConfig, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chUuidOf, hostKubeconfig } from '../support/cloud-hypervisor-env.js';
+import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
+import { createNamespace } from '../support/kube.js';
+import { waitFor } from '../support/wait.js';
+
+const t = new TestApi();
+const MANAGER = 'banlieue.io/provider-cloud-hypervisor';
+
+interface Host {
+  readonly name: 'a' | 'b';
+  readonly provider: Obj;
+  readonly host: TestHost;
+  readonly kubeconfig: string;
+  role: RoleProcess;
+}
+
+/** The host's role as its unit runs it: its namespace, its Provider, its Lease (the default one for --provider). */
+function startHostRole(ns: string, h: Pick<Host, 'provider' | 'host' | 'kubeconfig'>): Promise<RoleProcess> {
+  const args = ['provider', 'cloud-hypervisor', '--kubeconfig', h.kubeconfig, '--namespace', ns, '--provider', h.provider.metadata.name, '--leader-election-namespace', ns, '--poll-period', '1', '--rediscover-period', '3'];
+  return withHostConfig(h.host, () => startRole(args));
+}
+
+/** The field managers of an object's status subresource. */
+async function statusManagers(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>): Promise<string[]> {
+  const live = await t.get(obj);
+  const fields = (live?.metadata as { managedFields?: { manager: string; subresource?: string }[] } | undefined)?.managedFields ?? [];
+  return fields.filter((f) => f.subresource === 'status').map((f) => f.manager);
+}
+
+async function warnings(ns: string, kind: string, name: string): Promise<string[]> {
+  const list = await t.api.request<{ items: { type: string; reason: string; regarding?: { kind?: string; name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+  return list.items.filter((e) => e.type === 'Warning' && e.regarding?.kind === kind && e.regarding.name === name).map((e) => e.reason);
+}
+
+describe('Cloud Hypervisor hosts sharing a namespace', () => {
+  let ns: string;
+  let removeNs: () => Promise<void>;
+  let world: ReturnType<typeof chWorld>;
+  let controller: RoleProcess | undefined;
+  const hosts: Host[] = [];
+  const byName = (name: Host['name']): Host => hosts.find((h) => h.name === name) as Host;
+  const hostVm = (name: string, on: Host['name'], address: string, spec: Record<string, unknown> = {}): Obj =>
+    vm(ns, name, world.vmClass.metadata.name, world.vmImage.metadata.name, {
+      placement: { providerSelector: { matchLabels: { host: on } } },
+      networkOverrides: [{ name: 'eth0', static: { address, prefix: 24 } }],
+      ...spec,
+    });
+
+  beforeAll(async () => {
+    ({ name: ns, remove: removeNs } = await createNamespace('ch-hosts'));
+    const a = await createTestHost(simulatorPeer, { hostName: 'hosta', simulator: { guest: 'acpi' } });
+    // A guest that ignores the power button: a power-off takes the whole grace period.
+    const b = await createTestHost(simulatorPeer, { hostName: 'hostb', simulator: { guest: 'halt' }, powerOffGraceSeconds: 20 });
+    world = chWorld(ns, a, Math.random().toString(36).slice(2, 7));
+    for (const obj of [world.vmClass, world.vmImage]) await t.apply(obj);
+    for (const [name, host] of [['a', a], ['b', b]] as const) {
+      const provider = chProvider(ns, host, `host-${name}`);
+      provider.metadata.labels = { host: name };
+      await t.apply(provider);
+      const kubeconfig = await hostKubeconfig(ns, host, provider.metadata.name);
+      hosts.push({ name, provider, host, kubeconfig, role: await startHostRole(ns, { provider, host, kubeconfig }) });
+    }
+    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+  }, 240_000);
+
+  afterAll(async () => {
+    try {
+      const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/banlieue.io/v1alpha1/namespaces/${ns}/virtualmachines`)).items;
+      await Promise.all(vms.map((v) => t.delete(v)));
+      await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+    } finally {
+      await controller?.stop();
+      for (const h of hosts) await h.role.stop();
+      for (const obj of [world.vmClass, world.vmImage]) await t.delete(obj);
+      await removeNs();
+      for (const h of hosts) await h.host.remove();
+    }
+    for (const h of hosts) expect(h.host.violations()).toEqual([]);
+  }, 300_000);
+
+  it('each host publishes its own Provider and image row under its own field manager, holding a Lease of its own', async () => {
+    for (const h of hosts) {
+      const provider = await t.condition(h.provider, 'Ready', 'True', 'Reconciled', 60_000);
+      expect(provider.status?.failureDomains).toMatchObject([{ name: `host-${h.name}`, labels: { host: `host${h.name}` } }]);
+      expect(await statusManagers(h.provider)).toEqual([`${MANAGER}/host-${h.name}`]);
+      const lease = await t.exists({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `banlieue-provider-cloud-hypervisor-host-${h.name}`, namespace: ns } }, (o) => Boolean((o.spec as { holderIdentity?: string } | undefined)?.holderIdentity), 60_000);
+      expect(lease.metadata.name).toBe(`banlieue-provider-cloud-hypervisor-host-${h.name}`);
+    }
+    const rows = (o: Obj): { providerName: string; ready: boolean; resolvedRef?: string }[] => (o.status?.perProvider as { providerName: string; ready: boolean; resolvedRef?: string }[] | undefined) ?? [];
+    const image = await t.exists(world.vmImage, (o) => rows(o).filter((r) => r.ready).length === 2, 60_000);
+    expect(rows(image).map((r) => [r.providerName, r.resolvedRef]).sort()).toEqual(hosts.map((h) => [`host-${h.name}`, join(h.host.config.imageDir, 'halt.raw')]));
+  });
+
+  it('a host over its capacity threshold withdraws its failure domain (Ready=False CapacityExceeded), then publishes it again; the other host is untouched', async () => {
+    const b = byName('b');
+    const healthy = readFileSync(b.host.configPath, 'utf8');
+    const over = parse(healthy) as { capacity: Record<string, number> };
+    over.capacity.maxMemoryUsedPercent = 1;
+    await b.role.stop();
+    writeFileSync(b.host.configPath, stringify(over));
+    b.role = await startHostRole(ns, b);
+    const withdrawn = await t.condition(b.provider, 'Ready', 'False', 'CapacityExceeded', 60_000);
+    expect(withdrawn.status?.failureDomains).toBeUndefined();
+    const ready = (withdrawn.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Ready');
+    expect(ready?.message).toMatch(/^failure domains withdrawn: memory \d+% used, at or over capacity\.maxMemoryUsedPercent 1$/);
+    await t.condition(b.provider, 'ProviderReachable', 'True', 'Reconciled');
+    await t.condition(byName('a').provider, 'Ready', 'True', 'Reconciled');
+
+    await b.role.stop();
+    writeFileSync(b.host.configPath, healthy);
+    b.role = await startHostRole(ns, b);
+    const back = await t.condition(b.provider, 'Ready', 'True', 'Reconciled', 60_000);
+    expect(back.status?.failureDomains).toMatchObject([{ name: 'host-b' }]);
+  }, 180_000);
+
+  it('each host runs only the machines placed on it, and neither writes the other\'s status', async () => {
+    await t.apply(hostVm('vm-a', 'a', '10.88.2.10'));
+    await t.apply(hostVm('vm-b', 'b', '10.88.2.11'));
+    for (const h of hosts) {
+      const name = `vm-${h.name}`;
+      await t.condition(vm(ns, name, '', ''), 'Ready', 'True', 'Reconciled', 120_000);
+      const machine = await t.get(machineRef('cloud-hypervisor', ns, name));
+      expect(machine?.status).toMatchObject({ hostUid: `host${h.name}`, failureDomain: `host-${h.name}` });
+      expect(machineDirs(h.host)).toEqual([chUuidOf(machine?.spec?.providerID as string)]);
+      expect(await statusManagers(machineRef('cloud-hypervisor', ns, name))).toEqual([`${MANAGER}/host-${h.name}`]);
+    }
+    // Neither host met the other's Provider or machine: nothing refused, nothing forbidden.
+    for (const h of hosts) expect(h.role.logs()).not.toMatch(/WrongHost|forbidden/i);
+    for (const h of hosts) expect(await statusManagers(h.provider)).toEqual([`${MANAGER}/host-${h.name}`]);
+  }, 180_000);
+
+  it('a power-off the guest does not answer reads Stopping until the grace period ends, then the VM is off', async () => {
+    await t.apply(hostVm('vm-b', 'b', '10.88.2.11', { desiredPowerState: 'PoweredOff' }));
+    const stopping = await t.condition(machineRef('cloud-hypervisor', ns, 'vm-b'), 'Ready', 'False', 'Stopping', 60_000);
+    expect(stopping.status?.taskRef).toMatch(/^vm\.power-button@/);
+    await t.exists(vm(ns, 'vm-b', '', ''), (o) => o.status?.observedPowerState === 'PoweredOff', 120_000);
+    await t.condition(machineRef('cloud-hypervisor', ns, 'vm-b'), 'Ready', 'True', 'Reconciled', 60_000);
+    // A power-off asked for is no trouble: no Warning Event says it.
+    expect(await warnings(ns, 'CloudHypervisorMachine', 'vm-b')).not.toContain('Stopping');
+  }, 180_000);
+
+  it("a machine removed while its host's role was down has its directory, disk and taps swept; directories not marked as its namespace's machines stay", async () => {
+    const b = byName('b');
+    const machine = await t.get(machineRef('cloud-hypervisor', ns, 'vm-b'));
+    const uuid = chUuidOf(machine?.spec?.providerID as string);
+    const diskDir = join(b.host.config.storageClasses.fast ?? '', uuid);
+    expect(existsSync(diskDir)).toBe(true);
+    // Not this role's to judge: another namespace's mark, and no record at all.
+    const foreign = ['0b5f7c1e-0000-4000-8000-000000000001', '0b5f7c1e-0000-4000-8000-000000000002'].map((u) => join(b.host.config.stateRoot, u));
+    mkdirSync(foreign[0] ?? '', { recursive: true });
+    writeFileSync(join(foreign[0] ?? '', 'machine.json'), JSON.stringify({ owner: 'CloudHypervisorMachine/elsewhere/x', taps: [], diskDir: join(b.host.config.storageClasses.fast ?? '', 'x') }));
+    mkdirSync(foreign[1] ?? '', { recursive: true });
+
+    await b.role.stop();
+    await t.delete(vm(ns, 'vm-b', '', ''));
+    // With its role down, the machine's finalizer is removed by hand: nothing on the host was cleaned up.
+    await t.exists(machineRef('cloud-hypervisor', ns, 'vm-b'), (o) => Boolean(o.metadata.deletionTimestamp), 60_000);
+    await t.patch(machineRef('cloud-hypervisor', ns, 'vm-b'), { metadata: { finalizers: null } });
+    await t.gone(vm(ns, 'vm-b', '', ''), 60_000);
+    expect(machineDirs(b.host)).toContain(uuid);
+
+    b.role = await startHostRole(ns, b);
+    await waitFor('the orphaned directory to be swept', () => (machineDirs(b.host).includes(uuid) ? undefined : true), 60_000);
+    expect(existsSync(diskDir)).toBe(false);
+    expect(await b.host.links()).not.toContain(tapName(uuid, 0));
+    expect(foreign.map((d) => existsSync(d))).toEqual([true, true]);
+    expect(machineDirs(byName('a').host)).toHaveLength(1);
+    for (const d of foreign) rmSync(d, { recursive: true, force: true });
+  }, 180_000);
+});

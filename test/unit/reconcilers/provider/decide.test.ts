@@ -1,0 +1,32 @@
+// Provider status from one discovery: failure domains published, or withdrawn with the backend's reason.
+import { describe, expect, it } from 'vitest';
+import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { Reason } from '../../../../infra/api/conditions.js';
+import { decideProviderStatus } from '../../../../controller/reconcilers/provider/decide.js';
+
+const now = new Date('2030-01-01T00:00:00Z');
+const provider: Provider = {
+  apiVersion: 'banlieue.io/v1alpha1',
+  kind: 'Provider',
+  metadata: { name: 'host-a', namespace: 'vms', generation: 2 },
+  spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint: 'unix://host-a/var/lib/ch' } },
+  status: { failureDomains: [{ name: 'host-a' }] },
+} as Provider;
+const condition = (status: ReturnType<typeof decideProviderStatus>, type: string): unknown => status.conditions?.find((c) => c.type === type);
+
+describe('Provider status', () => {
+  it('publishes what discovery found: Ready=True Reconciled', () => {
+    const status = decideProviderStatus(provider, { ok: true, failureDomains: [{ name: 'host-a' }] }, now);
+    expect(status.failureDomains).toEqual([{ name: 'host-a' }]);
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled, message: '1 failure domain' });
+  });
+
+  it('withdraws the failure domains with the reason the backend gives: reachable, Ready=False CapacityExceeded', () => {
+    const withdrawn = { reason: Reason.CapacityExceeded, message: 'memory 97% used, at or over capacity.maxMemoryUsedPercent 90' };
+    const status = decideProviderStatus(provider, { ok: true, failureDomains: [], withdrawn }, now);
+    expect(status.failureDomains).toBeUndefined();
+    expect(condition(status, 'ProviderReachable')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'CapacityExceeded', message: `failure domains withdrawn: ${withdrawn.message}` });
+    expect(status.observedGeneration).toBe(2);
+  });
+});
