@@ -65,6 +65,57 @@ clusterctl-components: build ## Write clusterctl release assets to target/cluste
 	rm $(RELEASE_DIR)/dry-run.yaml
 	@echo "wrote $(RELEASE_DIR)/infrastructure-components.yaml and $(RELEASE_DIR)/metadata.yaml ($(CLUSTERCTL_RELEASE_TAG))"
 
+# Release build (build/README.md): the single executable, the image archive and
+# the release assets. Each step is remade only when its inputs changed; the
+# pinned Node, Debian packages and crane are cached outside the repository.
+BUILD_DIR ?= target
+BUILD_INFO := $(BUILD_DIR)/build-info.env
+BUNDLE := $(BUILD_DIR)/bundle/banlieue.cjs
+BINARY := $(BUILD_DIR)/bin/banlieue
+IMAGE_ARCHIVE := $(BUILD_DIR)/image/banlieue-$(VERSION).oci.tar
+RELEASE_ASSETS := $(BUILD_DIR)/release
+APP_SOURCES := $(shell find controller infra -name '*.ts') package.json package-lock.json build/bundle.ts build/build-info.ts
+
+.PHONY: FORCE
+FORCE:
+
+# Rewritten only when version, commit or SOURCE_DATE_EPOCH changed.
+$(BUILD_INFO): FORCE
+	@build/build-info.sh $@
+
+$(BUNDLE): $(NPM_STAMP) $(BUILD_INFO) $(APP_SOURCES)
+	npx tsx build/bundle.ts $(BUILD_INFO) $@
+
+$(BINARY): $(BUNDLE) build/binary.sh build/node.sh build/versions.env
+	build/binary.sh $(BUNDLE) $@
+
+.PHONY: binary
+binary: $(BINARY) ## Single executable target/bin/banlieue (Node SEA) for hosts that run a provider role outside Kubernetes
+	@$(BINARY) --version
+
+$(IMAGE_ARCHIVE): $(BINARY) build/image.sh build/oci-layout.ts build/image-config.ts build/build-info.ts build/versions.env LICENSE
+	build/image.sh $(BUILD_INFO) $(BINARY) $@
+
+.PHONY: image
+image: $(IMAGE_ARCHIVE) ## OCI image archive target/image/banlieue-<version>.oci.tar: no Docker, no base image, reproducible
+	@tar -xOf $(IMAGE_ARCHIVE) index.json | sed -n 's/.*"digest":"\(sha256:[0-9a-f]*\)".*/$(notdir $(IMAGE_ARCHIVE)) manifest \1/p'
+
+.PHONY: image-push
+image-push: $(IMAGE_ARCHIVE) ## Push the image with crane: make image-push IMAGE=<registry>/banlieue:v<version>
+	@test -n "$(IMAGE)" || { echo "usage: make image-push IMAGE=<registry>/banlieue:v$(VERSION)" >&2; exit 1; }
+	build/push.sh $(IMAGE_ARCHIVE) $(IMAGE)
+
+.PHONY: release
+release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) ## Every release asset in target/release/ with SHA256SUMS
+	rm -rf $(RELEASE_ASSETS) && mkdir -p $(RELEASE_ASSETS)
+	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_ASSETS)/
+	@# The Cluster API examples, one flavor each: cluster-template-<backend>[-variant].yaml.
+	for f in examples/cluster-api/*.yaml; do b="$$(basename "$$f" .yaml)"; cp "$$f" "$(RELEASE_ASSETS)/cluster-template-$${b/-cluster/}.yaml"; done
+	cp $(IMAGE_ARCHIVE) $(RELEASE_ASSETS)/
+	cp $(BINARY) $(RELEASE_ASSETS)/banlieue-linux-amd64
+	cd $(RELEASE_ASSETS) && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS
+	@cat $(RELEASE_ASSETS)/SHA256SUMS
+
 .PHONY: test-unit
 test-unit: deps ## Fast inner loop: pure unit tests, no servers
 	npx vitest run --project unit

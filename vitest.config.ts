@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Tiers (STYLE §2 Tests): unit (pure, seconds), integration (real kube-apiserver
 // started by the global setup), peers (backend clients against real peers),
-// contract (real CAPI manager and clusterctl), package (npm pack + consumer app).
+// contract (real CAPI manager and clusterctl), package (npm pack + consumer app),
+// release (make image, binary, release, image-push).
 export default defineConfig({
   test: {
     projects: [
@@ -21,8 +22,10 @@ export default defineConfig({
         },
       },
       {
-        // Backend clients against real peers (vcsim, libvirtd) or test/sims/ simulators;
-        // each file starts its own peer on a loopback port.
+        // One folder per backend, each file starting its own peer (loopback ports or
+        // unix sockets): vsphere/ on vcsim, libvirt/ on real libvirtd (test and QEMU
+        // drivers), proxmox/ on test/sims/proxmox, cloud-hypervisor/ on
+        // test/sims/cloud-hypervisor and, with CLOUD_HYPERVISOR_BIN, the real VMM.
         test: { name: 'peers', include: ['test/peers/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 600_000 },
       },
       {
@@ -31,6 +34,11 @@ export default defineConfig({
       },
       {
         test: { name: 'package', include: ['test/package/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 },
+      },
+      {
+        // The release build through make (build/README.md): image, binary, release assets, push.
+        // Builds share target/ and a lock; one file at a time.
+        test: { name: 'release', include: ['test/release/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 1_800_000, fileParallelism: false },
       },
     ],
   },

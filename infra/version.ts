@@ -24,3 +24,10 @@ export const PACKAGE_VERSION: string = findPackageJson(dirname(fileURLToPath(imp
 
 /** The release tag of this build, e.g. v0.1.0. */
 export const RELEASE_TAG = `v${PACKAGE_VERSION}`;
+
+/**
+ * The git commit a release build (the single executable and the image) was
+ * made from; build/bundle.ts replaces this module with constants. Unset when
+ * running from the sources or lib/.
+ */
+export const BUILD_COMMIT: string | undefined = undefined;

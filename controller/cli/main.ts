@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { BACKENDS, type Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
-import { PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
+import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
@@ -27,7 +27,8 @@ function parseNamespaces(value: string): string[] {
 export function buildProgram(): Command {
   const program = new Command('banlieue')
     .description('Kubernetes-native virtual machines and a Cluster API infrastructure provider')
-    .version(PACKAGE_VERSION)
+    // A release build names its commit: `0.1.0 (commit 1a2b3c…)`.
+    .version(BUILD_COMMIT ? `${PACKAGE_VERSION} (commit ${BUILD_COMMIT})` : PACKAGE_VERSION)
     // Options of the program only before the subcommand, so that
     // `bootstrap operator --version <tag>` is the image tag, not ours.
     .enablePositionalOptions()

@@ -16,6 +16,16 @@ export interface RoleProcess {
   kill(): Promise<void>;
 }
 
+/** The sum of a metric's samples in a Prometheus text exposition, over the samples carrying `labels`. */
+export function sumOfMetric(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .filter((l) => wanted.every((w) => l.includes(w)))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
 export async function startRole(args: string[]): Promise<RoleProcess> {
   // node itself (not npx) so that a kill reaches the process that holds the lease.
   const child = spawn(process.execPath, ['--import', 'tsx', 'controller/cli/run.ts', ...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1'], {
@@ -44,15 +54,7 @@ export async function startRole(args: string[]): Promise<RoleProcess> {
     child,
     logs: () => output,
     health: (path) => get(ports.healthPort, path),
-    metric: async (name, labels = {}) => {
-      const [, text] = await get(ports.metricsPort, '/metrics');
-      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-      return text
-        .split('\n')
-        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-        .filter((l) => wanted.every((w) => l.includes(w)))
-        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-    },
+    metric: async (name, labels = {}) => sumOfMetric((await get(ports.metricsPort, '/metrics'))[1], name, labels),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
