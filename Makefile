@@ -62,8 +62,9 @@ clusterctl-components: build ## Write clusterctl release assets to target/cluste
 	sed 's/\$$\$$/$$/g' $(RELEASE_DIR)/infrastructure-components.yaml | cmp - $(RELEASE_DIR)/dry-run.yaml
 	test "$$(grep -c '^kind: Namespace$$' $(RELEASE_DIR)/infrastructure-components.yaml)" = 1
 	npx tsx infra/clusterctl/write-metadata.ts > $(RELEASE_DIR)/metadata.yaml
+	npx tsx infra/clusterctl/write-templates.ts $(RELEASE_DIR)
 	rm $(RELEASE_DIR)/dry-run.yaml
-	@echo "wrote $(RELEASE_DIR)/infrastructure-components.yaml and $(RELEASE_DIR)/metadata.yaml ($(CLUSTERCTL_RELEASE_TAG))"
+	@echo "wrote $(RELEASE_DIR)/infrastructure-components.yaml, metadata.yaml and cluster-template*.yaml ($(CLUSTERCTL_RELEASE_TAG))"
 
 # Release build (build/README.md): the single executable, the image archive and
 # the release assets. Each step is remade only when its inputs changed; the
@@ -108,9 +109,8 @@ image-push: $(IMAGE_ARCHIVE) ## Push the image with crane: make image-push IMAGE
 .PHONY: release
 release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) ## Every release asset in target/release/ with SHA256SUMS
 	rm -rf $(RELEASE_ASSETS) && mkdir -p $(RELEASE_ASSETS)
-	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_ASSETS)/
-	@# The Cluster API examples, one flavor each: cluster-template-<backend>[-variant].yaml.
-	for f in examples/cluster-api/*.yaml; do b="$$(basename "$$f" .yaml)"; cp "$$f" "$(RELEASE_ASSETS)/cluster-template-$${b/-cluster/}.yaml"; done
+	@# The clusterctl assets: components, metadata and the cluster templates (one flavor per backend).
+	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_DIR)/cluster-template*.yaml $(RELEASE_ASSETS)/
 	cp $(IMAGE_ARCHIVE) $(RELEASE_ASSETS)/
 	cp $(BINARY) $(RELEASE_ASSETS)/banlieue-linux-amd64
 	cd $(RELEASE_ASSETS) && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS

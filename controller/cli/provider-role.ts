@@ -6,15 +6,17 @@ import { apiVersionOf } from '../../infra/api/kind.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType } from '../../infra/api/conditions.js';
-import { FieldManager } from '../../infra/api/well-known.js';
+import { Finalizer, FieldManager } from '../../infra/api/well-known.js';
 import type { BackendContext } from '../backends/backend.js';
 import { startBackend, type BackendDescriptor } from '../backends/descriptor.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachine, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
 import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
+import { isOnProvider } from '../reconcilers/provider/machines-on-provider.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { findCondition, isTrue } from '../runtime/conditions.js';
+import { hasFinalizer } from '../runtime/finalizers.js';
 import { Controller, type Reconciler } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf } from '../runtime/informer.js';
@@ -49,8 +51,25 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const providers = new Informer<Provider>(api, { apiVersion: apiVersionOf(ProviderKind), kind: ProviderKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
   const ssa = new ServerSideApply(api, manager);
   const events = new EventRecorder(api, manager, options.identity, log);
+  const machineKind = backend.api.machine;
+  const machineFinalizer = Finalizer.infraMachine(machineKind.kind);
+  // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was
+  // created on: a Provider's change wakes only those.
+  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) }).addIndex(
+    BY_PROVIDER,
+    (m) => [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map((p) => `${m.metadata.namespace ?? ''}/${p}`),
+  );
+  const machinesOn = (provider: Provider): string[] => {
+    const ns = provider.metadata.namespace ?? '';
+    const all = providers.list(ns);
+    return machines
+      .list(ns)
+      .filter((m) => hasFinalizer(m, machineFinalizer) && isOnProvider(m, provider, backend.name, all))
+      .map(keyOf)
+      .sort();
+  };
   const controller = new Controller(
-    new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs),
+    new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs, machinesOn),
     metrics,
     log,
     { concurrency: options.concurrency, held: true },
@@ -58,7 +77,8 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   // Only spec changes matter; our own status writes must not retrigger discovery.
   const enqueue = (p: Provider, old?: Provider): void => {
     if (p.spec.providerClassRef.name !== backend.name || !servesProvider(scope, p)) return;
-    if (old && old.metadata.generation === p.metadata.generation && JSON.stringify(old.metadata.annotations) === JSON.stringify(p.metadata.annotations)) return;
+    const same = (x: Provider): string => JSON.stringify([x.metadata.generation, x.metadata.annotations, x.metadata.deletionTimestamp]);
+    if (old && same(old) === same(p)) return;
     controller.enqueue(keyOf(p));
   };
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
@@ -75,12 +95,6 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     if (reachable(p) !== reachable(old)) recheckImages();
   });
 
-  const machineKind = backend.api.machine;
-  // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it): a Provider's change wakes only those.
-  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) }).addIndex(
-    BY_PROVIDER,
-    (m) => [`${m.metadata.namespace ?? ''}/${m.spec.providerRef?.name ?? ''}`],
-  );
   const machineReconciler = new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
     scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api }),
@@ -94,6 +108,13 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     const changed = (x?: InfraMachine): string =>
       JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
     if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m));
+  });
+  // A machine letting go (its finalizer gone, or the machine) may free a Provider being deleted.
+  const freeProviders = (m: InfraMachine): void => {
+    for (const p of providers.list(m.metadata.namespace ?? '')) if (p.metadata.deletionTimestamp !== undefined) enqueue(p);
+  };
+  machines.on('delete', freeProviders).on('update', (m, old) => {
+    if (hasFinalizer(m, machineFinalizer) !== (old !== undefined && hasFinalizer(old, machineFinalizer))) freeProviders(m);
   });
   // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines.
   providers.on('update', (p, old) => {

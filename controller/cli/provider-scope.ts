@@ -12,6 +12,8 @@ export type ProviderScope = string | undefined;
 export interface ScopedMachine {
   readonly metadata: { readonly namespace?: string };
   readonly spec: { readonly providerRef?: { readonly name: string }; readonly failureDomain?: string };
+  /** Where its VM was created: that Provider's role serves it for good (issue 15). */
+  readonly status?: { readonly placement?: { readonly provider: string } };
 }
 
 export function servesProvider(scope: ProviderScope, provider: Provider): boolean {
@@ -19,7 +21,7 @@ export function servesProvider(scope: ProviderScope, provider: Provider): boolea
 }
 
 /**
- * Whether the scoped role serves a machine: the one its placement resolves to our
+ * Whether the scoped role serves a machine: the one its VM was created on, else the one its placement resolves to our
  * Provider (spec.providerRef, else the Provider publishing its failure domain, else
  * the namespace's only Provider of the backend). A machine no Provider takes is
  * reported by one role only, the one serving the first Provider of the backend by
@@ -27,6 +29,8 @@ export function servesProvider(scope: ProviderScope, provider: Provider): boolea
  */
 export function servesMachine(scope: ProviderScope, backend: string, machine: ScopedMachine, providers: readonly Provider[], failureDomain?: string): boolean {
   if (scope === undefined) return true;
+  const recorded = machine.status?.placement?.provider;
+  if (recorded !== undefined) return recorded === scope;
   const named = machine.spec.providerRef?.name;
   if (named !== undefined) return named === scope;
   const domain = failureDomain ?? machine.spec.failureDomain;

@@ -114,6 +114,25 @@ export const Reason = {
   WaitingForFailureDomain: 'WaitingForFailureDomain',
   /** InfraMachine: the failure domain is not published by the Provider. */
   FailureDomainNotFound: 'FailureDomainNotFound',
+  /**
+   * InfraMachine Ready=False (observedGeneration not advanced): spec.providerRef, spec.failureDomain
+   * or the owning CAPI Machine's failure domain names a place other than where the VM was created
+   * (status.placement). The VM is not moved: it is converged, looked for and deleted where it was
+   * created. Set the field back, or delete the machine to replace it elsewhere. Admission refuses
+   * such a spec edit; this reports what it cannot see (a CAPI Machine's failure domain).
+   */
+  PlacementChanged: 'PlacementChanged',
+  /**
+   * Provider being deleted: machines still have VMs on it (the message names them), so its
+   * finalizer stays until they are deleted; the Provider keeps serving them meanwhile.
+   */
+  ProviderInUse: 'ProviderInUse',
+  /**
+   * Normal Event on an InfraMachine being deleted that never created anything on a backend (no
+   * status.placement, no task, never provisioned), e.g. because its failure domain was never
+   * published: its finalizer goes without a backend call.
+   */
+  NothingCreated: 'NothingCreated',
   /** InfraMachine: the owning CAPI Machine has no spec.bootstrap.dataSecretName yet. */
   WaitingForBootstrapData: 'WaitingForBootstrapData',
   /** InfraMachine: the backend refused to create or configure the VM; see the message. */

@@ -17,6 +17,8 @@ export const Finalizer = {
   virtualMachine: 'banlieue.io/virtualmachine',
   /** Backend finalizer on an InfraMachine, e.g. banlieue.io/vspheremachine. */
   infraMachine: (kind: string): string => `banlieue.io/${kind.toLowerCase()}`,
+  /** On a Provider, by its provider role: it goes only when no machine has a VM on it (docs/adr/0019). */
+  providerInUse: 'banlieue.io/provider-in-use',
 } as const;
 
 export const Label = {

@@ -87,6 +87,8 @@ export function providerRules(backend: Backend): PolicyRule[] {
   return [
     { apiGroups: [CORE_GROUP], resources: ['providers', 'vmimages'], verbs: READ },
     { apiGroups: [CORE_GROUP], resources: ['providers/status', 'vmimages/status'], verbs: STATUS_WRITE },
+    // Its finalizer on its Providers (a targeted JSON patch): one in use is not deleted first (ADR 19).
+    { apiGroups: [CORE_GROUP], resources: ['providers'], verbs: ['patch'] },
     { apiGroups: [INFRA_GROUP], resources: [machine.plural], verbs: [...READ, 'update', 'patch'] },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/status`], verbs: STATUS_WRITE },
     { apiGroups: [INFRA_GROUP], resources: [`${machine.plural}/finalizers`], verbs: ['update'] },
@@ -128,6 +130,9 @@ export function hostProviderRules(backend: Backend): { namespaced: PolicyRule[];
       { apiGroups: [CORE_GROUP], resources: ['vmimages'], verbs: READ },
       { apiGroups: [CORE_GROUP], resources: ['vmimages/status'], verbs: STATUS_WRITE },
     ],
-    ownProvider: (provider) => [{ apiGroups: [CORE_GROUP], resources: ['providers/status'], verbs: STATUS_WRITE, resourceNames: [provider] }],
+    ownProvider: (provider) => [
+      { apiGroups: [CORE_GROUP], resources: ['providers/status'], verbs: STATUS_WRITE, resourceNames: [provider] },
+      { apiGroups: [CORE_GROUP], resources: ['providers'], verbs: ['patch'], resourceNames: [provider] },
+    ],
   };
 }

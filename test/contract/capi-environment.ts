@@ -25,6 +25,12 @@ export interface CapiEnvironment {
   kubectl(args: string[], input?: string): Promise<string>;
   /** Everything the CAPI manager logged so far. */
   capiLogs(): string;
+  /**
+   * The real clusterctl with banlieue's release assets as its provider
+   * repository (every file of target/clusterctl/release: components, metadata,
+   * cluster templates); `env` adds clusterctl variables. Resolves to stdout.
+   */
+  clusterctl(args: string[], env?: Record<string, string>): Promise<string>;
   /** `banlieue provider <backend>` with the identity and RBAC the components give it; stopped by stop(). */
   startProvider(backend: string, extraArgs?: string[]): Promise<RoleProcess>;
   stop(): Promise<void>;
@@ -65,8 +71,17 @@ function capiRbac(moduleDir: string): string {
   return docs.map((d) => stringify(d)).join('---\n');
 }
 
-/** banlieue's release assets, processed by the real clusterctl from a local repository. */
-async function clusterctlGenerate(clusterctl: string, dir: string): Promise<string> {
+/** clusterctl, offline, with `env` added to ours; resolves to its stdout. */
+function runClusterctl(clusterctl: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  return run(clusterctl, args, {
+    // clusterctl looks up its latest release online unless told not to.
+    env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', ...env },
+    maxBuffer: 64 << 20,
+  }).then((r) => r.stdout);
+}
+
+/** banlieue's release assets in a local repository, and clusterctl's config naming it. */
+function clusterctlRepository(dir: string): string {
   for (const file of ['infrastructure-components.yaml', 'metadata.yaml']) {
     if (!existsSync(join(RELEASE_DIR, file))) throw new Error(`${RELEASE_DIR}/${file} missing: run make clusterctl-components`);
   }
@@ -75,12 +90,7 @@ async function clusterctlGenerate(clusterctl: string, dir: string): Promise<stri
   for (const file of readdirSync(RELEASE_DIR)) copyFileSync(join(RELEASE_DIR, file), join(version, file));
   const config = join(dir, 'clusterctl.yaml');
   writeFileSync(config, stringify({ providers: [{ name: 'banlieue', type: 'InfrastructureProvider', url: `file://${join(version, 'infrastructure-components.yaml')}` }] }));
-  const { stdout } = await run(clusterctl, ['generate', 'provider', '--infrastructure', `banlieue:${BANLIEUE_TAG}`, '--config', config], {
-    // clusterctl looks up its latest release online unless told not to.
-    env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', XDG_CONFIG_HOME: dir, HOME: dir },
-    maxBuffer: 64 << 20,
-  });
-  return stdout;
+  return config;
 }
 
 async function selfSignedCert(dir: string): Promise<string> {
@@ -115,6 +125,10 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
   let controller: RoleProcess | undefined;
   const providers: RoleProcess[] = [];
   const capiLog = join(cp.dir, 'capi-manager.log');
+  let clusterctlConfig = '';
+  // The local repository's clusterctl, with its own home (no user configuration).
+  const clusterctl = (args: string[], env: Record<string, string> = {}): Promise<string> =>
+    runClusterctl(tools.clusterctl, [...args, '--config', clusterctlConfig], { XDG_CONFIG_HOME: cp.dir, HOME: cp.dir, ...env });
   const stop = async (): Promise<void> => {
     for (const p of providers) await p.stop();
     await controller?.stop();
@@ -130,7 +144,8 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     await cp.kubectl(['apply', '--server-side', '-f', crds]);
     await cp.kubectl(['apply', '--server-side', '-f', '-'], capiRbac(tools.capiModuleDir));
     await applyCrdsFromDist(cp);
-    const components = await clusterctlGenerate(tools.clusterctl, cp.dir);
+    clusterctlConfig = clusterctlRepository(cp.dir);
+    const components = await clusterctl(['generate', 'provider', '--infrastructure', `banlieue:${BANLIEUE_TAG}`]);
     await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], components);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
@@ -153,6 +168,7 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     versions: { capi: /Version: (v[0-9.]+)/.exec(readFileSync(capiLog, 'utf8'))?.[1] ?? 'unknown', clusterctl: clusterctlVersion },
     kubectl: (args, input) => cp.kubectl(args, input),
     capiLogs: () => readFileSync(capiLog, 'utf8'),
+    clusterctl,
     startProvider: async (backend, extraArgs = []) => {
       const kubeconfig = await serviceAccountKubeconfig(cp, 'banlieue-system', `banlieue-provider-${backend}`);
       const role = await startRole(['provider', backend, '--kubeconfig', kubeconfig, '--no-leader-elect', ...extraArgs]);
@@ -188,6 +204,8 @@ export async function kindEnvironment(): Promise<CapiEnvironment> {
     versions: { capi: image.split(':').pop() ?? 'unknown', clusterctl: (await run('clusterctl', ['version', '-o', 'short'])).stdout.trim() },
     kubectl,
     capiLogs: () => captured,
+    // The user's clusterctl and its configuration, where banlieue is registered.
+    clusterctl: (args, env) => runClusterctl('clusterctl', args, env),
     startProvider: async (backend, extraArgs = []) => {
       const role = await startRole(['provider', backend, '--kubeconfig', kubeconfig, '--no-leader-elect', ...extraArgs]);
       providers.push(role);

@@ -14,32 +14,17 @@ import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
 import { silentLogger } from '../../controller/runtime/log.js';
 import { Metrics } from '../../controller/runtime/metrics.js';
 import type { RoleContext } from '../../controller/runtime/role-runner.js';
-import { toCustomResourceDefinition } from '../../infra/crds/custom-resource-definition.js';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
-import { FakeClusterKind, FakeMachineKind } from '../support/fake-backend/fake-machine.js';
+import { FakeMachineKind } from '../support/fake-backend/fake-machine.js';
+import { installFakeBackend } from '../support/fake-backend/install.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = 'fake-tenant';
 /** Where the CAPI-owned machines of this suite live. */
 const CAPI_NS = 'fake-capi';
-
-/** The built-in CRDs enumerate backend names; a backend registered in a test adds its own, as a new release would. */
-async function allowBackendName(cp: ControlPlane, crd: string, name: string): Promise<void> {
-  const object = JSON.parse(await cp.kubectl(['get', 'crd', crd, '-o', 'json'])) as object;
-  const widen = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(widen);
-    if (node === null || typeof node !== 'object') return;
-    const record = node as Record<string, unknown>;
-    const values = record.enum;
-    if (Array.isArray(values) && values.includes('vsphere') && !values.includes(name)) values.push(name);
-    Object.values(record).forEach(widen);
-  };
-  widen(object);
-  await cp.kubectl(['replace', '-f', '-'], JSON.stringify(object));
-}
 
 interface Live {
   metadata?: { uid?: string };
@@ -74,9 +59,7 @@ describe('a backend registered only in a test', () => {
 
   beforeAll(async () => {
     const cp = plane();
-    await applyObjects(cp, [toCustomResourceDefinition(FakeMachineKind), toCustomResourceDefinition(FakeClusterKind)]);
-    for (const crd of ['providers.banlieue.io', 'vmimages.banlieue.io', 'virtualmachines.banlieue.io']) await allowBackendName(cp, crd, 'fake');
-    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', 'fakemachines.infrastructure.banlieue.io', 'fakeclusters.infrastructure.banlieue.io']);
+    await installFakeBackend(cp);
 
     const context = (): RoleContext => ({ api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal });
     roles = Promise.all([

@@ -98,6 +98,8 @@ const CONTROLLER: readonly Grant[] = [
 const providerGrants = (plural: string): readonly Grant[] => [
   { group: 'banlieue.io', resources: ['providers', 'vmimages'], verbs: READ },
   { group: 'banlieue.io', resources: ['providers/status', 'vmimages/status'], verbs: STATUS_WRITE },
+  // Its finalizer on the Providers it serves (ADR 19).
+  { group: 'banlieue.io', resources: ['providers'], verbs: ['patch'] },
   { group: INFRA, resources: [plural], verbs: [...READ, 'update', 'patch'] },
   { group: INFRA, resources: [`${plural}/status`], verbs: STATUS_WRITE },
   { group: INFRA, resources: [`${plural}/finalizers`, `${plural}/providerid`], verbs: ['update'] },

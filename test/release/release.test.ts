@@ -2,7 +2,7 @@
 // SHA256SUMS that lists each of them with its digest.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeRelease, PACKAGE_VERSION } from '../support/release-build.js';
 
@@ -14,9 +14,8 @@ describe('make release', () => {
   }, 1_800_000);
 
   it('writes the clusterctl assets, the cluster templates, the image archive, the binary and SHA256SUMS', () => {
-    const templates = readdirSync('examples/cluster-api')
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => `cluster-template-${basename(f, '.yaml').replace('-cluster', '')}.yaml`);
+    // clusterctl's names: the default flavor, then one per backend (`--flavor proxmox`).
+    const templates = ['cluster-template.yaml', 'cluster-template-proxmox.yaml', 'cluster-template-libvirt.yaml', 'cluster-template-cloud-hypervisor.yaml'];
     expect(readdirSync(DIR).sort()).toEqual(
       ['infrastructure-components.yaml', 'metadata.yaml', ...templates, `banlieue-${PACKAGE_VERSION}.oci.tar`, 'banlieue-linux-amd64', 'SHA256SUMS'].sort(),
     );

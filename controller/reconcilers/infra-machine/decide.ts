@@ -3,7 +3,7 @@
 // nothing new, so a blocked pass never erases what is known.
 import type { PowerState } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import type { InfraMachineContractSpec, InfraMachineContractStatus } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type { InfraMachineContractSpec, InfraMachineContractStatus, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineObservation } from '../../backends/backend.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { pausedCondition, type Pausable } from '../paused.js';
@@ -27,15 +27,23 @@ export type PassOutcome =
    * status.taskRef goes and the next pass may start anew.
    */
   | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string; readonly taskEnded?: boolean }
+  /**
+   * The backend is about to be asked to create the VM: where is recorded first (status.placement),
+   * so that no later pass, and no deletion, looks for it anywhere else (issue 15).
+   */
+  | { readonly kind: 'placing'; readonly placement: MachinePlacementRecord }
   /** A backend task runs (creating the VM, or a power-off: `reason`, default Provisioning); it is remembered in status.taskRef. */
-  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly failureDomain: string; readonly reason?: Reason }
+  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly placement: MachinePlacementRecord; readonly reason?: Reason }
   /** The machine is being deleted and its VM removed (`reason`, default Deleting: what the backend awaits). */
   | { readonly kind: 'deleting'; readonly message: string; readonly reason?: Reason }
   /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
   | {
       readonly kind: 'observed';
       readonly observation: MachineObservation | undefined;
-      readonly failureDomain: string;
+      /** Where the VM is (recorded before it was created, or now for a machine provisioned before records). */
+      readonly placement: MachinePlacementRecord;
+      /** The machine names another place than where the VM was created (placement.ts describePlacementChange). */
+      readonly placementChange?: string;
       /** Backend-specific status fields, e.g. vmRef. */
       readonly backendStatus: Readonly<Record<string, string | number>>;
       readonly uuid: string;
@@ -68,6 +76,17 @@ export function isProvisioned(machine: { readonly status?: InfraMachineStatus })
   return machine.status?.initialization?.provisioned === true;
 }
 
+/**
+ * Whether a backend may hold a VM of this machine: its creation was recorded (status.placement,
+ * written before any create), a create task was remembered, or it was provisioned (by a version
+ * that kept no record). Otherwise provably nothing was created, and a deletion that cannot
+ * reach a backend has nothing to wait for (issue 15, point 5).
+ */
+export function mayHaveCreated(machine: { readonly status?: InfraMachineStatus }): boolean {
+  const status = machine.status;
+  return status?.placement !== undefined || status?.taskRef !== undefined || isProvisioned(machine);
+}
+
 export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome, now: Date): InfraMachineStatus {
   const current: InfraMachineStatus = { ...machine.status };
   const generation = machine.metadata.generation;
@@ -82,18 +101,26 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Deleting, message: outcome.message };
     return { ...current, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
+  if (outcome.kind === 'placing') {
+    const { placement } = outcome;
+    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.Provisioning, message: `creating the VM on ${placement.provider}/${placement.failureDomain}` };
+    return { ...current, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
+  }
   if (outcome.kind === 'inProgress') {
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Provisioning, message: outcome.message };
-    return { ...current, taskRef: outcome.taskRef, failureDomain: outcome.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
+    const { placement } = outcome;
+    return { ...current, taskRef: outcome.taskRef, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
   // A spec change still pending on the backend (e.g. CPUs until a power-off) is not yet observed: the next pass retries it.
-  const converged = outcome.observation?.pending === undefined;
+  // A spec naming another place is not applied, and not said to be (never pretend).
+  const converged = outcome.observation?.pending === undefined && outcome.placementChange === undefined;
   const status: InfraMachineStatus = {
     ...withoutTask(current),
     ...outcome.backendStatus,
-    failureDomain: outcome.failureDomain,
+    placement: outcome.placement,
+    failureDomain: outcome.placement.failureDomain,
     ...(generation !== undefined && converged ? { observedGeneration: generation } : {}),
   };
   if (!observation) {
@@ -110,7 +137,10 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
   status.initialization = { provisioned: true };
   status.observedPowerState = observation.powerState;
   status.addresses = [...observation.addresses];
-  return { ...status, conditions: setConditions(current.conditions, [readyFor(observation, desired), paused], now) };
+  const ready: ConditionInput = outcome.placementChange
+    ? { type: ConditionType.Ready, status: 'False', reason: Reason.PlacementChanged, message: outcome.placementChange }
+    : readyFor(observation, desired);
+  return { ...status, conditions: setConditions(current.conditions, [ready, paused], now) };
 }
 
 function readyFor(observation: MachineObservation, desired: PowerState): ConditionInput {

@@ -4,7 +4,7 @@
 // MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import type { InfraMachine as ContractInfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type { InfraMachine as ContractInfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import type { Connection, EnsureResult, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
@@ -23,10 +23,10 @@ import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
-import { decideMachineStatus, isDeletionReported, isProvisioned, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
+import { decideMachineStatus, isDeletionReported, isProvisioned, mayHaveCreated, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
-import { resolveMachinePlacement, type MachinePlacement } from './placement.js';
+import { describePlacementChange, resolveMachinePlacement, resolveRecordedPlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
 
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
@@ -51,12 +51,19 @@ interface PassResult {
   readonly retry?: unknown;
 }
 
-type Blocked = { readonly ok: false; readonly reason: Reason; readonly message: string };
+/** `providerDeleting`: the Provider was found, and is being deleted. */
+type Blocked = { readonly ok: false; readonly reason: Reason; readonly message: string; readonly providerDeleting?: boolean };
 interface Resolved {
   readonly ok: true;
   readonly connection: Connection;
   readonly request: MachineRequest<unknown>;
-  readonly failureDomain: string;
+  /** Where the VM is, or is to be created: status.placement once recorded. */
+  readonly placement: MachinePlacementRecord;
+  /** Whether `placement` is the record (false: resolved from the spec, nothing recorded yet). */
+  readonly recorded: boolean;
+  readonly providerDeleting: boolean;
+  /** The machine names another place than its record (describePlacementChange). */
+  readonly placementChange?: string;
 }
 
 export class InfraMachineReconciler implements Reconciler {
@@ -112,7 +119,8 @@ export class InfraMachineReconciler implements Reconciler {
     }
 
     const { outcome, result, retry } = await this.pass(machine, log, signal);
-    const status = await this.writeStatus(machine, outcome);
+    // From the status this pass may have written already (status.placement, before a create).
+    const status = await this.writeStatus(this.withWrittenStatus(key, machine), outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
     if (outcome.kind === 'observed') {
@@ -137,7 +145,17 @@ export class InfraMachineReconciler implements Reconciler {
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned });
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
-    const options = { mayCreate: !provisioned && identity.derived, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
+    const mayCreate = !provisioned && identity.derived;
+    if (mayCreate && !resolved.recorded) {
+      // A Provider on its way out takes no new VM (its finalizer waits for the ones it has).
+      if (resolved.providerDeleting) {
+        return { outcome: { kind: 'blocked', reason: Reason.ProviderNotFound, message: `Provider ${resolved.placement.provider} is being deleted: no new VM is created on it` }, result: waiting(this.timings.resyncMs) };
+      }
+      // Where, before anything can exist there: from now on the VM is looked for and deleted there only.
+      await this.writeStatus(machine, { kind: 'placing', placement: resolved.placement });
+      log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recorded where the VM is created');
+    }
+    const options = { mayCreate, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
     let ensured: EnsureResult;
     try {
       ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
@@ -154,7 +172,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
-      const outcome: PassOutcome = { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, failureDomain: resolved.failureDomain, ...(ensured.reason ? { reason: ensured.reason } : {}) };
+      const outcome: PassOutcome = { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, placement: resolved.placement, ...(ensured.reason ? { reason: ensured.reason } : {}) };
       return { outcome, result: waiting(delay) };
     }
     if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
@@ -162,7 +180,8 @@ export class InfraMachineReconciler implements Reconciler {
       return { outcome: { kind: 'blocked', reason: Reason.ProviderIDNotDerived, message }, result: waiting(this.timings.resyncMs) };
     }
     const observation = ensured.state === 'Present' ? ensured.observation : undefined;
-    return { outcome: { kind: 'observed', observation, failureDomain: resolved.failureDomain, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
+    const placementChange = resolved.placementChange !== undefined ? { placementChange: resolved.placementChange } : {};
+    return { outcome: { kind: 'observed', observation, placement: resolved.placement, ...placementChange, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
   }
 
   /** When to look again after a pass that went through. */
@@ -183,8 +202,13 @@ export class InfraMachineReconciler implements Reconciler {
       const resolved = await this.resolve(machine, identity, { needUserData: false });
       if (!resolved.ok && identity.unwritten) {
         // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
-      } else if (!resolved.ok && resolved.reason === Reason.ProviderNotFound) {
-        // The Provider is gone (often: its namespace is being deleted); nothing can reach the VM.
+      } else if (!resolved.ok && !mayHaveCreated(machine)) {
+        // No place was ever recorded (it precedes any create), no task, never provisioned: nothing to wait for,
+        // e.g. a machine whose failure domain was never published (issue 15, point 5).
+        void this.events.record(machine, 'Normal', Reason.NothingCreated, `${resolved.message}; no VM was created for this machine, so none is deleted`);
+      } else if (!resolved.ok && (resolved.reason === Reason.ProviderNotFound || resolved.providerDeleting === true)) {
+        // The Provider is gone, or is being deleted with what reaches its backend (often: its namespace is being
+        // deleted): nothing can reach the VM, and waiting would hold the namespace forever (ADR 13, 19).
         void this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
       } else if (!resolved.ok) {
         await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
@@ -227,17 +251,27 @@ export class InfraMachineReconciler implements Reconciler {
     const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.api, machine));
     // A CAPI-owned machine asks its Machine every pass: its failure domain wins over spec.failureDomain (placement.ts).
     const machineFailureDomain = capiOwner(machine) ? (await owningMachine())?.spec?.failureDomain : undefined;
-    const placement: MachinePlacement = resolveMachinePlacement({
-      backend: this.backend.name,
-      namespace,
-      ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
-      ...(machine.spec.failureDomain ? { failureDomain: machine.spec.failureDomain } : {}),
-      ...(machineFailureDomain ? { machineFailureDomain } : {}),
-      providers: this.providers.list(namespace),
-    });
+    const providers = this.providers.list(namespace);
+    // Once recorded, the place the VM was created in: never where the spec points now (issue 15).
+    const record = machine.status?.placement;
+    const placement: MachinePlacement = record
+      ? resolveRecordedPlacement(this.backend.name, namespace, record, providers)
+      : resolveMachinePlacement({
+          backend: this.backend.name,
+          namespace,
+          ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
+          ...(machine.spec.failureDomain ? { failureDomain: machine.spec.failureDomain } : {}),
+          ...(machineFailureDomain ? { machineFailureDomain } : {}),
+          providers,
+        });
     if (!placement.ok) return placement;
+    const providerName = placement.provider.metadata.name ?? '';
+    const providerDeleting = placement.provider.metadata.deletionTimestamp !== undefined;
     const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
-    if (!connection.ok) return connection;
+    if (!connection.ok) return { ...connection, providerDeleting };
+    const raw = placement.failureDomain.attributes?.raw ?? {};
+    const named = { providerName: machine.spec.providerRef?.name, failureDomain: machineFailureDomain ?? machine.spec.failureDomain };
+    const placementChange = record ? describePlacementChange(record, named) : undefined;
     let userData: string | undefined;
     if (want.needUserData) {
       const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined);
@@ -247,7 +281,10 @@ export class InfraMachineReconciler implements Reconciler {
     return {
       ok: true,
       connection: connection.connection,
-      failureDomain: placement.failureDomain.name,
+      placement: record ?? { provider: providerName, failureDomain: placement.failureDomain.name, location: { ...raw } },
+      recorded: record !== undefined,
+      providerDeleting,
+      ...(placementChange !== undefined ? { placementChange } : {}),
       request: {
         name: machine.metadata.name ?? '',
         namespace,
@@ -255,7 +292,7 @@ export class InfraMachineReconciler implements Reconciler {
         providerID: identity.providerID,
         owner: { kind: machine.kind, namespace, name: machine.metadata.name ?? '' },
         spec: machine.spec,
-        raw: placement.failureDomain.attributes?.raw ?? {},
+        raw,
         userData,
         ...(machine.status?.taskRef ? { taskRef: machine.status.taskRef } : {}),
       },

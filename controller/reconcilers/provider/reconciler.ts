@@ -1,7 +1,9 @@
 // Provider (any backend): connect with fresh credentials, discover, publish
-// failure domains and ProviderReachable/Ready. Generic over Backend.
+// failure domains and ProviderReachable/Ready. Generic over Backend. Its
+// finalizer keeps a Provider until no machine has a VM on it (ADR 19).
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import { Finalizer } from '../../../infra/api/well-known.js';
 import { toDiscovery } from '../../backends/backend.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
@@ -10,6 +12,7 @@ import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
+import { ensureFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
@@ -32,11 +35,27 @@ export class ProviderReconciler implements Reconciler {
     private readonly clock: Clock,
     /** How often the inventory is read again without events. */
     private readonly rediscoverMs: number,
+    /** The machines (`ns/name`) that may have a VM on a Provider (machines-on-provider.ts); the role wakes the Provider when they go. */
+    private readonly machinesOn: (provider: Provider) => readonly string[],
   ) {}
 
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const provider = this.providers.get(key);
     if (!provider || provider.spec.providerClassRef.name !== this.backend.name) return done;
+    if (provider.metadata.deletionTimestamp !== undefined) {
+      const inUse = this.machinesOn(provider);
+      if (inUse.length === 0) {
+        await removeFinalizer(this.api, provider, Finalizer.providerInUse);
+        return done;
+      }
+      // Still served (discovery, reachability) while its machines are deleted through it.
+      const shown = inUse.slice(0, 10).join(', ') + (inUse.length > 10 ? `, and ${inUse.length - 10} more` : '');
+      log.info({ machines: inUse.length }, 'Provider in use; deleting it waits for its machines');
+      void this.events.record(provider, 'Warning', Reason.ProviderInUse, `being deleted: waits until its machines with VMs on it are deleted (${shown})`);
+    } else {
+      // Added in its own patch; this pass goes on (the Provider's informer does not wake on finalizers).
+      await ensureFinalizer(this.api, provider, Finalizer.providerInUse);
+    }
     const outcome = isPaused(provider) ? undefined : await this.discover(provider, log, signal);
     const status = decideProviderStatus(provider, outcome, this.clock.now());
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);

@@ -26,14 +26,17 @@ function discover(provider: Provider): FailureDomainStatus[] {
   ];
 }
 
+/** The zone a request is placed in: its failure domain's raw.zone. */
+const zoneOf = (request: MachineRequest<unknown>): string => request.raw.zone ?? '';
+
 function ensure(cloud: FakeCloud, request: MachineRequest<FakeMachineSpec>, mayCreate: boolean): EnsureResult {
-  const vm = cloud.find(request.uuid);
+  const vm = cloud.find(request.uuid, zoneOf(request));
   if (!vm) {
     const done = request.taskRef === undefined ? undefined : cloud.taskDone(request.taskRef);
     if (done === false) return { state: 'InProgress', taskRef: request.taskRef ?? '', message: `creating (task ${request.taskRef ?? ''})`, actions: [] };
     if (done === true) throw new BackendError(BackendErrorKind.TaskFailed, `task ${request.taskRef ?? ''} ended without a VM`);
     if (!mayCreate) return { state: 'Absent' };
-    const taskRef = cloud.startCreate({ uuid: request.uuid, name: request.name, cpus: request.spec.cpus, memoryMiB: request.spec.memoryMiB, userData: request.userData });
+    const taskRef = cloud.startCreate({ uuid: request.uuid, name: request.name, zone: zoneOf(request), cpus: request.spec.cpus, memoryMiB: request.spec.memoryMiB, userData: request.userData });
     return { state: 'InProgress', taskRef, message: `creating (task ${taskRef})`, actions: ['CreateStarted'] };
   }
   const desired = request.spec.desiredPowerState ?? 'PoweredOn';
@@ -59,7 +62,7 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
     machines: {
       ensure: (_connection, request, options) => Promise.resolve(ensure(cloud, request, options.mayCreate)),
       destroy: (_connection, request) => {
-        const existed = cloud.destroy(request.uuid);
+        const existed = cloud.destroy(request.uuid, zoneOf(request));
         return Promise.resolve(existed === undefined ? { state: 'InProgress', message: `destroying the fake VM ${request.uuid}` } : { state: 'Gone', existed });
       },
     },

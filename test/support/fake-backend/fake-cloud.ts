@@ -1,6 +1,8 @@
 // The "cloud" behind the fake backend: VMs in memory, created by a task that
 // runs for `createMs` (as a vSphere clone runs), so the provider role must
-// start it, remember it and pick it up on a later pass.
+// start it, remember it and pick it up on a later pass. Each VM lives in one
+// zone (a failure domain's `raw.zone`), as a VM lives on one vCenter: looked
+// for in another zone, it is not there.
 import { randomUUID } from 'node:crypto';
 import type { PowerState } from '../../../infra/api/common.js';
 
@@ -9,6 +11,8 @@ export interface FakeVm {
   readonly name: string;
   readonly cpus: number;
   readonly memoryMiB: number;
+  /** Where it was created (the failure domain's raw.zone). */
+  readonly zone: string;
   powerState: PowerState;
   userData: string | undefined;
 }
@@ -23,12 +27,16 @@ export class FakeCloud {
   private readonly tasks = new Map<string, CreateTask>();
   /** Every call, for tests that count them. */
   readonly calls: string[] = [];
+  /** Every VM destroyed, and where it was. */
+  readonly destroyed: { readonly uuid: string; readonly zone: string }[] = [];
 
   constructor(private readonly createMs: number) {}
 
-  find(uuid: string): FakeVm | undefined {
+  /** The VM with this UUID in `zone`. */
+  find(uuid: string, zone: string): FakeVm | undefined {
     this.calls.push('find');
-    return this.vms.get(uuid);
+    const vm = this.vms.get(uuid);
+    return vm?.zone === zone ? vm : undefined;
   }
 
   /** Starts creating a VM; it exists once the task is done. */
@@ -53,10 +61,12 @@ export class FakeCloud {
   /** While true, destroy() leaves the VM and says it is still going (a long backend delete), until a test releases it. */
   holdDestroys = false;
 
-  /** Whether the VM existed and is gone now; undefined while destroys are held (the VM stays). */
-  destroy(uuid: string): boolean | undefined {
+  /** Whether the VM existed in `zone` and is gone now; undefined while destroys are held (the VM stays). */
+  destroy(uuid: string, zone: string): boolean | undefined {
     this.calls.push('destroy');
     if (this.holdDestroys) return undefined;
+    if (this.vms.get(uuid)?.zone !== zone) return false;
+    this.destroyed.push({ uuid, zone });
     return this.vms.delete(uuid);
   }
 }

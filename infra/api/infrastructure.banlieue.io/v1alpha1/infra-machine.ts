@@ -13,7 +13,7 @@ import {
   ProviderID,
 } from '../../common.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
-import { StringEnum, StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
+import { Name, StringEnum, StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
 
 /** Spec fields of every InfraMachine. */
 export function machineSpecFields(providerIDScheme: string) {
@@ -38,6 +38,28 @@ export function machineSpecFields(providerIDScheme: string) {
   };
 }
 
+/**
+ * Where a machine's VM was created, recorded by the provider role before it asks the backend
+ * to create anything. From then on the VM is looked for, converged and deleted there, whatever
+ * spec.providerRef, spec.failureDomain or the owning CAPI Machine say later (issue 15,
+ * docs/adr/0019-machines-stay-where-created.md). Status, not spec: `clusterctl move` drops it,
+ * and the moved machine's spec (which admission kept equal to it) places it again.
+ */
+export const MachinePlacementRecord = Type.Object(
+  {
+    provider: Name('Provider (same namespace) the VM was created on.'),
+    failureDomain: Type.String({ description: 'Failure domain the VM was created in.', maxLength: 256 }),
+    location: Type.Optional(
+      StringMap({
+        description:
+          "The failure domain's backend placement facts when the VM was created (its attributes.raw): the VM is found there even after the Provider stops publishing that failure domain.",
+      }),
+    ),
+  },
+  { description: 'Where the VM was created; it is looked for and deleted there.' },
+);
+export type MachinePlacementRecord = Static<typeof MachinePlacementRecord>;
+
 /** Status fields of every InfraMachine. */
 export const machineStatusFields = {
   initialization: Type.Optional(MachineInitializationStatus),
@@ -50,9 +72,35 @@ export const machineStatusFields = {
       maxLength: 256,
     }),
   ),
+  placement: Type.Optional(MachinePlacementRecord),
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(ObservedGeneration()),
 };
+
+/**
+ * Once a machine records where its VM is (status.placement), its spec may not name another
+ * Provider or failure domain: VMs are not moved, and a machine that pointed elsewhere would
+ * look for (and delete) its VM where it is not (issue 15). A value may stay as it was, or name
+ * the recorded place; anything else is refused. Before the record, a machine that is already
+ * provisioned (recorded by no older version) keeps both fields as they are. Every other update
+ * (CAPI's labels, finalizers, the VirtualMachine controller's applies) leaves them as they were
+ * and passes. `clusterctl move` creates the machine anew (no oldSelf): nothing is refused there.
+ */
+export const PLACEMENT_IMMUTABLE = (() => {
+  const provider = (o: string): string => `(has(${o}.spec.providerRef) ? ${o}.spec.providerRef.name : '')`;
+  const domain = (o: string): string => `(has(${o}.spec.failureDomain) ? ${o}.spec.failureDomain : '')`;
+  const recorded = 'oldSelf.status.placement';
+  const provisioned = 'has(oldSelf.status.initialization) && has(oldSelf.status.initialization.provisioned) && oldSelf.status.initialization.provisioned';
+  const sameAsBefore = `${provider('self')} == ${provider('oldSelf')} && ${domain('self')} == ${domain('oldSelf')}`;
+  const keptOrRecorded =
+    `(${provider('self')} == ${provider('oldSelf')} || ${provider('self')} == ${recorded}.provider) && ` +
+    `(${domain('self')} == ${domain('oldSelf')} || ${domain('self')} == ${recorded}.failureDomain)`;
+  return {
+    rule: `!has(oldSelf.status) || (has(${recorded}) ? (${keptOrRecorded}) : (!(${provisioned}) || (${sameAsBefore})))`,
+    message:
+      'spec.providerRef and spec.failureDomain cannot name another place once the VM was created (status.placement): a VM is not moved; delete this machine to replace it elsewhere',
+  } as const;
+})();
 
 export function machineSpecValidations(): { 'x-kubernetes-validations': readonly (typeof PROVIDER_ID_IMMUTABLE)[] } {
   return { 'x-kubernetes-validations': [PROVIDER_ID_IMMUTABLE] };
@@ -174,6 +222,7 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     status: input.status,
     printerColumns: machineColumns(input.extraColumns ?? []),
     capiContract: true,
+    rootValidations: [PLACEMENT_IMMUTABLE],
   });
   const template = defineKind({
     group: INFRA_GROUP,

@@ -32,7 +32,7 @@ describe('banlieue host install', () => {
     expect(unit).toContain('KillMode=process');
   });
 
-  it("gives the host an identity of its own, writing the status of its own Provider only", () => {
+  it("gives the host an identity of its own, writing the status (and finalizer) of its own Provider only", () => {
     const docs = parseAllDocuments(fileNamed('rbac-kvm1.yaml')).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules?: unknown[]; roleRef?: { name: string } });
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
       'ServiceAccount/banlieue-host-kvm1',
@@ -41,7 +41,10 @@ describe('banlieue host install', () => {
       'RoleBinding/banlieue-host-kvm1-provider',
       'ClusterRoleBinding/banlieue-host-kvm1-vms',
     ]);
-    expect(docs.find((d) => d.kind === 'Role')?.rules).toEqual([{ apiGroups: ['banlieue.io'], resources: ['providers/status'], verbs: ['get', 'update', 'patch'], resourceNames: ['kvm1'] }]);
+    expect(docs.find((d) => d.kind === 'Role')?.rules).toEqual([
+      { apiGroups: ['banlieue.io'], resources: ['providers/status'], verbs: ['get', 'update', 'patch'], resourceNames: ['kvm1'] },
+      { apiGroups: ['banlieue.io'], resources: ['providers'], verbs: ['patch'], resourceNames: ['kvm1'] },
+    ]);
     expect(docs.filter((d) => d.roleRef).map((d) => d.roleRef?.name)).toEqual(['banlieue-provider-cloud-hypervisor', 'banlieue-host-kvm1-provider', 'banlieue-provider-cloud-hypervisor-images']);
   });
 

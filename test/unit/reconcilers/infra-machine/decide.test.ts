@@ -8,6 +8,7 @@ import {
   decideMachineStatus,
   isDeletionReported,
   isProvisioned,
+  mayHaveCreated,
   taskPollDelay,
   type InfraMachineStatus,
   type PassOutcome,
@@ -57,8 +58,11 @@ function observation(change: Partial<MachineObservation> = {}): MachineObservati
   };
 }
 
-function observed(found: MachineObservation | undefined): PassOutcome {
-  return { kind: 'observed', observation: found, failureDomain: 'fd-2', backendStatus: found?.statusFields ?? {}, uuid: UUID };
+/** Where the VM was created (status.placement). */
+const PLACEMENT = { provider: 'north', failureDomain: 'fd-2', location: { datacenter: 'dc-1' } };
+
+function observed(found: MachineObservation | undefined, placementChange?: string): PassOutcome {
+  return { kind: 'observed', observation: found, placement: PLACEMENT, ...(placementChange ? { placementChange } : {}), backendStatus: found?.statusFields ?? {}, uuid: UUID };
 }
 
 const ready = (status: InfraMachineStatus): Condition | undefined => findCondition(status.conditions, ConditionType.Ready);
@@ -158,6 +162,40 @@ describe('InfraMachine status', () => {
     });
   });
 
+  describe('where the VM is created (issue 15)', () => {
+    it('records the place before the backend is asked to create, keeping what is known', () => {
+      const status = decideMachineStatus(machine(), { kind: 'placing', placement: PLACEMENT }, T0);
+      expect(status).toMatchObject({ placement: PLACEMENT, failureDomain: 'fd-2' });
+      expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.Provisioning, message: 'creating the VM on north/fd-2' });
+      expect(mayHaveCreated({ status })).toBe(true);
+    });
+
+    it('keeps the record with the create task, and through a blocked pass', () => {
+      const started = decideMachineStatus(machine(), { kind: 'inProgress', taskRef: 'task-1', message: 'cloning', placement: PLACEMENT }, T0);
+      expect(started).toMatchObject({ taskRef: 'task-1', placement: PLACEMENT });
+      const blocked = decideMachineStatus(machine({ status: started }), { kind: 'blocked', reason: Reason.ProvisionFailed, message: 'refused', taskEnded: true }, T1);
+      expect(blocked.placement).toEqual(PLACEMENT);
+      expect(blocked.taskRef).toBeUndefined();
+    });
+
+    it('is Ready False with PlacementChanged, and the generation not observed, when the machine names another place', () => {
+      const said = 'the machine now names Provider south, but its VM was created on north/fd-2';
+      const status = decideMachineStatus(machine({ status: PROVISIONED, generation: 3 }), observed(observation(), said), T0);
+      expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.PlacementChanged, message: said });
+      expect(status).toMatchObject({ placement: PLACEMENT, initialization: { provisioned: true }, observedPowerState: 'PoweredOn', observedGeneration: 1 });
+    });
+
+    it.each([
+      ['no status', undefined, false],
+      ['only conditions (e.g. its failure domain never published)', { conditions: PROVISIONED.conditions }, false],
+      ['a recorded place', { placement: PLACEMENT }, true],
+      ['a create task', { taskRef: 'task-1' }, true],
+      ['provisioned, by a version that kept no record', { initialization: { provisioned: true } }, true],
+    ] as const)('tells whether a backend may hold a VM of a machine with %s: %s', (_what, status, may) => {
+      expect(mayHaveCreated(status ? { status } : {})).toBe(may);
+    });
+  });
+
   describe('observed', () => {
     it('is Ready True when the VM is on with an address, and reports what it found', () => {
       const status = decideMachineStatus(machine(), observed(observation()), T0);
@@ -166,6 +204,7 @@ describe('InfraMachine status', () => {
         initialization: { provisioned: true },
         observedPowerState: 'PoweredOn',
         addresses: ADDRESSES,
+        placement: PLACEMENT,
         failureDomain: 'fd-2',
         vmRef: 'vm-42',
         biosUuid: UUID,
