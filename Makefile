@@ -144,9 +144,13 @@ test: deps tools typecheck lint verify-gen clusterctl-components ## Everything C
 clean: ## Remove build output
 	rm -rf lib target
 
+.PHONY: demo-tools
+demo-tools: ## Build (or find cached) only what make demo runs: etcd, kube-apiserver, kube-controller-manager, kubectl, vcsim
+	@start=$$SECONDS; test/tools/build.sh etcd kube govmomi >/dev/null; echo "demo tools ready in $$((SECONDS - start)) s"
+
 .PHONY: demo
-demo: deps tools synth ## Run banlieue end to end: a real local control plane, the controller and the vSphere provider on vcsim
-	npx tsx test/support/demo.ts
+demo: deps demo-tools ## Run banlieue end to end: a real local control plane, the controller and the vSphere provider on vcsim
+	node --import tsx test/support/demo.ts
 
 .PHONY: dev-cluster
 dev-cluster: deps tools synth ## Start a local control plane with banlieue's CRDs; prints export KUBECONFIG=...

@@ -119,7 +119,10 @@ export class LeaderElector {
       if (this.observed?.record !== record) this.observed = { record, at: Date.now() };
       const holder = current.spec.holderIdentity;
       const mine = holder === this.options.identity;
-      const expired = !holder || Date.now() - this.observed.at > (current.spec.leaseDurationSeconds ?? 15) * 1000;
+      // Judged at `now`, the time an acquisition below stamps as acquireTime
+      // (as client-go does): the Lease then shows it was taken a whole lease
+      // duration after the holder was last seen renewing, never earlier.
+      const expired = !holder || now.getTime() - this.observed.at > (current.spec.leaseDurationSeconds ?? 15) * 1000;
       if (!mine && !expired) return this.standby();
       const updated = await this.api.request<Lease>('PUT', await this.api.pathOf(this.ref()), {
         body: {

@@ -9,10 +9,14 @@ import { waitFor } from '../support/wait.js';
 import { applyObjects, createBackend, usePrivatePlane, virtualMachine } from '../support/private-plane-fixtures.js';
 
 const LEASE_SECONDS = 6;
-/** How often a standby retries: `banlieue controller` derives it from the lease duration (controller-command.ts). */
-const RETRY_MS = Math.max(500, Math.round((LEASE_SECONDS * 1000) / 7));
-/** Allowance for a request or two and for this test's polling, on a busy machine. */
-const SLACK_MS = 2000;
+/**
+ * The graceful hand-over's lease: long enough that a standby which waited
+ * for expiry instead of seeing the release cannot pass for one that did,
+ * however slow the machine.
+ */
+const RELEASE_LEASE_SECONDS = 30;
+/** A deadline for liveness only: what a test asserts about time, it reads from the Lease. */
+const TAKEOVER_DEADLINE_MS = 90_000;
 
 const { plane, track } = usePrivatePlane();
 const watchers: ChildProcess[] = [];
@@ -43,35 +47,80 @@ async function holderOf(ns: string, lease: string): Promise<string> {
   return plane().kubectl(['get', 'lease', lease, '-n', ns, '-o', 'jsonpath={.spec.holderIdentity}']);
 }
 
-async function startReplica(ns: string, lease: string, identity: string): Promise<RoleProcess> {
+async function startReplica(ns: string, lease: string, identity: string, leaseSeconds: number): Promise<RoleProcess> {
   const replica = await startRole([
     'controller',
     '--kubeconfig', plane().kubeconfigPath,
     '--leader-election-namespace', ns,
     '--leader-election-id', lease,
     '--leader-election-identity', identity,
-    '--lease-duration', String(LEASE_SECONDS),
+    '--lease-duration', String(leaseSeconds),
   ]);
   track(replica);
   return replica;
 }
 
 /** Replica a, once it leads, then replica b, once it stands by: which one leads is then known. */
-async function startPair(ns: string, lease: string): Promise<[RoleProcess, RoleProcess]> {
-  const a = await startReplica(ns, lease, `${lease}-a`);
-  await waitFor(`${lease}-a to lead`, async () => (await readiness(a)) === 'leader');
-  const b = await startReplica(ns, lease, `${lease}-b`);
-  await waitFor(`${lease}-b to stand by`, async () => (await readiness(b)) === 'standby');
+async function startPair(ns: string, lease: string, leaseSeconds = LEASE_SECONDS): Promise<[RoleProcess, RoleProcess]> {
+  const a = await startReplica(ns, lease, `${lease}-a`, leaseSeconds);
+  await waitFor(`${lease}-a to lead`, async () => (await readiness(a)) === 'leader', 60_000);
+  const b = await startReplica(ns, lease, `${lease}-b`, leaseSeconds);
+  await waitFor(`${lease}-b to stand by`, async () => (await readiness(b)) === 'standby', 60_000);
   return [a, b];
 }
 
-/** Every holderIdentity the Lease goes through, as a kubectl watch sees it ('' when released). */
-function watchHolders(ns: string, lease: string): () => string[] {
-  const watcher = spawn(plane().tools.kubectl, [`--kubeconfig=${plane().kubeconfigPath}`, 'get', 'lease', lease, '-n', ns, '--watch', '-o', 'jsonpath={.spec.holderIdentity}{"\\n"}']);
+/** One version of the Lease as a watch saw it: times in microseconds since the epoch (MicroTime). */
+interface LeaseRecord {
+  /** '' when released. */
+  holder: string;
+  renewUs?: number;
+  acquireUs?: number;
+}
+
+/** A MicroTime (`2006-01-02T15:04:05.000000Z`) in microseconds, exactly. */
+function microseconds(time: string): number | undefined {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(time);
+  if (!m?.[1]) return undefined;
+  return Date.parse(`${m[1]}Z`) * 1000 + Number((m[2] ?? '').padEnd(6, '0'));
+}
+
+/** Every version of the Lease, as a kubectl watch sees it. */
+function watchLease(ns: string, lease: string): () => LeaseRecord[] {
+  const watcher = spawn(plane().tools.kubectl, [
+    `--kubeconfig=${plane().kubeconfigPath}`, 'get', 'lease', lease, '-n', ns, '--watch',
+    '-o', 'jsonpath={.spec.holderIdentity}|{.spec.renewTime}|{.spec.acquireTime}{"\\n"}',
+  ]);
   watchers.push(watcher);
   let out = '';
   watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return () => out.split('\n').slice(0, -1);
+  return () =>
+    out
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => {
+        const [holder = '', renew = '', acquire = ''] = line.split('|');
+        const renewUs = microseconds(renew);
+        const acquireUs = microseconds(acquire);
+        return { holder, ...(renewUs !== undefined ? { renewUs } : {}), ...(acquireUs !== undefined ? { acquireUs } : {}) };
+      });
+}
+
+/**
+ * The hand-over from `from` to `to` in the Lease's own times: `from`'s last
+ * renewal, and `to`'s acquisition. Both are written by the replicas, so
+ * they say how long the Lease stayed with a leader that was gone, whatever
+ * this test's own timing.
+ */
+function handOver(records: LeaseRecord[], from: string, to: string): { lastRenewUs: number; acquireUs: number; holders: string[] } {
+  const taken = records.findIndex((r) => r.holder === to);
+  const lastRenew = records.slice(0, Math.max(taken, 0)).reverse().find((r) => r.holder === from);
+  const acquireUs = records[taken]?.acquireUs;
+  if (taken < 0 || lastRenew?.renewUs === undefined || acquireUs === undefined) {
+    throw new Error(`no hand-over from ${from} to ${to} in the Lease's history: ${JSON.stringify(records)}`);
+  }
+  // The holders in order, repeats (renewals) collapsed.
+  const holders = records.slice(0, taken + 1).map((r) => r.holder).filter((h, i, all) => i === 0 || h !== all[i - 1]);
+  return { lastRenewUs: lastRenew.renewUs, acquireUs, holders };
 }
 
 describe('controller leader election', () => {
@@ -92,46 +141,51 @@ describe('controller leader election', () => {
     expect(await readiness(b)).toBe('standby');
   });
 
-  it('hands leadership to the standby within one lease duration after the leader is killed, and the new leader schedules', async () => {
+  it('hands leadership to the standby once the killed leader\'s lease has expired, never before, and the new leader schedules', async () => {
     const ns = 'leader-killed';
     await createBackend(plane(), ns);
     const [a, b] = await startPair(ns, 'lease-crash');
+    const lease = watchLease(ns, 'lease-crash');
+    await waitFor('the Lease watch to start', () => lease().length > 0);
 
-    const killedAt = Date.now();
     await a.kill();
-    // The standby judges expiry from when it last saw the Lease renewed, and
-    // looks again every RETRY_MS: one lease duration plus two retries at most.
-    const budgetMs = LEASE_SECONDS * 1000 + 2 * RETRY_MS + SLACK_MS;
-    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', budgetMs - (Date.now() - killedAt));
+    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', TAKEOVER_DEADLINE_MS);
+    await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-crash-b'));
     expect(await holderOf(ns, 'lease-crash')).toBe('lease-crash-b');
     expect(await leading(b)).toBe(1);
+
+    // A killed leader releases nothing: b took the Lease straight from a, and
+    // only once a's last renewal was a whole lease duration old.
+    const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-crash-a', 'lease-crash-b');
+    expect(holders.slice(-2)).toEqual(['lease-crash-a', 'lease-crash-b']);
+    expect(acquireUs - lastRenewUs).toBeGreaterThanOrEqual(LEASE_SECONDS * 1_000_000);
 
     await createVm(ns, 'vm-after-crash');
     await waitScheduled(ns, 'vm-after-crash');
     expect(await writes(b)).toBeGreaterThan(0);
-  });
+  }, 2 * TAKEOVER_DEADLINE_MS);
 
   it('releases the Lease when the leader stops gracefully, so the standby takes over without waiting for expiry', async () => {
     const ns = 'leader-stopped';
     await createBackend(plane(), ns);
-    const [a, b] = await startPair(ns, 'lease-release');
-    const holders = watchHolders(ns, 'lease-release');
-    await waitFor('the Lease watch to start', () => holders().length > 0);
+    const [a, b] = await startPair(ns, 'lease-release', RELEASE_LEASE_SECONDS);
+    const lease = watchLease(ns, 'lease-release');
+    await waitFor('the Lease watch to start', () => lease().length > 0);
 
-    const stoppedAt = Date.now();
     const exitCode = await a.stop();
-    // Without a release the standby would wait out the lease, at least
-    // LEASE_SECONDS minus one renew period: this deadline is well below that.
-    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', RETRY_MS + SLACK_MS - (Date.now() - stoppedAt));
-    await waitFor('the watch to see the new holder', () => holders().includes('lease-release-b'));
+    // A deadline past expiry, so that a standby which waited for it is
+    // caught by the Lease's times below, not by this wait.
+    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', RELEASE_LEASE_SECONDS * 1000 + TAKEOVER_DEADLINE_MS);
+    await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-release-b'));
 
     expect(exitCode, a.logs()).toBe(0);
     expect(a.logs()).toContain('Released the lease');
-    // a, then nobody (released), then b.
-    const seen = holders().filter((h, i, all) => i === 0 || h !== all[i - 1]);
-    expect(seen.slice(-3)).toEqual(['lease-release-a', '', 'lease-release-b']);
+    // a, then nobody (released), then b, while a's lease had not yet expired.
+    const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-release-a', 'lease-release-b');
+    expect(holders.slice(-3)).toEqual(['lease-release-a', '', 'lease-release-b']);
+    expect(acquireUs - lastRenewUs).toBeLessThan(RELEASE_LEASE_SECONDS * 1_000_000);
 
     await createVm(ns, 'vm-after-stop');
     await waitScheduled(ns, 'vm-after-stop');
-  });
+  }, RELEASE_LEASE_SECONDS * 1000 + 3 * TAKEOVER_DEADLINE_MS);
 });

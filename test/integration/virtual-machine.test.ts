@@ -157,8 +157,15 @@ describe('VirtualMachine controller', () => {
     await t.apply(vm(ns, 'pausable', cls, image, onBackend('vsphere', { paused: true })));
     await t.condition(v, 'Paused', 'True', 'Paused');
     await t.condition(v, 'Ready', 'False', 'Paused');
-    await t.apply(vm(ns, 'pausable', cls, image, onBackend('vsphere', { paused: true, desiredPowerState: 'PoweredOff' })));
-    await t.condition(v, 'Paused', 'True');
+    const changed = await t.apply(vm(ns, 'pausable', cls, image, onBackend('vsphere', { paused: true, desiredPowerState: 'PoweredOff' })));
+    // Paused=True is already there from the last generation: wait until the
+    // controller has judged this one, or the check below runs before it looked.
+    const generation = changed.metadata.generation;
+    expect(generation).toBeGreaterThan(v.metadata.generation ?? 0);
+    await waitFor(`Paused=True observed at generation ${generation}`, async () => {
+      const paused = (await t.get(v))?.status?.conditions?.find((c: { type: string }) => c.type === 'Paused') as { status: string; observedGeneration?: number } | undefined;
+      return paused?.status === 'True' && paused.observedGeneration === generation ? true : undefined;
+    });
     expect((await t.get(machineRef('vsphere', ns, v.metadata.name)))?.spec?.desiredPowerState).toBe('PoweredOn');
     await t.apply(vm(ns, 'pausable', cls, image, onBackend('vsphere', { paused: false, desiredPowerState: 'PoweredOff' })));
     await t.condition(v, 'Paused', 'False', 'NotPaused');

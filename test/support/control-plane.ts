@@ -2,34 +2,52 @@
 // kube-apiserver (RBAC, bearer-token and ServiceAccount auth, audit log) and
 // kube-controller-manager (garbage collection, namespace deletion), all on
 // loopback ports picked at start, all stopped by stop(). No fake API server.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { waitFor } from './wait.js';
 
 const LOOPBACK = '127.0.0.1';
 
-export interface Tools {
+/** What a control plane runs: etcd, kube-apiserver, kube-controller-manager, and kubectl to talk to it. */
+export interface KubeTools {
   etcd: string;
   kubeApiserver: string;
   kubeControllerManager: string;
   kubectl: string;
+  versions: Record<string, string>;
+}
+
+export interface Tools extends KubeTools {
   /** The Cluster API core manager, clusterctl and the module they came from (CRDs, RBAC). */
   capiManager: string;
   clusterctl: string;
   capiModuleDir: string;
-  versions: Record<string, string>;
 }
 
-/** Build (or find cached) the tools with test/tools/build.sh and return their paths. */
-export async function buildTools(): Promise<Tools> {
-  const { stdout } = await promisify(execFile)('test/tools/build.sh', [], { maxBuffer: 1 << 20, timeout: 60 * 60_000 });
+/** The wrapper modules of test/tools/build.sh. */
+type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi';
+
+/**
+ * Run test/tools/build.sh for `modules` (every tool when none): the path and
+ * version of each tool it reports. Its progress goes to our stderr when
+ * `showProgress` (a cold build takes many minutes), else is kept for errors.
+ */
+async function runToolsBuild(modules: readonly ToolModule[], showProgress: boolean): Promise<{ need: (name: string) => string; versions: Record<string, string> }> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = spawn('test/tools/build.sh', [...modules], { stdio: ['ignore', 'pipe', showProgress ? 'inherit' : 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`test/tools/build.sh ${modules.join(' ')} exited ${code ?? signal}\n${err}`))));
+  });
   const paths: Record<string, string> = {};
   const versions: Record<string, string> = {};
   for (const line of stdout.trim().split('\n')) {
@@ -44,6 +62,12 @@ export async function buildTools(): Promise<Tools> {
     if (!p) throw new Error(`test/tools/build.sh did not report ${name}`);
     return p;
   };
+  return { need, versions };
+}
+
+/** Build (or find cached) the tools with test/tools/build.sh and return their paths. */
+export async function buildTools(): Promise<Tools> {
+  const { need, versions } = await runToolsBuild([], false);
   return {
     etcd: need('etcd'),
     kubeApiserver: need('kube-apiserver'),
@@ -54,6 +78,12 @@ export async function buildTools(): Promise<Tools> {
     capiModuleDir: need('capi-module'),
     versions,
   };
+}
+
+/** Only what a control plane needs (no Cluster API): `make demo` on a fresh machine builds no more. */
+export async function buildKubeTools(options: { showProgress?: boolean } = {}): Promise<KubeTools> {
+  const { need, versions } = await runToolsBuild(['etcd', 'kube'], options.showProgress ?? false);
+  return { etcd: need('etcd'), kubeApiserver: need('kube-apiserver'), kubeControllerManager: need('kube-controller-manager'), kubectl: need('kubectl'), versions };
 }
 
 export async function freePort(): Promise<number> {
@@ -98,13 +128,13 @@ export class ControlPlane {
   auditLogPath = '';
 
   private constructor(
-    readonly tools: Tools,
+    readonly tools: KubeTools,
     private readonly options: ControlPlaneOptions,
   ) {
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'banlieue-cp-'));
   }
 
-  static async start(tools: Tools, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  static async start(tools: KubeTools, options: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const cp = new ControlPlane(tools, options);
     try {
       await cp.startEtcd();
@@ -264,7 +294,11 @@ export class ControlPlane {
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')}: ${err || out}`))));
+      // kubectl may exit before reading its input (a refused flag): that is its
+      // exit code's story, not an EPIPE that takes this process down.
+      child.stdin.on('error', () => undefined);
       child.stdin.end(input ?? '');
     });
   }

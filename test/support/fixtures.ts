@@ -13,7 +13,7 @@ export const INFRA = 'infrastructure.banlieue.io/v1alpha1';
 export interface Obj {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[]; uid?: string };
+  metadata: { name: string; namespace?: string; generation?: number; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[]; uid?: string };
   spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   status?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   data?: Record<string, string>;

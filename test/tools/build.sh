@@ -233,7 +233,8 @@ bin() { printf '%s/%s-%s/%s' "$cache" "$1" "$2" "$1"; }
 # Builds every missing binary of the group with a single go build, so the
 # packages they share are compiled once.
 tmp_dir=""
-trap 'rm -rf "$tmp_dir"' EXIT
+ticker=""
+trap 'rm -rf "$tmp_dir"; [ -z "$ticker" ] || kill "$ticker" 2>/dev/null || true' EXIT
 build() {
 	local dir="$1" version="$2" ldflags="$3" spec name pkg out start missing=() pkgs=()
 	shift 3
@@ -253,7 +254,23 @@ build() {
 	out="$tmp_dir/"
 	[ "${#pkgs[@]}" -gt 1 ] || out="$tmp_dir/${missing[0]}"
 	start=$SECONDS
+	# go build is silent for minutes when cold: say every minute that it is
+	# still going (and stop saying so if this script is gone). Killed, the
+	# ticker takes its sleep with it: nothing of this script outlives it.
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep 60 &
+			nap=$!
+			wait "$nap"
+			kill -0 $$ 2>/dev/null || exit 0
+			log "still building ${missing[*]} $version: $(((SECONDS - start) / 60)) min so far"
+		done
+	) &
+	ticker=$!
 	(cd "$dir" && gonice build -buildvcs=false -trimpath -ldflags="$ldflags" -o "$out" "${pkgs[@]}")
+	kill "$ticker" 2>/dev/null || true
+	ticker=""
 	local i
 	for i in "${!missing[@]}"; do
 		name="${missing[$i]}" pkg="${pkgs[$i]}"

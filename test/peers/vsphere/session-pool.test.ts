@@ -24,11 +24,14 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-/** Sessions vcsim holds, besides the observer's own. */
-async function serverSessions(): Promise<number> {
+/** Keys of the sessions vcsim holds, besides the observer's own. */
+async function serverSessionKeys(): Promise<string[]> {
   const content = await observer.properties.retrieveOne(observer.session.serviceContent.sessionManager, ['sessionList']);
-  return (content.props.get('sessionList')?.childrenNamed('UserSession').length ?? 0) - 1;
+  const keys = (content.props.get('sessionList')?.childrenNamed('UserSession') ?? []).map((s) => s.childText('key') ?? '');
+  return keys.filter((k) => k !== observer.session.key);
 }
+
+const serverSessions = async (): Promise<number> => (await serverSessionKeys()).length;
 
 describe('vSphere session pool', () => {
   it('runs many passes, concurrent or not, on one login, and logs it out on closeAll', async () => {
@@ -56,19 +59,26 @@ describe('vSphere session pool', () => {
 
   it('logs a rotated-away session out when the credentials change', async () => {
     const pool = new VsphereSessionPool();
-    await pool.use(connection, async () => undefined);
-    // Same user, another CA bundle string (a rotation): a new session, the old one ends.
-    await pool.use({ ...connection, caPem: `${sim.caPem}\n` }, async () => undefined);
-    expect(pool.size).toBe(1);
-    await waitFor('the old session to be logged out', async () => ((await serverSessions()) === 1 ? true : undefined), 10_000);
-    await pool.closeAll();
+    try {
+      const before = await pool.use(connection, async (client) => client.session.key);
+      // Same user, another CA bundle string (a rotation): a new session, the old one ends.
+      const after = await pool.use({ ...connection, caPem: `${sim.caPem}\n` }, async (client) => client.session.key);
+      expect(before).toBeDefined();
+      expect(after).toBeDefined();
+      expect(after, 'the rotated credentials log in anew').not.toBe(before);
+      expect(pool.size).toBe(1);
+      // vcsim holds the new session only: the old one was logged out, not left to expire.
+      await waitFor('the old session to be logged out', async () => ((await serverSessionKeys()).join() === after ? true : undefined), 60_000);
+    } finally {
+      await pool.closeAll();
+    }
   });
 
   it('logs out a session idle for longer than idleMs', async () => {
     const pool = new VsphereSessionPool({ idleMs: 200 });
     await pool.use(connection, async () => undefined);
     expect(await serverSessions()).toBe(1);
-    await waitFor('the idle session to be logged out', async () => ((await serverSessions()) === 0 ? true : undefined), 10_000);
+    await waitFor('the idle session to be logged out', async () => ((await serverSessions()) === 0 ? true : undefined), 60_000);
     expect(pool.size).toBe(0);
   });
 });
