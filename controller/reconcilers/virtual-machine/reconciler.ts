@@ -266,10 +266,12 @@ export class VirtualMachineReconciler implements Reconciler {
       await this.d.events.record(vm as never, event.type, event.reason, event.message);
     }
     // A new VM's machine (nothing of its name in the cache) is created beside the status that records the
-    // placement, not before it: a round trip less per new VM. Should the name turn out taken, the status the
-    // conflict calls for follows.
+    // placement, not before it. The status follows the finalizer's patch, whose precondition is the
+    // resourceVersion a status write would change. Should the name turn out taken, the status the conflict
+    // calls for follows.
     const creating = plan.applyInfra !== undefined && !plan.applyInfra.metadata.uid && plan.deleteInfra.length === 0;
-    const decided = creating && plan.status ? this.writeStatus(vm, plan.status, log) : undefined;
+    const status = plan.status;
+    const decided = creating && status ? (finalizer ?? Promise.resolve(false)).then(() => this.writeStatus(vm, status, log)) : undefined;
     decided?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
     let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     try {
