@@ -149,7 +149,9 @@ describe('libvirt provider crash safety', () => {
     await t.condition(vm(env.ns, 'crash-1', '', ''), 'Ready', 'True', 'Reconciled', 120_000);
     expect(await domainsNamed(env.anchor, `${env.ns}-crash-1`)).toEqual([`${env.ns}-crash-1`]);
     expect((await domainOf(env.anchor, uuid))?.name).toBe(`${env.ns}-crash-1`);
-    // Killed before its status write, the pass after the restart adopts it (by UUID and mark); killed after it, nothing was left to do.
-    expect((await events(env.ns, 'crash-1')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
+    // Killed before its status write, the pass after the restart adopts it (by UUID and mark); killed after it, nothing was
+    // left to do. Events are sent in the background, so the killed process's Created may be lost: never two of them.
+    const reasons = (await events(env.ns, 'crash-1')).map((e) => e.reason);
+    expect(reasons.filter((r) => r === 'Created').length).toBeLessThanOrEqual(1);
   }, 300_000);
 });
