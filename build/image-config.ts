@@ -1,6 +1,6 @@
 // What the banlieue image declares: entrypoint, user, environment and the
 // OCI annotations (image-spec annotations.md), written once for the manifest
-// and, as labels, for the config. build/image/Dockerfile declares the same.
+// and, as labels, for the config. build/Dockerfile declares the same.
 
 /** Media types of image-spec v1.1. */
 export const MediaType = {
