@@ -101,7 +101,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
   // Watches, not polling: each change requeues exactly what it affects.
   vms
-    .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k)))
+    .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { new: k === keyOf(vm) })))
     .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k)))
     .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k)));
   for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));

@@ -104,7 +104,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   );
   // Our own status writes change neither generation nor metadata we read: they do not retrigger. Our finalizer
   // does: the pass that added it returns and the next one starts on this event.
-  machines.on('add', (m) => machineController.enqueue(keyOf(m))).on('update', (m, old) => {
+  machines.on('add', (m) => machineController.enqueue(keyOf(m), { new: true })).on('update', (m, old) => {
     const changed = (x?: InfraMachine): string =>
       JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
     if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m));

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from './log.js';
 import { TransientError, type ReconcileResult } from './errors.js';
 import type { Metrics } from './metrics.js';
-import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
+import { WorkQueue, type AddOptions, type WorkQueueOptions } from './work-queue.js';
 
 export interface Reconciler {
   /** Controller name in metrics and logs, e.g. virtualmachine. */
@@ -41,8 +41,8 @@ export class Controller {
     metrics.trackUnfinishedWork(reconciler.name, () => this.queue.inFlightMs());
   }
 
-  enqueue(key: string): void {
-    this.queue.add(key);
+  enqueue(key: string, options?: AddOptions): void {
+    this.queue.add(key, options);
   }
 
   /** Starts the workers of a controller made with `held` (once its caches have synced). */

@@ -1,7 +1,8 @@
 // The one work queue: keys, not events. A key queued twice is processed once;
 // a key is never processed by two workers at once (a key added while it is
 // being processed runs again right after); failures retry with per-key
-// exponential backoff; delayed adds keep the earliest deadline. Workers get
+// exponential backoff; delayed adds keep the earliest deadline; a key added as
+// new (an object just created) is taken before the others. Workers get
 // an AbortSignal that shutDown() aborts, so in-flight work ends promptly.
 // Metrics go through optional hooks: the queue knows nothing of Prometheus.
 import { Backoff } from './backoff.js';
@@ -45,7 +46,18 @@ export interface WorkQueueOptions {
 export type Worker = (key: string, signal: AbortSignal) => Promise<{ requeueAfterMs?: number } | void>;
 export type FailureHandler = (key: string, err: unknown, retryInMs: number) => void;
 
+export interface AddOptions {
+  /**
+   * The key names an object just created: its first pass goes ahead of keys
+   * already waiting (a burst of updates does not hold up a new object's first
+   * pass, which is what stamps it as taken in hand). @default false
+   */
+  readonly new?: boolean;
+}
+
 export class WorkQueue {
+  /** New objects' keys, taken before `ready`. */
+  private readonly fresh: string[] = [];
   private readonly ready: string[] = [];
   private readonly queued = new Set<string>();
   /** In-flight keys and when their worker started. */
@@ -81,14 +93,14 @@ export class WorkQueue {
     this.pump();
   }
 
-  add(key: string): void {
+  add(key: string, options: AddOptions = {}): void {
     if (this.stopped) return;
     this.cancelDelay(key);
     if (this.queued.has(key) || this.dirty.has(key)) return;
     this.addedAt.set(key, this.now());
     this.hooks.added?.();
     if (this.processing.has(key)) this.dirty.add(key);
-    else this.enqueue(key);
+    else this.enqueue(key, options.new ?? false);
     this.reportDepth();
     this.pump();
   }
@@ -109,7 +121,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.ready.length;
+    return this.fresh.length + this.ready.length;
   }
 
   /** How long each in-flight key has been processed so far (unfinished-work metrics). */
@@ -120,7 +132,7 @@ export class WorkQueue {
 
   /** Resolves when nothing is queued or in flight (tests, graceful shutdown). */
   idle(): Promise<void> {
-    if (this.ready.length === 0 && this.processing.size === 0) return Promise.resolve();
+    if (this.length === 0 && this.processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -134,6 +146,7 @@ export class WorkQueue {
     this.lifetime.abort();
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
+    this.fresh.length = 0;
     this.ready.length = 0;
     this.queued.clear();
     this.dirty.clear();
@@ -146,14 +159,14 @@ export class WorkQueue {
     return this.clock.now().getTime();
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, isNew = false): void {
     this.queued.add(key);
-    this.ready.push(key);
+    (isNew ? this.fresh : this.ready).push(key);
   }
 
   private reportDepth(): void {
     // A dirty key waits too: it runs again as soon as its current run ends.
-    this.hooks.depth?.(this.ready.length + this.dirty.size);
+    this.hooks.depth?.(this.length + this.dirty.size);
   }
 
   private cancelDelay(key: string): void {
@@ -165,8 +178,8 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (!this.stopped && !this.held && this.processing.size < this.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift() as string;
+    while (!this.stopped && !this.held && this.processing.size < this.concurrency && this.length > 0) {
+      const key = (this.fresh.shift() ?? this.ready.shift()) as string;
       const now = this.now();
       this.queued.delete(key);
       this.processing.set(key, now);
@@ -175,7 +188,7 @@ export class WorkQueue {
       this.reportDepth();
       void this.process(key);
     }
-    if (this.ready.length === 0 && this.processing.size === 0) {
+    if (this.length === 0 && this.processing.size === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }

@@ -9,7 +9,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { VmSummary } from '../../controller/backends/vsphere/client/vim-types.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
+import { Informer, type KubeObject } from '../../controller/runtime/informer.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
+import { silentLogger } from '../../controller/runtime/log.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
@@ -37,7 +39,7 @@ export const DATACENTERS = 2;
 export const CLUSTERS = 2;
 /** Flags of the provider role: a 1 s poll so that a guest IP is seen soon after Tools reports it (default 10 s). */
 export const PROVIDER_FLAGS: readonly string[] = ['--no-leader-elect', '--namespace', NS, '--poll-period', '1', '--rediscover-period', '5'];
-/** How often the bench looks at the API and vcsim: the resolution of every per-VM time. */
+/** How often the bench looks at vcsim for new clones (the resolution of the clone time; API steps are timed by watch). */
 const POLL_MS = 250;
 /** No banlieue write for this long ends a write window: several provider poll periods. */
 const QUIET_MS = 5_000;
@@ -58,9 +60,14 @@ interface VmProgress {
   /** Its VSphereMachine exists (the controller's step). */
   machineAt?: number;
   providerIdAt?: number;
+  /** The BIOS UUID its providerID names. */
+  uuid?: string;
   clonedAt?: number;
   readyAt?: number;
 }
+
+/** What the bench reads of a watched VirtualMachine or VSphereMachine. */
+type Watched = KubeObject & Pick<Obj, 'spec' | 'status'>;
 
 export interface Memory {
   readonly controller: ProcessMemory;
@@ -171,61 +178,79 @@ export async function setUp(teardown: Teardown, say: (m: string) => void, option
 export async function provision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Provisioned> {
   const from = auditOffset(env.cp.auditLogPath);
   const callsBefore = await vcenterCalls(env);
-  const progress = new Map<string, VmProgress>();
-  const start = performance.now();
-  await Promise.all(
-    names.map(async (name) => {
-      await env.user.apply(virtualMachine(env.world, name));
-      progress.set(name, { createdAt: performance.now() });
-    }),
-  );
-  say(`Created ${names.length} VirtualMachines in ${seconds(performance.now() - start)}`);
+  const progress = new Map<string, VmProgress>(names.map((name) => [name, { createdAt: NaN }]));
+  // The API side is watched, not polled: each step is timed when its event arrives, and the bench adds no list load.
+  const watching = new AbortController();
+  const vms = new Informer<Watched>(env.api, { apiVersion: CORE, kind: 'VirtualMachine', namespace: NS, log: silentLogger() });
+  const machines = new Informer<Watched>(env.api, { apiVersion: INFRA, kind: 'VSphereMachine', namespace: NS, log: silentLogger() });
+  vms.on('add', (vm) => seeVm(progress, vm)).on('update', (vm) => seeVm(progress, vm));
+  machines.on('add', (m) => seeMachine(progress, m)).on('update', (m) => seeMachine(progress, m));
+  for (const informer of [vms, machines]) void informer.run(watching.signal);
+  try {
+    await Promise.all([vms.waitForSync(), machines.waitForSync()]);
+    const start = performance.now();
+    await Promise.all(
+      names.map(async (name) => {
+        const p = progress.get(name) as VmProgress;
+        p.createdAt = performance.now();
+        await env.user.apply(virtualMachine(env.world, name));
+      }),
+    );
+    say(`Created ${names.length} VirtualMachines in ${seconds(performance.now() - start)}`);
 
-  const deadline = start + timeoutMs;
-  const ips = new Map(names.map((name, i) => [name, `10.30.${Math.floor(i / 250)}.${(i % 250) + 1}`]));
-  let lastSaid = start;
-  for (;;) {
-    const [vms, machines, inVcsim] = await Promise.all([list(env.api, CORE, 'VirtualMachine'), list(env.api, INFRA, 'VSphereMachine'), benchVms(env.client)]);
-    const cloned = new Set(inVcsim.map((vm) => vm.uuid?.toLowerCase()));
-    const now = performance.now();
-    const plays: Promise<void>[] = [];
-    for (const machine of machines) {
-      const p = progress.get(machine.metadata.name);
-      const providerID: unknown = machine.spec?.providerID;
-      if (p) p.machineAt ??= now;
-      if (!p || typeof providerID !== 'string') continue;
-      p.providerIdAt ??= now;
-      const uuid = uuidOf(providerID).toLowerCase();
+    const deadline = start + timeoutMs;
+    const ips = new Map(names.map((name, i) => [name, `10.30.${Math.floor(i / 250)}.${(i % 250) + 1}`]));
+    let lastSaid = start;
+    for (;;) {
+      const count = (step: keyof VmProgress): number => [...progress.values()].filter((p) => p[step] !== undefined).length;
+      if (count('readyAt') === names.length) break;
       // Tools reports once, as soon as the clone exists; a lost race with the listing is retried next round.
-      if (p.clonedAt === undefined && cloned.has(uuid)) {
-        const play = async (): Promise<void> => {
-          if (await playTools(env.client, uuid, ips.get(machine.metadata.name) ?? '')) p.clonedAt = now;
-        };
-        plays.push(play());
+      const waiting = [...progress.entries()].filter(([, p]) => p.uuid !== undefined && p.clonedAt === undefined);
+      if (waiting.length > 0) {
+        const cloned = new Set((await benchVms(env.client)).map((vm) => vm.uuid?.toLowerCase()));
+        const now = performance.now();
+        await Promise.all(
+          waiting
+            .filter(([, p]) => cloned.has(p.uuid))
+            .map(async ([name, p]) => {
+              if (await playTools(env.client, p.uuid ?? '', ips.get(name) ?? '')) p.clonedAt = now;
+            }),
+        );
       }
+      const now = performance.now();
+      if (now > deadline || now - lastSaid > 5_000) {
+        const status = `providerID ${count('providerIdAt')}, cloned ${count('clonedAt')}, Ready ${count('readyAt')} of ${names.length}`;
+        if (now > deadline) throw new Error(`after ${seconds(timeoutMs)}: ${status}`);
+        say(`${seconds(now - start)}: ${status}`);
+        lastSaid = now;
+      }
+      await delay(POLL_MS);
     }
-    for (const vm of vms) {
-      const p = progress.get(vm.metadata.name);
-      if (p && isReady(vm)) p.readyAt ??= now;
-    }
-    await Promise.all(plays);
-
-    const count = (step: keyof VmProgress): number => [...progress.values()].filter((p) => p[step] !== undefined).length;
-    if (count('readyAt') === names.length) break;
-    if (now > deadline || now - lastSaid > 5_000) {
-      const status = `providerID ${count('providerIdAt')}, cloned ${count('clonedAt')}, Ready ${count('readyAt')} of ${names.length}`;
-      if (now > deadline) throw new Error(`after ${seconds(timeoutMs)}: ${status}`);
-      say(`${seconds(now - start)}: ${status}`);
-      lastSaid = now;
-    }
-    await delay(POLL_MS);
+    const durationMs = Math.max(...[...progress.values()].map((p) => p.readyAt ?? 0)) - start;
+    say(`All ${names.length} Ready after ${seconds(durationMs)}; waiting for banlieue's writes to settle`);
+    const memory = memoryOf(env);
+    const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
+    const vcenter = since(callsBefore, await vcenterCalls(env));
+    return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcenter, progress };
+  } finally {
+    watching.abort();
   }
-  const durationMs = Math.max(...[...progress.values()].map((p) => p.readyAt ?? 0)) - start;
-  say(`All ${names.length} Ready after ${seconds(durationMs)}; waiting for banlieue's writes to settle`);
-  const memory = memoryOf(env);
-  const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000);
-  const vcenter = since(callsBefore, await vcenterCalls(env));
-  return { durationMs, writes: countWrites(env.cp.auditLogPath, from), settled, memory, vcenter, progress };
+}
+
+function seeVm(progress: ReadonlyMap<string, VmProgress>, vm: Watched): void {
+  const p = progress.get(vm.metadata.name ?? '');
+  if (p && isReady(vm)) p.readyAt ??= performance.now();
+}
+
+function seeMachine(progress: ReadonlyMap<string, VmProgress>, machine: Watched): void {
+  const p = progress.get(machine.metadata.name ?? '');
+  if (!p) return;
+  const now = performance.now();
+  p.machineAt ??= now;
+  const providerID: unknown = machine.spec?.providerID;
+  if (typeof providerID !== 'string') return;
+  p.providerIdAt ??= now;
+  p.uuid ??= uuidOf(providerID).toLowerCase();
 }
 
 /** Delete every VM at once; wait until the objects are gone, then check that vcsim holds none of them. */
@@ -325,7 +350,7 @@ async function benchVms(client: VsphereClient): Promise<VmSummary[]> {
   return vms.filter((vm) => !vm.template && vm.name.startsWith(PREFIX));
 }
 
-function isReady(obj: Obj): boolean {
+function isReady(obj: Pick<Obj, 'status'>): boolean {
   const conditions = (obj.status?.conditions ?? []) as { type: string; status: string }[];
   return conditions.some((c) => c.type === ConditionType.Ready && c.status === 'True');
 }

@@ -61,6 +61,25 @@ describe('WorkQueue', () => {
     await q.idle();
   });
 
+  it("takes a new object's key before keys already waiting, in the order new keys came", async () => {
+    const g = gatedWorker();
+    const q = new WorkQueue(g.worker, { concurrency: 1 });
+    q.add('busy');
+    q.add('update-1');
+    q.add('update-2');
+    q.add('new-1', { new: true });
+    q.add('new-2', { new: true });
+    // Already waiting: adding it as new neither moves it nor queues it twice.
+    q.add('update-1', { new: true });
+    expect(q.length).toBe(4);
+    for (let i = 0; i < 5; i++) {
+      await tick();
+      g.release();
+    }
+    await q.idle();
+    expect(g.calls).toEqual(['busy', 'new-1', 'new-2', 'update-1', 'update-2']);
+  });
+
   it('runs different keys concurrently up to the limit', async () => {
     const g = gatedWorker();
     const q = new WorkQueue(g.worker, { concurrency: 2 });
