@@ -2,7 +2,7 @@
 // pass, a restarted provider and the deletion all find the same taps, and the
 // guest keeps its MAC (and so its DHCP lease and neighbour entry) across VMM
 // restarts. Nothing of them needs to be stored.
-import { createHash } from 'node:crypto';
+import { derivedMac as macFrom } from '../../derived-mac.js';
 
 /** At most 16 NICs (the CRD's maxItems): one hex digit of index in the tap name. */
 export const MAX_NICS = 16;
@@ -21,8 +21,7 @@ export function tapName(uuid: string, index: number): string {
  * the first five bytes of sha256("<uuid>/<index>").
  */
 export function derivedMac(uuid: string, index: number): string {
-  const digest = createHash('sha256').update(`${uuid}/${index}`).digest();
-  return ['02', ...[...digest.subarray(0, 5)].map((b) => b.toString(16).padStart(2, '0'))].join(':');
+  return macFrom('02', `${uuid}/${index}`);
 }
 
 /** The NIC's MAC: the spec's (lower-cased) when set, else derived. */

@@ -6,11 +6,10 @@
 // unicast address (`02:…`) with 40 bits of hash: two NICs of one host meet
 // by chance about once in a trillion pairs, against once in 16 million for
 // libvirt's own `52:54:00` + 24 random bits.
-import { createHash } from 'node:crypto';
+import { derivedMac as macFrom } from '../../derived-mac.js';
 
 export function derivedMac(uuid: string, nicName: string): string {
-  const digest = createHash('sha256').update(`${uuid.toLowerCase()}/${nicName}`).digest();
-  return ['02', ...[...digest.subarray(0, 5)].map((byte) => byte.toString(16).padStart(2, '0'))].join(':');
+  return macFrom('02', `${uuid.toLowerCase()}/${nicName}`);
 }
 
 /** The MAC of a NIC: the spec's (lower-cased), or derived. */

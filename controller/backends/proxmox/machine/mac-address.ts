@@ -3,13 +3,12 @@
 // without one). Derived, not random, so the seed's network-config (written
 // before the first boot, matching NICs by MAC) and a re-created config agree,
 // and a crash between the two changes nothing.
-import { createHash } from 'node:crypto';
+import { derivedMac as macFrom } from '../../derived-mac.js';
 
 const PROXMOX_OUI = 'bc:24:11';
 
 export function derivedMac(uuid: string, nicName: string): string {
-  const [a = 0, b = 0, c = 0] = createHash('sha256').update(`${uuid.toLowerCase()}/${nicName}`).digest();
-  return [PROXMOX_OUI, ...[a, b, c].map((byte) => byte.toString(16).padStart(2, '0'))].join(':');
+  return macFrom(PROXMOX_OUI, `${uuid.toLowerCase()}/${nicName}`);
 }
 
 /** The MAC of a NIC: the fixed one, or derived. Lower-case. */
