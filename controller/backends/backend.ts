@@ -25,11 +25,6 @@ export interface Discovery {
   readonly withdrawn?: { readonly reason: Reason; readonly message: string };
 }
 
-/** A discovery result in its one shape (backends that never withdraw return the bare list). */
-export function toDiscovery(found: FailureDomainStatus[] | Discovery): Discovery {
-  return Array.isArray(found) ? { failureDomains: found } : found;
-}
-
 /** How to reach one backend instance, resolved from the Provider and its Secret. */
 export interface Connection {
   readonly endpoint: string;
@@ -49,9 +44,9 @@ export interface BackendContext {
 export interface Backend<Spec = unknown> {
   /**
    * Connect and read what the backend offers; throws BackendError. `signal` cuts it short when the role stops.
-   * A backend that may withdraw its failure domains (over capacity) returns a `Discovery` saying why.
+   * A backend that may withdraw its failure domains (over capacity) says why in `withdrawn`.
    */
-  discover(provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[] | Discovery>;
+  discover(provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery>;
   /** Find an image source on the backend; throws BackendError when it cannot tell. */
   resolveImage(provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution>;
   /** The backend's machine kind (VSphereMachine…): its spec is what `ensure` reads. */

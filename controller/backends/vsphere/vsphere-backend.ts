@@ -1,9 +1,9 @@
 // The vSphere backend: a vCenter (or vcsim) reached over vim25 SOAP.
-import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
-import type { Backend, BackendContext, Connection, ImageResolution } from '../backend.js';
+import type { Backend, BackendContext, Connection, Discovery, ImageResolution } from '../backend.js';
 import { withSignal } from '../cancellation.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
@@ -27,8 +27,8 @@ async function findTemplate(client: VsphereClient, ref: string): Promise<ImageRe
 export function createVsphereBackend(context: BackendContext): Backend<VSphereMachineSpec> {
   const sessions = new VsphereSessionPool(context.onCall ? { onCall: context.onCall } : {});
   return {
-    discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<FailureDomainStatus[]> =>
-      withSignal(signal, () => sessions.use(connection, async (client) => toFailureDomains(provider, await discoverInventory(client)))),
+    discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
+      withSignal(signal, () => sessions.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverInventory(client)) }))),
     resolveImage: (_provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution> => {
       if (source.kind !== 'Template') {
         return Promise.resolve({ ready: false, reason: Reason.UnsupportedSource, message: `vSphere images must be kind Template, not ${source.kind}` });

@@ -4,7 +4,6 @@
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
-import { toDiscovery } from '../../backends/backend.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -72,7 +71,7 @@ export class ProviderReconciler implements Reconciler {
     const resolved = await resolveConnection(this.api, provider, this.backend.credentialKeys);
     if (!resolved.ok) return resolved;
     try {
-      return { ok: true, ...toDiscovery(await this.backend.discover(provider, resolved.connection, signal)) };
+      return { ok: true, ...(await this.backend.discover(provider, resolved.connection, signal)) };
     } catch (err) {
       if (signal?.aborted) throw err;
       const { reason, message } = describeBackendFailure(err, Reason.InventoryFailed);

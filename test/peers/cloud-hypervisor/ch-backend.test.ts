@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { CloudHypervisorMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { isBackendError } from '../../../controller/backends/backend-error.js';
-import { toDiscovery, type Backend, type EnsureResult, type MachineRequest } from '../../../controller/backends/backend.js';
+import type { Backend, EnsureResult, MachineRequest } from '../../../controller/backends/backend.js';
 import { cloudHypervisorBackend } from '../../../controller/backends/cloud-hypervisor/ch-backend.js';
 import { VmmClient } from '../../../controller/backends/cloud-hypervisor/client/vmm-client.js';
 import { findVmmProcess } from '../../../controller/backends/cloud-hypervisor/host-process.js';
@@ -76,7 +76,7 @@ for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`Cloud Hypervisor
 
   it('discovers the host as one failure domain with its classes, capacity and host name', async () => {
     const provider = chProvider('ns', host) as unknown as Provider;
-    const [domain, ...more] = toDiscovery(await backend.discover(provider, connection)).failureDomains;
+    const [domain, ...more] = (await backend.discover(provider, connection)).failureDomains;
     expect(more).toEqual([]);
     expect(domain).toMatchObject({ name: 'host-a', labels: { name: 'host-a', host: 'testhost' }, attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'] } });
     raw = domain?.attributes?.raw ?? {};
@@ -87,7 +87,7 @@ for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`Cloud Hypervisor
 
   it('withdraws the failure domain while the host is over its memory threshold, saying why (CapacityExceeded)', async () => {
     const full = cloudHypervisorBackend({ ...host.config, capacity: { ...host.config.capacity, maxMemoryUsedPercent: 1 } });
-    expect(toDiscovery(await full.discover(chProvider('ns', host) as unknown as Provider, connection))).toEqual({
+    expect(await full.discover(chProvider('ns', host) as unknown as Provider, connection)).toEqual({
       failureDomains: [],
       withdrawn: { reason: 'CapacityExceeded', message: expect.stringMatching(/^memory \d+% used, at or over capacity.maxMemoryUsedPercent 1$/) as unknown },
     });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { toDiscovery, type Backend, type Connection, type EnsureResult, type MachineRequest } from '../../../controller/backends/backend.js';
+import type { Backend, Connection, EnsureResult, MachineRequest } from '../../../controller/backends/backend.js';
 import { isBackendError } from '../../../controller/backends/backend-error.js';
 import { createProxmoxBackend } from '../../../controller/backends/proxmox/proxmox-backend.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
@@ -100,12 +100,12 @@ function vmOf(uuid: string): ReturnType<ProxmoxSim['state']['vms']['get']> {
 
 describe('Proxmox backend: discovery and image rows', () => {
   it('publishes one failure domain per online node, and drops a node that goes offline', async () => {
-    const fds = toDiscovery(await backend.discover(provider, connection)).failureDomains;
+    const fds = (await backend.discover(provider, connection)).failureDomains;
     expect(fds.map((fd) => fd.name)).toEqual(['lab-pve1', 'lab-pve2', 'lab-pve3']);
     expect(fds[0]?.attributes).toMatchObject({ availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'], raw: { node: 'pve1', datacenter: 'banlieue-sim', isoStorage: 'local', 'vlan.lan': '20' } });
     sim.state.setNodeOnline('pve3', false);
     try {
-      expect(toDiscovery(await backend.discover(provider, connection)).failureDomains.map((fd) => fd.name)).toEqual(['lab-pve1', 'lab-pve2']);
+      expect((await backend.discover(provider, connection)).failureDomains.map((fd) => fd.name)).toEqual(['lab-pve1', 'lab-pve2']);
     } finally {
       sim.state.setNodeOnline('pve3', true);
     }

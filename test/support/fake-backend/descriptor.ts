@@ -57,7 +57,7 @@ function ensure(cloud: FakeCloud, request: MachineRequest<FakeMachineSpec>, mayC
 
 function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
   return {
-    discover: (provider) => Promise.resolve(discover(provider)),
+    discover: (provider) => Promise.resolve({ failureDomains: discover(provider) }),
     resolveImage: (_provider, _connection, source) => Promise.resolve({ ready: true, resolvedRef: source.ref }),
     machines: {
       ensure: (_connection, request, options) => Promise.resolve(ensure(cloud, request, options.mayCreate)),
