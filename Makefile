@@ -137,8 +137,8 @@ kind-e2e-capi: deps tools clusterctl-components ## The same contract e2e on a ki
 	test/contract/kind-e2e.sh
 
 .PHONY: test
-test: deps tools typecheck lint verify-gen clusterctl-components ## Everything CI runs (unit, integration, contract e2e, package)
-	npx vitest run
+test: deps tools typecheck lint verify-gen clusterctl-components ## Everything CI runs (unit, integration, contract e2e, package, release, faults with the default seed), in two lanes
+	test/lanes.sh
 
 .PHONY: clean
 clean: ## Remove build output
@@ -159,3 +159,7 @@ dev-cluster: deps tools synth ## Start a local control plane with banlieue's CRD
 .PHONY: bench
 bench: deps tools ## Benchmarks: N VirtualMachines end to end on vcsim (BENCH_VMS, default 50); prints times, API writes per VM, RSS
 	npx tsx test/bench/run.ts
+
+.PHONY: test-faults
+test-faults: deps tools ## Fault injection on vcsim: kill -9 of both roles' replicas, API server and vCenter outages, seeded (FAULT_SEED); prints kills, outages, VMs, duplicates, orphans, stuck finalizers
+	npx tsx test/faults/run.ts

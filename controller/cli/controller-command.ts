@@ -56,6 +56,7 @@ export interface ProviderFlags extends RoleFlags {
   provider?: string;
   concurrency: number;
   rediscoverPeriod: number;
+  discoverTimeout: number;
   machineConcurrency: number;
   pollPeriod: number;
   resyncPeriod: number;
@@ -108,6 +109,7 @@ export async function runProviderCommand(backendName: string, flags: ProviderFla
       ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
+      discoverTimeoutMs: Math.max(1, flags.discoverTimeout) * 1000,
       machineConcurrency: flags.machineConcurrency,
       machineTimings: { pollMs: Math.max(1, flags.pollPeriod) * 1000, resyncMs: Math.max(1, flags.resyncPeriod) * 1000 },
       identity: options.identity ?? providerLeaseName(backendName, flags.provider),

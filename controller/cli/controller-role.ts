@@ -99,11 +99,12 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     return controller;
   });
 
-  // Watches, not polling: each change requeues exactly what it affects.
+  // Watches, not polling: each change requeues exactly what it affects. Only a VM's own change runs it while it
+  // backs off after a failure; its neighbours' events leave it to its backoff (issue 15).
   vms
     .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { new: k === keyOf(vm) })))
-    .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k)))
-    .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k)));
+    .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) && isOwnChange(vm, old) })))
+    .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) })));
   for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
   onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
   onAnyChange(images, (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
@@ -136,6 +137,13 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 function ownerVmKeys(machine: InfraMachineObject): string[] {
   const owner = machine.metadata.ownerReferences?.find((r) => r.controller && r.kind === VirtualMachineKind.kind && r.apiVersion === apiVersionOf(VirtualMachineKind));
   return owner && machine.metadata.namespace ? [`${machine.metadata.namespace}/${owner.name}`] : [];
+}
+
+/** What may fix a VM's failure: its spec, its deletion, the metadata it is placed and paused by (not its status). */
+function isOwnChange(vm: VirtualMachine, old: VirtualMachine | undefined): boolean {
+  const own = (x: VirtualMachine | undefined): string =>
+    JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.labels, x?.metadata.annotations, x?.metadata.finalizers]);
+  return own(vm) !== own(old);
 }
 
 /** A changed VM, and the neighbours its change may unblock. */

@@ -1,5 +1,5 @@
 // The banlieue binary: one image, roles by subcommand (DESIGN §3).
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { BACKENDS, type Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
@@ -7,7 +7,7 @@ import { loadKubeConfig } from '../runtime/kube-config.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { hostCommand } from './host-command.js';
-import { validateFiles } from './validate.js';
+import { validateCommand, type ValidateOptions } from './validate.js';
 import { providerLeaseName, roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
 
 function parseBackends(value: string): Backend[] {
@@ -22,6 +22,12 @@ function parseBackends(value: string): Backend[] {
 
 function parseNamespaces(value: string): string[] {
   return value.split(',').map((n) => n.trim()).filter((n) => n.length > 0);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function buildProgram(): Command {
@@ -99,6 +105,7 @@ export function buildProgram(): Command {
     .option('--provider <name>', "serve only this Provider (with --namespace): its status, its VMImage rows and the machines placed on it, as a Cloud Hypervisor host serves its own (default: every Provider of the backend)")
     .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
     .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
+    .option('--discover-timeout <seconds>', 'a backend that has not answered a discovery within this long is reported unreachable (ProviderReachable=False)', toInt('--discover-timeout'), 60)
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
     .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
     .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300)
@@ -120,9 +127,18 @@ export function buildProgram(): Command {
 
   program
     .command('validate')
-    .description('validate banlieue objects in YAML files against the API schema (no cluster needed)')
-    .argument('<files...>', 'YAML files')
-    .action((files: string[]) => validateFiles(files, (line) => process.stdout.write(`${line}\n`)));
+    .description(
+      'check banlieue objects as the API server would on a create: kinds, versions, names, unknown fields, schema; ' +
+        'CEL rules are reported as not checked offline (--server asks the API server, a dry run)',
+    )
+    .argument('[paths...]', 'YAML or JSON files, directories (recursive *.yaml, *.yml, *.json), `-` for stdin (the default)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--server', 'ask the API server instead (dry-run create, fieldValidation=Strict; nothing is stored)')
+    .option('--kubeconfig <path>', 'kubeconfig for --server (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--namespace <ns>', 'namespace of namespaced objects that name none, for --server (default: the context\'s, else default)')
+    .action(async (paths: string[], opts: ValidateOptions) => {
+      await validateCommand(paths, opts, { print: (line) => process.stdout.write(`${line}\n`), readStdin });
+    });
 
   return program;
 }

@@ -37,6 +37,8 @@ export interface ProviderRoleOptions {
   readonly provider?: string;
   readonly concurrency: number;
   readonly rediscoverMs: number;
+  /** A discovery not answered within this long reports the backend unreachable. @default 60 s */
+  readonly discoverTimeoutMs?: number;
   readonly machineConcurrency: number;
   readonly machineTimings: InfraMachineTimings;
   readonly identity: string;
@@ -69,7 +71,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
       .sort();
   };
   const controller = new Controller(
-    new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs, machinesOn),
+    new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs, machinesOn, options.discoverTimeoutMs),
     metrics,
     log,
     { concurrency: options.concurrency, held: true },
@@ -103,11 +105,12 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
   );
   // Our own status writes change neither generation nor metadata we read: they do not retrigger. Our finalizer
-  // does: the pass that added it returns and the next one starts on this event.
+  // does: the pass that added it returns and the next one starts on this event. Such a change of the machine
+  // itself runs it even while it backs off (it may be the fix); other events leave it to its backoff.
   machines.on('add', (m) => machineController.enqueue(keyOf(m), { new: true })).on('update', (m, old) => {
     const changed = (x?: InfraMachine): string =>
       JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
-    if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m));
+    if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m), { changed: true });
   });
   // A machine letting go (its finalizer gone, or the machine) may free a Provider being deleted.
   const freeProviders = (m: InfraMachine): void => {

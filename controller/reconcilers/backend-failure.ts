@@ -2,7 +2,8 @@
 // queue does, shared by the machine, Provider and image-row reconcilers
 // (STYLE §2 "Errors and conditions"): a connection problem is ConnectFailed
 // and retried with backoff; a request the backend refused, or a task that
-// failed, waits for a change of spec instead of retrying hot.
+// failed, is blocked: retried ever later up to minutes, and at once when the
+// object changes (runtime/errors.ts `blocked`), never hot.
 import { Reason } from '../../infra/api/conditions.js';
 import { BackendErrorKind, isBackendError, isConnectFailure } from '../backends/backend-error.js';
 
@@ -11,7 +12,7 @@ export interface BackendFailure {
   readonly reason: Reason;
   /** The error's message: backend clients never put credentials in it. */
   readonly message: string;
-  /** `backoff`: the queue retries with backoff (transient); `wait`: nothing changes until the spec does (terminal). */
+  /** `backoff`: the queue retries with backoff (transient); `wait`: blocked until someone fixes the spec or the backend (terminal). */
   readonly retry: 'backoff' | 'wait';
   /** An asynchronous task ended in error: whatever it was remembered by is over. */
   readonly taskFailed: boolean;

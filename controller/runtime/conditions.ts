@@ -1,8 +1,10 @@
 // The one conditions helper (CAPI util/conditions): pure functions over
 // metav1.Condition lists. lastTransitionTime moves only when status changes,
-// so an unchanged condition never causes a write.
+// so an unchanged condition never causes a write. Messages are bounded here,
+// the one place every condition goes through (CONDITION_MESSAGE_MAX_BYTES).
 import type { Condition } from '../../infra/api/common.js';
 import type { ConditionType, Reason } from '../../infra/api/conditions.js';
+import { bounded, CONDITION_MESSAGE_MAX_BYTES } from './bounded-text.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -42,7 +44,7 @@ export function setCondition(conditions: readonly Condition[] | undefined, input
     type: input.type,
     status: input.status,
     reason: input.reason,
-    message: input.message ?? '',
+    message: bounded(input.message ?? '', CONDITION_MESSAGE_MAX_BYTES),
     lastTransitionTime: previous && previous.status === input.status ? previous.lastTransitionTime : toTimestamp(now),
     ...(input.observedGeneration !== undefined ? { observedGeneration: input.observedGeneration } : {}),
   };

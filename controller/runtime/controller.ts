@@ -63,7 +63,7 @@ export class Controller {
     const stop = this.metrics.reconcileDuration.startTimer({ controller: name });
     try {
       const result = await this.reconciler.reconcile(key, log, signal);
-      this.metrics.reconcileTotal.inc({ controller: name, result: result.requeueAfterMs !== undefined ? 'requeue' : 'success' });
+      this.metrics.reconcileTotal.inc({ controller: name, result: result.requeueAfterMs !== undefined || result.blockedRetryMs !== undefined ? 'requeue' : 'success' });
       return result;
     } catch (err) {
       // Whatever the error says, it is the shutdown that ended this reconcile.
@@ -73,7 +73,7 @@ export class Controller {
       }
       this.metrics.reconcileTotal.inc({ controller: name, result: 'error' });
       this.metrics.reconcileErrors.inc({ controller: name, kind: err instanceof Error ? err.name : 'Unknown' });
-      // A spec that cannot work is not an error here: its reconciler says so in a condition and returns waiting (backend-failure.ts).
+      // A spec that cannot work is not an error here: its reconciler says so in a condition and returns blocked (backend-failure.ts).
       throw err;
     } finally {
       stop();

@@ -1,6 +1,6 @@
 // How a reconcile can end, besides success (STYLE §2 "Errors and conditions").
 // A spec that cannot work is no error: the reconciler writes a condition and
-// returns `waiting` (controller/reconcilers/backend-failure.ts maps backend errors).
+// returns `blocked` (controller/reconcilers/backend-failure.ts maps backend errors).
 import type { Reason } from '../../infra/api/conditions.js';
 
 /** Network trouble, 5xx, 409, timeouts: retried with rate-limited backoff. */
@@ -17,6 +17,8 @@ export class TransientError extends Error {
 /** What a reconcile returns: done, or come back later (not an error). */
 export interface ReconcileResult {
   readonly requeueAfterMs?: number;
+  /** Blocked until someone fixes something: come back on the key's backoff, from this delay (`blocked`). */
+  readonly blockedRetryMs?: number;
 }
 
 export const done: ReconcileResult = {};
@@ -24,4 +26,15 @@ export const done: ReconcileResult = {};
 /** An unready dependency: come back after `afterMs`; not logged as an error. */
 export function waiting(afterMs: number): ReconcileResult {
   return { requeueAfterMs: afterMs };
+}
+
+/**
+ * A spec that cannot work as it is (the backend refuses it: a reference to
+ * nothing, a name it does not take): its condition says why. Not an error,
+ * not logged as one, but retried like one: after `firstMs`, then ever later up
+ * to the queue's longest retry delay (minutes), and at once when the object
+ * itself changes (issue 15: a refused machine re-polled every 12 s forever).
+ */
+export function blocked(firstMs: number): ReconcileResult {
+  return { blockedRetryMs: firstMs };
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from './log.js';
 import type { KubeApi } from './kube-api.js';
+import { bounded, EVENT_NOTE_MAX_BYTES } from './bounded-text.js';
 
 export interface EventTarget {
   apiVersion: string;
@@ -60,7 +61,7 @@ export class EventRecorder {
       action: reason,
       reason,
       type,
-      note: note.slice(0, 1024),
+      note: bounded(note, EVENT_NOTE_MAX_BYTES),
       regarding: {
         apiVersion: target.apiVersion,
         kind: target.kind,

@@ -14,11 +14,25 @@ export interface OwnedRef extends ObjectRef {
   metadata: ObjectRef['metadata'] & { uid: string };
 }
 
-/** What `create` found: the object it made, or what already had the name (untouched). */
-export type CreateResult<T> = { readonly created: true; readonly object: T } | { readonly created: false; readonly existing: T };
+/**
+ * What `create` found: the object it made, what already had the name (untouched), or the
+ * refusal of admission (`invalid`: the API server's words, naming the field and the rule).
+ */
+export type CreateResult<T> =
+  | { readonly created: true; readonly object: T }
+  | { readonly created: false; readonly existing: T }
+  | { readonly created: false; readonly invalid: string };
 
-/** What `update` did: applied, or refused because another field manager set a field it sets (the API server's words: paths and managers, no values). */
-export type UpdateResult<T> = { readonly applied: true; readonly object: T } | { readonly applied: false; readonly conflict: string };
+/**
+ * What `update` did: applied; refused because another field manager set a field it sets
+ * (`conflict`: the API server's words, paths and managers, no values); or refused by admission
+ * (`invalid`: the API server's words, naming the field and the rule, e.g. a field that cannot
+ * change once the VM was created).
+ */
+export type UpdateResult<T> =
+  | { readonly applied: true; readonly object: T }
+  | { readonly applied: false; readonly conflict: string }
+  | { readonly applied: false; readonly invalid: string };
 
 /** One entry of metadata.managedFields, as the API server writes it. */
 export interface ManagedFieldsEntry {
@@ -73,6 +87,7 @@ export class ServerSideApply {
     try {
       created = await this.api.request<T & Live>('POST', collection, { query: { fieldManager: this.fieldManager, fieldValidation: 'Strict' }, body: desired });
     } catch (err) {
+      if (err instanceof ApiStatusError && err.code === 422) return { created: false, invalid: statusMessage(err) };
       if (!(err instanceof ApiStatusError && statusReason(err) === 'AlreadyExists')) throw err;
     }
     if (created) return { created: true, object: created };
@@ -98,6 +113,7 @@ export class ServerSideApply {
     } catch (err) {
       if (!(err instanceof ApiStatusError)) throw err;
       if (isUidMismatch(err)) throw new TransientError(`${nameOf(desired)} was deleted or replaced since it was read: ${err.message}`);
+      if (err.code === 422) return { applied: false, invalid: statusMessage(err) };
       if (!isFieldManagerConflict(err)) throw err;
       return { applied: false, conflict: statusMessage(err) };
     }

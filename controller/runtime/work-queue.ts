@@ -1,9 +1,13 @@
 // The one work queue: keys, not events. A key queued twice is processed once;
 // a key is never processed by two workers at once (a key added while it is
 // being processed runs again right after); failures retry with per-key
-// exponential backoff; delayed adds keep the earliest deadline; a key added as
-// new (an object just created) is taken before the others. Workers get
-// an AbortSignal that shutDown() aborts, so in-flight work ends promptly.
+// exponential backoff, and so does work that reports itself blocked (a spec
+// that cannot work until someone fixes it); delayed adds keep the earliest
+// deadline; a key added as new (an object just created) is taken before the
+// others. A key backing off is not run early by an add that is not its own
+// object's change (issue 15: events on sibling objects re-ran one failing key
+// 65 times in 28 s). Workers get an AbortSignal that shutDown() aborts, so
+// in-flight work ends promptly.
 // Metrics go through optional hooks: the queue knows nothing of Prometheus.
 import { Backoff } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
@@ -27,7 +31,7 @@ export interface WorkQueueOptions {
   readonly concurrency?: number;
   /** First retry delay after a failure. @default 1 s */
   readonly retryInitialMs?: number;
-  /** Longest retry delay. @default 5 min */
+  /** Longest retry delay, of a failure or of blocked work. @default 5 min */
   readonly retryMaxMs?: number;
   /** Told of adds, waits, work and retries. @default none */
   readonly hooks?: WorkQueueHooks;
@@ -42,17 +46,38 @@ export interface WorkQueueOptions {
   readonly held?: boolean;
 }
 
+/** How a worker's pass over a key ended, when it did not throw. */
+export interface WorkResult {
+  /** Come back after this long; any add runs the key sooner. */
+  readonly requeueAfterMs?: number;
+  /**
+   * Come back on this key's backoff, as after a failure, starting at this delay: the
+   * work cannot go on until someone fixes something (the backend refuses the spec).
+   * The delay doubles at each blocked pass up to `retryMaxMs`, and only a change of
+   * the object itself runs the key sooner.
+   */
+  readonly blockedRetryMs?: number;
+}
+
 /** Processes one key; `signal` aborts when the queue shuts down. */
-export type Worker = (key: string, signal: AbortSignal) => Promise<{ requeueAfterMs?: number } | void>;
+export type Worker = (key: string, signal: AbortSignal) => Promise<WorkResult | void>;
 export type FailureHandler = (key: string, err: unknown, retryInMs: number) => void;
 
 export interface AddOptions {
   /**
    * The key names an object just created: its first pass goes ahead of keys
    * already waiting (a burst of updates does not hold up a new object's first
-   * pass, which is what stamps it as taken in hand). @default false
+   * pass, which is what stamps it as taken in hand). Implies `changed`. @default false
    */
   readonly new?: boolean;
+  /**
+   * The key's own object changed (its spec or generation, deletion, metadata its
+   * worker reads): run it even while it backs off after a failure, since this change
+   * may be the fix. Without it an add leaves a backing-off key to its deadline: the
+   * same failure would come back at once, and other objects' events (a sibling, a
+   * resync) would otherwise turn a backoff into a hot loop. @default false
+   */
+  readonly changed?: boolean;
 }
 
 export class WorkQueue {
@@ -63,9 +88,13 @@ export class WorkQueue {
   /** In-flight keys and when their worker started. */
   private readonly processing = new Map<string, number>();
   private readonly dirty = new Set<string>();
+  /** Dirty keys whose own object changed meanwhile: they rerun at once even after a failure. */
+  private readonly dirtyByChange = new Set<string>();
   /** When each waiting key (ready or dirty) was added, for the queue-duration hook. */
   private readonly addedAt = new Map<string, number>();
-  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** `backoff`: the delay is a failure's (or blocked work's) backoff, which only the key's own change cuts short. */
+  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout; backoff: boolean }>();
+  /** Per key, from its first failure (or blocked pass) until a pass that neither fails nor is blocked. */
   private readonly failures = new Map<string, Backoff>();
   private readonly concurrency: number;
   private readonly hooks: WorkQueueHooks;
@@ -95,29 +124,24 @@ export class WorkQueue {
 
   add(key: string, options: AddOptions = {}): void {
     if (this.stopped) return;
+    const ownChange = options.changed === true || options.new === true;
+    // Backing off: its retry is already scheduled, and only its own change may be the fix.
+    if (!ownChange && this.delayed.get(key)?.backoff) return;
     this.cancelDelay(key);
+    if (ownChange && this.dirty.has(key)) this.dirtyByChange.add(key);
     if (this.queued.has(key) || this.dirty.has(key)) return;
     this.addedAt.set(key, this.now());
     this.hooks.added?.();
-    if (this.processing.has(key)) this.dirty.add(key);
-    else this.enqueue(key, options.new ?? false);
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      if (ownChange) this.dirtyByChange.add(key);
+    } else this.enqueue(key, options.new ?? false);
     this.reportDepth();
     this.pump();
   }
 
   addAfter(key: string, delayMs: number): void {
-    if (this.stopped) return;
-    if (delayMs <= 0) return this.add(key);
-    const at = Date.now() + delayMs;
-    const existing = this.delayed.get(key);
-    if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
-      this.delayed.delete(key);
-      this.add(key);
-    }, delayMs);
-    timer.unref();
-    this.delayed.set(key, { at, timer });
+    this.schedule(key, delayMs, false);
   }
 
   get length(): number {
@@ -150,6 +174,7 @@ export class WorkQueue {
     this.ready.length = 0;
     this.queued.clear();
     this.dirty.clear();
+    this.dirtyByChange.clear();
     this.addedAt.clear();
     this.reportDepth();
     if (this.processing.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
@@ -167,6 +192,23 @@ export class WorkQueue {
   private reportDepth(): void {
     // A dirty key waits too: it runs again as soon as its current run ends.
     this.hooks.depth?.(this.length + this.dirty.size);
+  }
+
+  /** A delayed add; `backoff` marks a failure's retry, which holds against adds that are not the key's own change. */
+  private schedule(key: string, delayMs: number, backoff: boolean): void {
+    if (this.stopped) return;
+    if (delayMs <= 0 && !backoff) return this.add(key);
+    const at = Date.now() + delayMs;
+    const existing = this.delayed.get(key);
+    // Plain delayed adds keep the earliest deadline and never cut a backoff short; a new backoff is the one that counts.
+    if (existing && !backoff && (existing.backoff || existing.at <= at)) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.delayed.set(key, { at, timer, backoff });
   }
 
   private cancelDelay(key: string): void {
@@ -195,34 +237,47 @@ export class WorkQueue {
 
   private async process(key: string): Promise<void> {
     const signal = this.lifetime.signal;
-    let retryInMs: number | undefined;
+    let next: { readonly inMs: number; readonly backoff: boolean } | undefined;
     try {
       const result = await this.worker(key, signal);
-      this.failures.delete(key);
-      retryInMs = result?.requeueAfterMs;
+      if (result?.blockedRetryMs !== undefined) {
+        next = { inMs: this.backOff(key, result.blockedRetryMs), backoff: true };
+      } else {
+        this.failures.delete(key);
+        if (result?.requeueAfterMs !== undefined) next = { inMs: result.requeueAfterMs, backoff: false };
+      }
     } catch (err) {
       // Work cut short by shutDown is neither a failure nor retried.
-      if (!signal.aborted) retryInMs = this.retry(key, err);
+      if (!signal.aborted) next = { inMs: this.retry(key, err), backoff: true };
     } finally {
       this.hooks.finished?.(this.now() - (this.processing.get(key) ?? this.now()));
       this.processing.delete(key);
-      // Already counted as added when it became dirty; a dirty rerun supersedes a retry delay.
-      if (this.dirty.delete(key) && !this.stopped) this.enqueue(key);
-      else if (retryInMs !== undefined) this.addAfter(key, retryInMs);
+      const dirty = this.dirty.delete(key);
+      const byChange = this.dirtyByChange.delete(key);
+      // Already counted as added when it became dirty. A dirty rerun supersedes a requeue delay, and a
+      // backoff only when the key's own object changed meanwhile: other events wait for its deadline.
+      if (dirty && !this.stopped && (!next?.backoff || byChange)) this.enqueue(key);
+      else if (next !== undefined) this.schedule(key, next.inMs, next.backoff);
+      if (dirty && next?.backoff && !byChange) this.addedAt.delete(key);
       this.reportDepth();
       this.pump();
     }
   }
 
   private retry(key: string, err: unknown): number {
-    let backoff = this.failures.get(key);
-    if (!backoff) {
-      backoff = new Backoff({ initialMs: this.options.retryInitialMs ?? 1000, maxMs: this.options.retryMaxMs ?? 300_000 });
-      this.failures.set(key, backoff);
-    }
-    const retryInMs = backoff.next();
+    const retryInMs = this.backOff(key, this.options.retryInitialMs ?? 1000);
     this.hooks.retried?.();
     this.onFailure(key, err, retryInMs);
     return retryInMs;
+  }
+
+  /** The key's next backoff delay; its first failure (or blocked pass) sets where it starts. */
+  private backOff(key: string, initialMs: number): number {
+    let backoff = this.failures.get(key);
+    if (!backoff) {
+      backoff = new Backoff({ initialMs, maxMs: this.options.retryMaxMs ?? 300_000 });
+      this.failures.set(key, backoff);
+    }
+    return backoff.next();
   }
 }

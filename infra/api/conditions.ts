@@ -56,6 +56,12 @@ export const Reason = {
    * another writer. It is left untouched (never taken over or deleted); the message says which.
    */
   InfraMachineConflict: 'InfraMachineConflict',
+  /**
+   * VirtualMachine Scheduled=False: the API server refused to create its infrastructure machine or
+   * its user-data Secret (a value that kind does not take); the message has the API server's words,
+   * naming the field. Fix the VirtualMachine (or its VMClass/VMImage) accordingly.
+   */
+  CreateRefused: 'CreateRefused',
   /** Providers matched but publish no failure domains yet. */
   NoFailureDomains: 'NoFailureDomains',
   /** The infrastructure object could not be built from class, image and failure domain; see the message. */
@@ -72,6 +78,13 @@ export const Reason = {
   Paused: 'Paused',
   /** Paused=False: reconciliation is active. */
   NotPaused: 'NotPaused',
+  /**
+   * VirtualMachine Ready=False (observedGeneration not advanced): its infrastructure machine refused
+   * the spec the VirtualMachine now maps to, because that field cannot change once the VM was created
+   * (a new image/template, storage, firmware or network, a smaller disk). The VM runs on as it was;
+   * the message names the field. Set the VirtualMachine back, or delete and recreate it.
+   */
+  SpecNotApplied: 'SpecNotApplied',
   /** A static address in spec.networkOverrides is already held by another VirtualMachine. */
   DuplicateAddress: 'DuplicateAddress',
   /** PlacementValid=False: the chosen Provider no longer fits. */
@@ -135,7 +148,11 @@ export const Reason = {
   NothingCreated: 'NothingCreated',
   /** InfraMachine: the owning CAPI Machine has no spec.bootstrap.dataSecretName yet. */
   WaitingForBootstrapData: 'WaitingForBootstrapData',
-  /** InfraMachine: the backend refused to create or configure the VM; see the message. */
+  /**
+   * InfraMachine: the backend refused to create or configure the VM (a template, folder or port group
+   * it does not have, a name it does not take; see the message). Tried again ever less often, up to
+   * every few minutes, and at once when the machine's spec changes: fix the spec or the backend.
+   */
   ProvisionFailed: 'ProvisionFailed',
   /** InfraMachine: spec.providerID is not the one the provider derives for this machine and no VM of this machine has it; only the provider writes spec.providerID. */
   ProviderIDNotDerived: 'ProviderIDNotDerived',
@@ -154,6 +171,19 @@ export const Reason = {
    * backend's status says when (e.g. status.lastVmmExit); its logs say why.
    */
   VMRestarted: 'VMRestarted',
+  /**
+   * InfraMachine Ready=False before the VM is created: an interface takes its address from a CAPI
+   * IPAM pool (addressesFromPools) and the IPAddressClaim has no bound IPAddress yet. The message
+   * names the claim; check that an IPAM provider serves the pool and that it has free addresses.
+   */
+  WaitingForIPAddress: 'WaitingForIPAddress',
+  /**
+   * InfraMachine Ready=False: an IPAddressClaim could not be created or read (e.g. CAPI's IPAM CRDs
+   * are not installed, or its bound IPAddress is not a usable address); see the message.
+   */
+  IPAddressClaimFailed: 'IPAddressClaimFailed',
+  /** Normal Event on an InfraMachine being deleted: its VM is gone and its IPAddressClaims were deleted, releasing their addresses. */
+  IPAddressesReleased: 'IPAddressesReleased',
   /** InfraMachine: the VM is on; no IP address reported by the guest yet. */
   WaitingForAddress: 'WaitingForAddress',
   /** InfraMachine: the provisioned VM no longer exists on the backend; it is not re-created. Delete the machine to replace it. */

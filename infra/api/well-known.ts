@@ -40,6 +40,8 @@ export const CLUSTERCTL_PROVIDER = 'infrastructure-banlieue';
 export const Annotation = {
   migrate: 'banlieue.io/migrate',
   capiPaused: 'cluster.x-k8s.io/paused',
+  /** Set by CAPI's topology controller on its server-side-apply dry runs; template immutability lets those through. */
+  capiTopologyDryRun: 'topology.cluster.x-k8s.io/dry-run',
 } as const;
 
 /**

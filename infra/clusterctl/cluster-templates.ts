@@ -9,9 +9,15 @@ import { App, Chart, type ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { KubeadmConfigTemplate } from '../../imports/bootstrap.cluster.x-k8s.io-kubeadmconfigtemplate.js';
 import { Cluster } from '../../imports/cluster.x-k8s.io-cluster.js';
+import {
+  ClusterClass,
+  ClusterClassSpecPatchesDefinitionsJsonPatchesOp as PatchOp,
+  ClusterClassSpecVariablesSchemaOpenApiv3SchemaType as SchemaType,
+} from '../../imports/cluster.x-k8s.io-clusterclass.js';
 import { MachineDeployment } from '../../imports/cluster.x-k8s.io-machinedeployment.js';
 import { KubeadmControlPlane } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplane.js';
-import { INFRA_GROUP } from '../api/kind.js';
+import { KubeadmControlPlaneTemplate } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplanetemplate.js';
+import { API_VERSION, INFRA_GROUP } from '../api/kind.js';
 import { Label } from '../api/well-known.js';
 import {
   CloudHypervisorCluster,
@@ -21,6 +27,7 @@ import {
   ProxmoxCluster,
   ProxmoxMachineTemplate,
   VSphereCluster,
+  VSphereClusterTemplate,
   VSphereMachineTemplate,
 } from '../authoring/kinds.js';
 import {
@@ -171,8 +178,11 @@ const BACKENDS: readonly BackendFlavor[] = [
   },
 ];
 
+/** The flavor whose Cluster is built from a ClusterClass (vSphere templates) that it ships too. */
+export const CLUSTERCLASS_FLAVOR = 'clusterclass';
+
 /** The flavors a release ships, in release order. */
-export const FLAVORS: readonly string[] = BACKENDS.map((b) => b.flavor);
+export const FLAVORS: readonly string[] = [...BACKENDS.map((b) => b.flavor), CLUSTERCLASS_FLAVOR];
 
 /** The release asset of a flavor, as clusterctl names it. */
 export function templateFileName(flavor: string): string {
@@ -191,7 +201,10 @@ function backendOf(flavor: string): BackendFlavor {
 const NODE_NAME = '{{ local_hostname }}';
 const KUBELET_ARGS = [{ name: 'provider-id', value: '{{ ds.meta_data.provider_id }}' }];
 
-/** One flavor's objects in a Chart of their own, every variable read through `v`. */
+const KUBEADM_BOOTSTRAP_GROUP = 'bootstrap.cluster.x-k8s.io';
+const KUBEADM_CONTROL_PLANE_GROUP = 'controlplane.cluster.x-k8s.io';
+
+/** A backend flavor's objects in a Chart of their own, every variable read through `v`. */
 export class BanlieueClusterTemplate extends Chart {
   constructor(scope: Construct, id: string, flavor: string, v: VariableResolver) {
     super(scope, id);
@@ -252,29 +265,168 @@ export class BanlieueClusterTemplate extends Chart {
   }
 }
 
+/**
+ * The ClusterClass the `clusterclass` flavor's Cluster names. clusterctl finds a
+ * class by name in the release (`clusterclass-<name>.yaml`) and adds it to the
+ * generation unless the management cluster has it already, so its name is fixed.
+ */
+export const CLUSTER_CLASS_NAME = 'banlieue-vsphere';
+
+/** The release asset holding the ClusterClass `name`, as clusterctl looks it up. */
+export const clusterClassFileName = (name: string): string => `clusterclass-${name}.yaml`;
+
+/**
+ * The ClusterClass over VSphereClusterTemplate, KubeadmControlPlaneTemplate,
+ * VSphereMachineTemplate and KubeadmConfigTemplate. The endpoint differs per
+ * Cluster, so it is a class variable patched into the InfraClusterTemplate,
+ * not a template value. To change machines later, create new templates and
+ * point the class at them: template specs are immutable (CAPI then rolls the
+ * MachineDeployments).
+ */
+export class BanlieueClusterClass extends Chart {
+  constructor(scope: Construct, id: string, v: VariableResolver) {
+    super(scope, id);
+    const backend = backendOf('');
+    const namespace = v.str(NAMESPACE);
+    const className = CLUSTER_CLASS_NAME;
+    const classMeta = (suffix: string): { name: string; namespace: string } => ({ name: `${className}${suffix}`, namespace });
+    const ref = (group: string, kind: string, objectName: string): { apiVersion: string; kind: string; name: string } => ({
+      apiVersion: `${group}/${group === INFRA_GROUP ? API_VERSION : 'v1beta2'}`,
+      kind,
+      name: objectName,
+    });
+    const controlPlane = classMeta('-control-plane');
+    const worker = classMeta('-worker');
+    const osDiskGiB = v.int(MACHINE_OS_DISK_SIZE_GIB);
+
+    new ClusterClass(this, 'class', {
+      metadata: classMeta(''),
+      spec: {
+        infrastructure: { templateRef: ref(INFRA_GROUP, `${backend.clusterKind}Template`, className) },
+        controlPlane: {
+          templateRef: ref(KUBEADM_CONTROL_PLANE_GROUP, 'KubeadmControlPlaneTemplate', controlPlane.name),
+          machineInfrastructure: { templateRef: ref(INFRA_GROUP, backend.machineTemplateKind, controlPlane.name) },
+        },
+        workers: {
+          machineDeployments: [
+            {
+              class: 'worker',
+              bootstrap: { templateRef: ref(KUBEADM_BOOTSTRAP_GROUP, 'KubeadmConfigTemplate', worker.name) },
+              infrastructure: { templateRef: ref(INFRA_GROUP, backend.machineTemplateKind, worker.name) },
+            },
+          ],
+        },
+        variables: [
+          {
+            name: 'controlPlaneEndpoint',
+            required: true,
+            schema: {
+              openApiv3Schema: {
+                type: SchemaType.OBJECT,
+                description: 'Address of the API server (a VIP or load balancer you provide).',
+                required: ['host', 'port'],
+                properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 } },
+              },
+            },
+          },
+        ],
+        patches: [
+          {
+            name: 'control-plane-endpoint',
+            definitions: [
+              {
+                selector: { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind: `${backend.clusterKind}Template`, matchResources: { infrastructureCluster: true } },
+                jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    new VSphereClusterTemplate(this, 'infra-cluster-template', { metadata: classMeta(''), spec: { template: { spec: {} } } });
+    backend.machineTemplate(this, 'control-plane-template', controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    new KubeadmControlPlaneTemplate(this, 'kubeadm-control-plane-template', {
+      metadata: controlPlane,
+      spec: {
+        template: {
+          spec: {
+            kubeadmConfigSpec: {
+              initConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } },
+              joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } },
+            },
+          },
+        },
+      },
+    });
+    backend.machineTemplate(this, 'worker-template', worker, { cpus: v.int(WORKER_MACHINE_CPUS), memoryMiB: v.int(WORKER_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    new KubeadmConfigTemplate(this, 'worker-bootstrap', {
+      metadata: worker,
+      spec: { template: { spec: { joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } } } } },
+    });
+  }
+}
+
+/** The `clusterclass` flavor: a Cluster of BanlieueClusterClass, its version, replicas and endpoint. */
+export class BanlieueTopologyClusterTemplate extends Chart {
+  constructor(scope: Construct, id: string, v: VariableResolver) {
+    super(scope, id);
+    new Cluster(this, 'cluster', {
+      metadata: { name: v.str(CLUSTER_NAME), namespace: v.str(NAMESPACE) },
+      spec: {
+        topology: {
+          classRef: { name: CLUSTER_CLASS_NAME },
+          version: v.str(KUBERNETES_VERSION),
+          controlPlane: { replicas: v.int(CONTROL_PLANE_MACHINE_COUNT) },
+          workers: { machineDeployments: [{ class: 'worker', name: 'md-0', replicas: v.int(WORKER_MACHINE_COUNT) }] },
+          variables: [{ name: 'controlPlaneEndpoint', value: { host: v.str(CONTROL_PLANE_ENDPOINT_IP), port: v.int(CONTROL_PLANE_ENDPOINT_PORT) } }],
+        },
+      },
+    });
+  }
+}
+
+/**
+ * The Charts of `flavor`: its own, after the ClusterClass it names if any (in
+ * the order clusterctl merges them into a generation).
+ */
+function templateCharts(scope: Construct, flavor: string, v: VariableResolver): { clusterClass?: Chart; template: Chart } {
+  if (flavor !== CLUSTERCLASS_FLAVOR) return { template: new BanlieueClusterTemplate(scope, 'template', flavor, v) };
+  return { clusterClass: new BanlieueClusterClass(scope, 'class', v), template: new BanlieueTopologyClusterTemplate(scope, 'template', v) };
+}
+
 export interface RenderedTemplate {
   readonly fileName: string;
   /** The asset: multi-document YAML with clusterctl placeholders. */
   readonly yaml: string;
-  /** Its variables, in first-use order. */
+  /** Its variables and those of its ClusterClass, in first-use order (what `--list-variables` lists). */
   readonly variables: readonly TemplateVariable[];
+  /** The asset of the ClusterClass the template's Cluster names, which clusterctl adds to a generation. */
+  readonly clusterClass?: { readonly fileName: string; readonly yaml: string };
 }
 
-/** The release asset of `flavor`. */
+/** The release assets of `flavor`. */
 export function renderClusterTemplate(flavor: string): RenderedTemplate {
   const v = new PlaceholderResolver();
-  const chart = new BanlieueClusterTemplate(new App(), 'template', flavor, v);
+  const { clusterClass, template } = templateCharts(new App(), flavor, v);
   // Each object's JSON without Chart.toJson()'s schema validation, which the
   // placeholders of integer fields would fail; renderClusterWithValues checks.
-  return { fileName: templateFileName(flavor), yaml: templateYaml(chart.apiObjects.map((o) => o.toJson()), v.used), variables: v.used };
+  const yaml = (chart: Chart): string => templateYaml(chart.apiObjects.map((o) => o.toJson()), v.used);
+  return {
+    fileName: templateFileName(flavor),
+    yaml: yaml(template),
+    variables: v.used,
+    ...(clusterClass ? { clusterClass: { fileName: clusterClassFileName(CLUSTER_CLASS_NAME), yaml: yaml(clusterClass) } } : {}),
+  };
 }
 
 /**
  * The objects `clusterctl generate cluster` gives for `flavor` with `values`
- * set (the rest at their default, else their sample), validated against
- * banlieue's API schema; throws on a schema violation.
+ * set (the rest at their default, else their sample; the ClusterClass first,
+ * as clusterctl merges it in), validated against banlieue's API schema;
+ * throws on a schema violation.
  */
 export function renderClusterWithValues(flavor: string, values: Readonly<Record<string, string | number>> = {}): Record<string, unknown>[] {
   // Chart.toJson() runs every construct's validation (the schema check of the banlieue kinds).
-  return new BanlieueClusterTemplate(new App(), 'values', flavor, new ValueResolver(values)).toJson() as Record<string, unknown>[];
+  const { clusterClass, template } = templateCharts(new App(), flavor, new ValueResolver(values));
+  return [...(clusterClass ? clusterClass.toJson() : []), ...template.toJson()] as Record<string, unknown>[];
 }

@@ -9,7 +9,9 @@ const dir = process.argv[2];
 if (!dir) throw new Error('usage: write-templates.ts <directory>');
 for (const flavor of FLAVORS) {
   renderClusterWithValues(flavor);
-  const { fileName, yaml } = renderClusterTemplate(flavor);
-  writeFileSync(join(dir, fileName), yaml);
-  process.stdout.write(`wrote ${join(dir, fileName)}\n`);
+  const { fileName, yaml, clusterClass } = renderClusterTemplate(flavor);
+  for (const asset of [{ fileName, yaml }, ...(clusterClass ? [clusterClass] : [])]) {
+    writeFileSync(join(dir, asset.fileName), asset.yaml);
+    process.stdout.write(`wrote ${join(dir, asset.fileName)}\n`);
+  }
 }

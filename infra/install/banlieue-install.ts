@@ -15,6 +15,7 @@ import { NetworkPolicies } from './network-policies.js';
 import { controllerRules, providerCredentialRules, providerRules } from './rbac-rules.js';
 import { HostRoleRules } from './host-role-rules.js';
 import { RoleWorkload } from './role-workload.js';
+import { TemplateImmutability } from './template-immutability.js';
 
 interface InstallPart {
   /** Chart id and construct id. */
@@ -41,7 +42,11 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
   {
     id: 'banlieue-crds',
     enabled: always,
-    build: (scope) => void new BanlieueCustomResourceDefinitions(scope, 'crds'),
+    build: (scope) => {
+      new BanlieueCustomResourceDefinitions(scope, 'crds');
+      // A rule of the API that the schema cannot state (it must tell CAPI's dry run apart): with the CRDs, never optional.
+      new TemplateImmutability(scope, 'template-immutability');
+    },
   },
   {
     id: 'banlieue-capi-infrastructure',

@@ -96,6 +96,10 @@ export function providerRules(backend: Backend): PolicyRule[] {
     // A CAPI-owned machine takes its failure domain and bootstrap Secret from the owning
     // Machine, and pauses with its Cluster.
     { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
+    // Addresses from CAPI IPAM pools (a NIC's addressesFromPools): the machine's claims are
+    // created and deleted by name, their IPAddresses read by name; neither is listed or watched.
+    { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'delete'] },
+    { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddresses'], verbs: ['get'] },
     ...eventRules,
   ];
 }

@@ -37,7 +37,7 @@ import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
 import { anchorClient, libvirtWorld, TEST_POOL, type LibvirtWorld } from '../support/libvirt-world.js';
 import { waitFor } from '../support/wait.js';
-import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from './audit-writes.js';
+import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
 import { processMemory } from './process-memory.js';

@@ -21,7 +21,7 @@ import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
 import { proxmoxWorld, type ProxmoxWorld } from '../support/proxmox-world.js';
 import { waitFor } from '../support/wait.js';
-import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from './audit-writes.js';
+import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
 import { processMemory, type ProcessMemory } from './process-memory.js';

@@ -10,7 +10,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Obj } from '../support/fixtures.js';
 import { uuidOf } from '../support/vsphere-world.js';
-import type { WriteCounts } from './audit-writes.js';
+import type { WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { textTable } from './text-table.js';
 import {

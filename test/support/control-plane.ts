@@ -115,6 +115,12 @@ export interface ControlPlaneOptions {
   readonly controllerManager?: boolean;
   /** Where to keep data and logs; a fresh temp dir by default. */
   readonly dir?: string;
+  /**
+   * More bearer-token users in system:masters, each with a kubeconfig (kubeconfigOf):
+   * processes that run as one of them are told apart in the audit log by user.
+   * @default none
+   */
+  readonly users?: readonly string[];
 }
 
 export class ControlPlane {
@@ -122,6 +128,7 @@ export class ControlPlane {
   readonly adminToken = randomBytes(24).toString('hex');
   private readonly processes = new Map<string, ChildProcess>();
   private apiserverArgs: string[] = [];
+  private readonly userKubeconfigs = new Map<string, string>();
   server = '';
   caCert = '';
   kubeconfigPath = '';
@@ -192,7 +199,9 @@ export class ControlPlane {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     writeFileSync(join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
     writeFileSync(join(this.dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
-    writeFileSync(join(this.dir, 'tokens.csv'), `${this.adminToken},banlieue-test-admin,banlieue-test-admin,"system:masters"\n`);
+    const users = new Map((this.options.users ?? []).map((user) => [user, randomBytes(24).toString('hex')]));
+    const tokenLines = [['banlieue-test-admin', this.adminToken], ...users.entries()].map(([user, token]) => `${token},${user},${user},"system:masters"\n`);
+    writeFileSync(join(this.dir, 'tokens.csv'), tokenLines.join(''));
     this.auditLogPath = join(this.dir, 'audit.log');
     // Only writes are audited: tests count them to prove a quiet steady state.
     writeFileSync(
@@ -237,6 +246,18 @@ export class ControlPlane {
     await this.waitApiserverReady();
     this.kubeconfigPath = join(this.dir, 'kubeconfig');
     writeFileSync(this.kubeconfigPath, this.kubeconfig('banlieue-test-admin', this.adminToken));
+    for (const [user, token] of users) {
+      const path = join(this.dir, `kubeconfig-${user}`);
+      writeFileSync(path, this.kubeconfig(user, token));
+      this.userKubeconfigs.set(user, path);
+    }
+  }
+
+  /** The kubeconfig of one of `ControlPlaneOptions.users`. */
+  kubeconfigOf(user: string): string {
+    const path = this.userKubeconfigs.get(user);
+    if (!path) throw new Error(`no user ${user} in this control plane (ControlPlaneOptions.users)`);
+    return path;
   }
 
   private spawnApiserver(): void {
@@ -251,9 +272,10 @@ export class ControlPlane {
     }
   }
 
-  /** Stop kube-apiserver and start it again on the same port and data (robustness tests). */
-  async restartApiserver(): Promise<void> {
+  /** Stop kube-apiserver and start it again on the same port and data (robustness tests), after `downForMs` (an outage). */
+  async restartApiserver(downForMs = 0): Promise<void> {
     await this.stopProcess('kube-apiserver');
+    if (downForMs > 0) await new Promise((resolve) => setTimeout(resolve, downForMs));
     this.spawnApiserver();
     await this.waitApiserverReady();
   }

@@ -26,7 +26,12 @@ export function sumOfMetric(text: string, name: string, labels: Record<string, s
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 
-export async function startRole(args: string[]): Promise<RoleProcess> {
+export interface StartRoleOptions {
+  /** How long the role may take to serve health and metrics; it is killed if it does not. @default 60000 */
+  readonly startTimeoutMs?: number;
+}
+
+export async function startRole(args: string[], options: StartRoleOptions = {}): Promise<RoleProcess> {
   // node itself (not npx) so that a kill reaches the process that holds the lease.
   const child = spawn(process.execPath, ['--import', 'tsx', 'controller/cli/run.ts', ...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,8 +47,12 @@ export async function startRole(args: string[]): Promise<RoleProcess> {
       const line = output.split('\n').find((l) => l.includes('Serving health and metrics'));
       return line ? (JSON.parse(line) as { healthPort: number; metricsPort: number }) : undefined;
     },
-    60_000,
-  );
+    options.startTimeoutMs ?? 60_000,
+  ).catch((err: unknown) => {
+    // Nobody holds a handle on a role that did not start: it must not run on.
+    child.kill('SIGKILL');
+    throw err;
+  });
   const get = async (port: number, path: string): Promise<[number, string]> => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`);
     return [res.status, await res.text()];

@@ -9,6 +9,8 @@ declare module 'vitest' {
     kubeconfig: string;
     kubectl: string;
     server: string;
+    /** The API server's audit log (writes only): suites count banlieue's writes from it. */
+    auditLogPath: string;
     toolVersions: Record<string, string>;
   }
 }
@@ -25,6 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('kubeconfig', cp.kubeconfigPath);
   project.provide('kubectl', tools.kubectl);
   project.provide('server', cp.server);
+  project.provide('auditLogPath', cp.auditLogPath);
   project.provide('toolVersions', tools.versions);
   return async () => {
     await cp.stop();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make imports`: cdk8s-import CAPI's v1beta2 Cluster, Machine,
-# MachineDeployment, KubeadmControlPlane and KubeadmConfigTemplate into
+# MachineDeployment, ClusterClass, KubeadmControlPlane(Template) and KubeadmConfigTemplate into
 # imports/ from the CRDs of the pinned sigs.k8s.io/cluster-api module
 # (test/tools/capi, checked against go.sum), for the tests and the cluster
 # templates that author CAPI objects. One module per CRD.
@@ -17,7 +17,9 @@ CRDS=(
   core/config/crd/bases/cluster.x-k8s.io_clusters.yaml
   core/config/crd/bases/cluster.x-k8s.io_machines.yaml
   core/config/crd/bases/cluster.x-k8s.io_machinedeployments.yaml
+  core/config/crd/bases/cluster.x-k8s.io_clusterclasses.yaml
   controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml
+  controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml
   bootstrap/kubeadm/config/crd/bases/bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml
 )
 

@@ -11,7 +11,7 @@ import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
-import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import { blocked, done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ensureFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
@@ -25,12 +25,13 @@ import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isDeletionReported, isProvisioned, mayHaveCreated, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
+import { deletePoolClaims, ensureClaimedAddresses } from './ip-address-claims.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { describePlacementChange, resolveMachinePlacement, resolveRecordedPlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
 
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
-const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
+const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.WaitingForIPAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
 
 /** Any InfraMachine kind, as the contract defines it (infra/api). */
 export type InfraMachine = ContractInfraMachine;
@@ -142,7 +143,7 @@ export class InfraMachineReconciler implements Reconciler {
       log.info({ providerID: identity.providerID }, 'Set providerID');
     }
     const provisioned = isProvisioned(machine);
-    const resolved = await this.resolve(machine, identity, { needUserData: !provisioned });
+    const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true });
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
@@ -166,8 +167,9 @@ export class InfraMachineReconciler implements Reconciler {
       // A remembered task is over when it failed, or when what it made is refused (a duplicate name not ours).
       const taskEnded = failure.taskFailed || (resolved.request.taskRef !== undefined && failure.retry === 'wait');
       const outcome: PassOutcome = { kind: 'blocked', reason: failure.reason, message: failure.message, taskEnded };
-      // A spec the backend refuses (no such template, datastore…) or a failed task waits for a fix; anything else retries with backoff.
-      return failure.retry === 'wait' ? { outcome, result: waiting(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
+      // A spec the backend refuses (no such template, datastore…) or a failed task waits for a fix, retried ever
+      // later up to minutes (and at once when the machine changes); anything else retries with the queue's backoff.
+      return failure.retry === 'wait' ? { outcome, result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
     }
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
@@ -199,7 +201,7 @@ export class InfraMachineReconciler implements Reconciler {
       await this.writeStatus(machine, { kind: 'deleting', message: identity.ok ? `deleting the VM with UUID ${identity.uuid}` : 'deleting' });
     }
     if (identity.ok) {
-      const resolved = await this.resolve(machine, identity, { needUserData: false });
+      const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false });
       if (!resolved.ok && identity.unwritten) {
         // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
       } else if (!resolved.ok && !mayHaveCreated(machine)) {
@@ -239,12 +241,20 @@ export class InfraMachineReconciler implements Reconciler {
         if (existed) void this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
       }
     }
+    // The VM is gone: its pool addresses go back to their pools before the machine does (the owner
+    // reference would collect the claims too, but only after the machine is gone).
+    const released = await deletePoolClaims(this.api, machine);
+    if (released.length > 0) void this.events.record(machine, 'Normal', Reason.IPAddressesReleased, `Deleted IPAddressClaims ${released.join(', ')}`);
     await removeFinalizer(this.api, machine, this.finalizer);
     return done;
   }
 
-  /** Provider, failure domain, connection and (before the first boot) user-data. */
-  private async resolve(machine: InfraMachine, identity: { uuid: string; providerID: string }, want: { needUserData: boolean }): Promise<Resolved | Blocked> {
+  /** Provider, failure domain, connection, addresses from IPAM pools (not while deleting) and (before the first boot) user-data. */
+  private async resolve(
+    machine: InfraMachine,
+    identity: { uuid: string; providerID: string },
+    want: { needUserData: boolean; claimAddresses: boolean },
+  ): Promise<Resolved | Blocked> {
     const namespace = machine.metadata.namespace ?? '';
     // Read at most once per pass, and only when needed (a CAPI owner, user-data from the bootstrap Secret).
     let capiMachine: Promise<CapiMachine | undefined> | undefined;
@@ -272,6 +282,13 @@ export class InfraMachineReconciler implements Reconciler {
     const raw = placement.failureDomain.attributes?.raw ?? {};
     const named = { providerName: machine.spec.providerRef?.name, failureDomain: machineFailureDomain ?? machine.spec.failureDomain };
     const placementChange = record ? describePlacementChange(record, named) : undefined;
+    // Before the user-data, so the IPAM provider binds while the bootstrap data is still being made.
+    let spec = machine.spec;
+    if (want.claimAddresses) {
+      const claimed = await ensureClaimedAddresses(this.api, machine);
+      if (!claimed.ok) return { ...claimed, providerDeleting };
+      spec = claimed.spec;
+    }
     let userData: string | undefined;
     if (want.needUserData) {
       const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined);
@@ -291,7 +308,7 @@ export class InfraMachineReconciler implements Reconciler {
         uuid: identity.uuid,
         providerID: identity.providerID,
         owner: { kind: machine.kind, namespace, name: machine.metadata.name ?? '' },
-        spec: machine.spec,
+        spec,
         raw,
         userData,
         ...(machine.status?.taskRef ? { taskRef: machine.status.taskRef } : {}),

@@ -5,6 +5,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import { describeBackendFailure } from '../backend-failure.js';
+import { BackendError, BackendErrorKind } from '../../backends/backend-error.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
@@ -36,6 +37,11 @@ export class ProviderReconciler implements Reconciler {
     private readonly rediscoverMs: number,
     /** The machines (`ns/name`) that may have a VM on a Provider (machines-on-provider.ts); the role wakes the Provider when they go. */
     private readonly machinesOn: (provider: Provider) => readonly string[],
+    /**
+     * A backend that accepts connections but does not answer (frozen, partitioned) would
+     * otherwise look reachable until its client's own timeout, minutes later.
+     */
+    private readonly discoverTimeoutMs = 60_000,
   ) {}
 
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
@@ -70,11 +76,13 @@ export class ProviderReconciler implements Reconciler {
   private async discover(provider: Provider, log: Logger, signal: AbortSignal | undefined): Promise<DiscoveryOutcome> {
     const resolved = await resolveConnection(this.api, provider, this.backend.credentialKeys);
     if (!resolved.ok) return resolved;
+    const deadline = AbortSignal.timeout(this.discoverTimeoutMs);
     try {
-      return { ok: true, ...(await this.backend.discover(provider, resolved.connection, signal)) };
+      return { ok: true, ...(await this.backend.discover(provider, resolved.connection, signal ? AbortSignal.any([signal, deadline]) : deadline)) };
     } catch (err) {
       if (signal?.aborted) throw err;
-      const { reason, message } = describeBackendFailure(err, Reason.InventoryFailed);
+      const failure = deadline.aborted ? new BackendError(BackendErrorKind.Unreachable, `no answer to discovery within ${this.discoverTimeoutMs / 1000} s`, { code: 'Timeout' }) : err;
+      const { reason, message } = describeBackendFailure(failure, Reason.InventoryFailed);
       log.warn({ backend: this.backend.name, reason, err: message }, 'Discovery failed');
       return { ok: false, reason, message };
     }

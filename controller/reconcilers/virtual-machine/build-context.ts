@@ -10,6 +10,7 @@ import { Label } from '../../../infra/api/well-known.js';
 import type { MachineBuildContext } from '../../backends/machine-build.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
 import { computeNicAddressing } from './nic-addressing.js';
+import { ownedByLabelValue } from './ownership.js';
 import type { Placement } from './placement.js';
 
 export interface InfraBuildInput {
@@ -50,7 +51,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
       metadata: {
         name,
         namespace,
-        labels: { ...vm.metadata.labels, [Label.ownedBy]: name },
+        labels: { ...vm.metadata.labels, [Label.ownedBy]: ownedByLabelValue(name) },
         ownerReferences: [
           { apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid, controller: true, blockOwnerDeletion: true },
         ],

@@ -1,9 +1,10 @@
 // The addressing of each class interface for one VM: static when the VM sets an
 // address in spec.networkOverrides (gateway, nameservers and domain falling back
 // to the class interface ipam), DHCP otherwise. A class interface in static mode
-// without a per-VM address cannot work, nor can a name or domain that is no
+// without a per-VM address cannot work, nor can one in dhcp mode with one, nor can a name or domain that is no
 // interface or DNS name: the schema refuses those (issue 10), but an object
 // stored before it did is reported here instead of reaching the guest.
+import { BlockList, isIP } from 'node:net';
 import { isDnsName, isInterfaceId, type Ipam, type StaticAddress } from '../../../infra/api/common.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { ClassInterface, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
@@ -29,7 +30,16 @@ export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicA
   const ipams: (Ipam | undefined)[] = [];
   for (const nic of interfaces) {
     const override = overrides.find((o) => o.name === nic.name);
-    if (override) ipams.push({ static: effectiveStaticAddress(override, nic) });
+    // The class says this interface takes its address from DHCP: a per-VM address would silently override it (issue 15).
+    if (override && nic.ipam?.mode === 'dhcp') {
+      return { ok: false, message: `spec.networkOverrides sets a static address for interface "${nic.name}", whose class ipam mode is dhcp` };
+    }
+    if (override) {
+      const address = effectiveStaticAddress(override, nic);
+      const unreachable = gatewayOutsideSubnet(address);
+      if (unreachable) return { ok: false, message: `interface "${nic.name}": ${unreachable}` };
+      ipams.push({ static: address });
+    }
     else if (nic.ipam?.mode === 'static') {
       return { ok: false, message: `spec.networkOverrides has no address for interface "${nic.name}", whose class ipam mode is static` };
     } else ipams.push(undefined);
@@ -69,3 +79,25 @@ export function effectiveStaticAddress(override: NetworkOverride, nic: ClassInte
     ...(domain !== undefined ? { domain } : {}),
   };
 }
+
+/**
+ * Why the gateway of `address` cannot be reached from it, if it cannot: of the
+ * other IP family, or outside address/prefix (an IPv6 link-local router is
+ * fine). Checked here, not only in the schema: the gateway may come from the
+ * class (issue 15), and the CEL cost budget does not allow a subnet check.
+ */
+export function gatewayOutsideSubnet(address: StaticAddress): string | undefined {
+  const gateway = address.gateway;
+  const family = isIP(address.address);
+  if (gateway === undefined || family === 0 || isIP(gateway) === 0) return undefined;
+  if (isIP(gateway) !== family) return `gateway ${gateway} is not of the IP family of address ${address.address}`;
+  const ipFamily = family === 4 ? 'ipv4' : 'ipv6';
+  if (address.prefix > (family === 4 ? 32 : 128)) return undefined; // The schema refuses it.
+  if (family === 6 && LINK_LOCAL_V6.check(gateway, 'ipv6')) return undefined;
+  const subnet = new BlockList();
+  subnet.addSubnet(address.address, address.prefix, ipFamily);
+  return subnet.check(gateway, ipFamily) ? undefined : `gateway ${gateway} is outside the subnet ${address.address}/${address.prefix}`;
+}
+
+const LINK_LOCAL_V6 = new BlockList();
+LINK_LOCAL_V6.addSubnet('fe80::', 10, 'ipv6');

@@ -4,6 +4,7 @@
 // user-data) is reported and left alone, never written, deleted or referred
 // to. Pure: decide.ts judges what it observed with these, reconciler.ts
 // judges an object found in its place on create the same way.
+import { createHash } from 'node:crypto';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
@@ -40,8 +41,13 @@ export interface UserDataSecretObject {
 
 /** A write the apply step could not make because the object is not, or is no longer wholly, the VM's. */
 export interface WriteConflict {
-  readonly reason: typeof Reason.UserDataSecretConflict | typeof Reason.InfraMachineConflict;
+  readonly reason: typeof Reason.UserDataSecretConflict | typeof Reason.InfraMachineConflict | typeof Reason.CreateRefused;
   readonly message: string;
+}
+
+/** A create admission refused: reported on the VM, not only logged (issue 15, point 3). */
+export function createRefused(object: { readonly kind: string; readonly metadata: { readonly name?: string } }, apiMessage: string): WriteConflict {
+  return { reason: Reason.CreateRefused, message: `${object.kind} ${object.metadata.name ?? ''} could not be created: ${apiMessage}` };
 }
 
 /** The user-data Secret write decided for `content`: none when the VM's own already holds it, or the conflict when the Secret of that name is not the VM's. */
@@ -50,6 +56,22 @@ export type UserDataSecretWrite = { readonly ok: true; readonly write?: UserData
 type Owned = { readonly metadata: { readonly ownerReferences?: readonly OwnerReference[] } };
 
 export const userDataSecretName = (vm: VirtualMachine): string => `${vm.metadata.name ?? ''}-user-data`;
+
+/** Longest label value the API server takes. */
+const LABEL_VALUE_MAX = 63;
+
+/**
+ * The value of Label.ownedBy for the VM named `name`: the name itself when it
+ * fits a label value; a name up to 253 characters does not (issue 15: the
+ * infra machine's create was refused and the VM never said why), so a longer
+ * one becomes its start and a hash of the whole. The ownerReference carries
+ * the full name.
+ */
+export function ownedByLabelValue(name: string): string {
+  if (name.length <= LABEL_VALUE_MAX) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  return `${name.slice(0, LABEL_VALUE_MAX - hash.length - 1)}-${hash}`;
+}
 
 /** Whether `vm` is the controller of `object`: an ownerReference with controller true and the VM's uid. */
 export function isControlledBy(object: Owned, vm: VirtualMachine): boolean {
@@ -104,7 +126,7 @@ export function toUserDataSecret(vm: VirtualMachine, content: string): UserDataS
     metadata: {
       name: userDataSecretName(vm),
       namespace: vm.metadata.namespace ?? '',
-      labels: { [Label.ownedBy]: name },
+      labels: { [Label.ownedBy]: ownedByLabelValue(name) },
       ownerReferences: [{ apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
     },
     type: SecretType.userData,

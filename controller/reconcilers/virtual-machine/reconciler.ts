@@ -34,6 +34,7 @@ import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { decideVirtualMachine, decideWriteConflict, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
 import type { InfraMachineObject } from './infra-builders.js';
 import {
+  createRefused,
   fieldConflict,
   infraConflict,
   isControlledBy,
@@ -46,6 +47,7 @@ import {
   type WriteConflict,
 } from './ownership.js';
 import { runningPlacement } from './placement.js';
+import { decideSpecNotApplied, specRefused, type SpecRefused } from './spec-not-applied.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
 export type { InfraMachineObject } from './infra-builders.js';
@@ -79,7 +81,7 @@ interface SecretRead {
 /** A write the VM's plan asks for, and how to judge an object found in its place. */
 interface OwnedWrite<T extends ObjectWithUid> {
   readonly desired: T;
-  /** The reason a refused update is reported with. */
+  /** The reason an update refused for a field another writer set is reported with. */
   readonly reason: WriteConflict['reason'];
   /** The conflict `existing` is; undefined when it is the VM's. */
   readonly conflictOf: (existing: T) => WriteConflict | undefined;
@@ -119,9 +121,11 @@ export class VirtualMachineReconciler implements Reconciler {
     const observed = this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced);
     const plan = decideVirtualMachine(observed, now);
     this.assume(key, plan, latest);
-    const requeueAfterMs = await this.apply(latest, plan, log, (conflict) => {
+    const requeueAfterMs = await this.apply(latest, plan, log, (refusal) => {
+      // The machine stays where it runs, as it was: only the status changes.
+      if (refusal.reason === Reason.SpecNotApplied) return decideSpecNotApplied(latest, plan, refusal, now);
       this.assumed.delete(key); // Nothing was placed.
-      return decideWriteConflict(observed, conflict, now);
+      return decideWriteConflict(observed, refusal, now);
     });
     return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
   }
@@ -244,13 +248,13 @@ export class VirtualMachineReconciler implements Reconciler {
 
   /**
    * Carry the plan out; the status step maps a write refused for ownership
-   * through `onConflict`. Returns when to come back.
+   * or by admission through `onConflict`. Returns when to come back.
    */
   private async apply(
     vm: VirtualMachine,
     plan: VmPlan,
     log: Logger,
-    onConflict: (conflict: WriteConflict) => Pick<VmPlan, 'status' | 'requeueAfterMs'>,
+    onConflict: (refusal: WriteConflict | SpecRefused) => Pick<VmPlan, 'status' | 'requeueAfterMs'>,
   ): Promise<number | undefined> {
     const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
     // With the resourceVersion the finalizer's precondition patch needs no read first.
@@ -275,10 +279,11 @@ export class VirtualMachineReconciler implements Reconciler {
     decided?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
     let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     try {
-      const conflict = await this.write(vm, plan, log);
-      if (conflict) {
-        log.info({ reason: conflict.reason }, 'Leaving an object the VirtualMachine does not own untouched');
-        outcome = onConflict(conflict);
+      const refusal = await this.write(vm, plan, log);
+      if (refusal) {
+        if (refusal.reason === Reason.SpecNotApplied) log.info({ reason: refusal.reason }, 'Spec change refused by admission; reporting it');
+        else log.info({ reason: refusal.reason }, 'Leaving an object the VirtualMachine does not own untouched');
+        outcome = onConflict(refusal);
       }
     } finally {
       await decided;
@@ -293,8 +298,8 @@ export class VirtualMachineReconciler implements Reconciler {
     return outcome.requeueAfterMs;
   }
 
-  /** Deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first conflict. */
-  private async write(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<WriteConflict | undefined> {
+  /** Deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal. */
+  private async write(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<WriteConflict | SpecRefused | undefined> {
     for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
     const secret = plan.userDataSecret;
     if (secret) {
@@ -321,22 +326,25 @@ export class VirtualMachineReconciler implements Reconciler {
    * Create `w.desired`, or update the object its uid names (the VM's, as
    * decided). An object found in its place on create (made since it was
    * read: by a previous pass not yet in the cache, or by someone else) is
-   * updated only when it is the VM's.
+   * updated only when it is the VM's. An update admission refuses (a field
+   * that cannot change once the VM was created) comes back as SpecRefused.
    */
-  private async writeOwned<T extends ObjectWithUid>(w: OwnedWrite<T>): Promise<WriteConflict | undefined> {
+  private async writeOwned<T extends ObjectWithUid>(w: OwnedWrite<T>): Promise<WriteConflict | SpecRefused | undefined> {
     let target: T & OwnedRef;
     if (w.desired.metadata.uid) {
       target = w.desired as T & OwnedRef;
     } else {
       const created = await this.d.ssa.create(w.desired);
       if (created.created) return undefined;
+      if ('invalid' in created) return createRefused(w.desired, created.invalid);
       const conflict = w.conflictOf(created.existing);
       if (conflict) return conflict;
       if (w.upToDate(created.existing)) return undefined;
       target = { ...w.desired, metadata: { ...w.desired.metadata, uid: created.existing.metadata.uid ?? '' } } as T & OwnedRef;
     }
     const updated = await this.d.ssa.update(target);
-    return updated.applied ? undefined : fieldConflict(w.reason, target, updated.conflict);
+    if (updated.applied) return undefined;
+    return 'invalid' in updated ? specRefused(target, updated.invalid) : fieldConflict(w.reason, target, updated.conflict);
   }
 
   private upToDate(desired: InfraMachineObject): boolean {

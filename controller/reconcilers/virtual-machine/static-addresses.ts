@@ -54,6 +54,18 @@ function isSameVm(a: VirtualMachine, b: VirtualMachine): boolean {
   return a.metadata.namespace === b.metadata.namespace && a.metadata.name === b.metadata.name;
 }
 
-// IPv6 hex digits are case-insensitive; other spellings (zero compression) are
-// not normalised.
-const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+/** Whether two spellings name one address: compared in canonical form (issue 15: `2001:db8::10`, `2001:DB8:0::10` and the zeros written out are one). */
+const sameAddress = (a: string, b: string): boolean => canonicalAddress(a) === canonicalAddress(b);
+
+/**
+ * The RFC 5952 form of an IPv6 address (lower case, longest zero run
+ * compressed), as the WHATWG URL parser writes a host; other values lower-cased.
+ */
+export function canonicalAddress(address: string): string {
+  if (!address.includes(':')) return address.toLowerCase();
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address.toLowerCase(); // Not an IPv6 address (the schema refuses it): compared as written.
+  }
+}

@@ -39,6 +39,14 @@ export interface Vcsim {
   readonly caPem: string;
   /** SIGTERM (SIGKILL after 10 s), then remove the certificates. */
   stop(): Promise<void>;
+  /**
+   * An outage that keeps vcsim's inventory: its state lives only in its memory,
+   * so it is frozen (SIGSTOP), not stopped. To a client that is a vCenter that
+   * accepts connections and never answers, the unreachable vCenter of a
+   * partitioned network. resume() (SIGCONT) ends it.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 const LOOPBACK = '127.0.0.1';
@@ -86,7 +94,11 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
       username,
       password,
       caPem: tls.caPem,
+      pause: () => void child.kill('SIGSTOP'),
+      resume: () => void child.kill('SIGCONT'),
       async stop() {
+        // A frozen process does not act on SIGTERM until it runs again.
+        child.kill('SIGCONT');
         await stopProcess(child);
         rmSync(dir, { recursive: true, force: true });
       },

@@ -9,6 +9,12 @@ import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.
 import { FakeMachineKind, fakeApi, type FakeMachine, type FakeMachineSpec } from './fake-machine.js';
 import type { FakeCloud } from './fake-cloud.js';
 
+/** The OS disk size of the class's first disk, as a real backend's machine carries it. */
+function osDisk(disks: readonly { readonly sizeGiB: number }[]): Pick<FakeMachineSpec, 'osDiskSizeGiB'> {
+  const [os] = disks;
+  return os ? { osDiskSizeGiB: os.sizeGiB } : {};
+}
+
 /** One failure domain per Provider, offering every class the Provider declares. */
 function discover(provider: Provider): FailureDomainStatus[] {
   const capabilities = provider.spec.capabilities;
@@ -36,13 +42,14 @@ function ensure(cloud: FakeCloud, request: MachineRequest<FakeMachineSpec>, mayC
     if (done === false) return { state: 'InProgress', taskRef: request.taskRef ?? '', message: `creating (task ${request.taskRef ?? ''})`, actions: [] };
     if (done === true) throw new BackendError(BackendErrorKind.TaskFailed, `task ${request.taskRef ?? ''} ended without a VM`);
     if (!mayCreate) return { state: 'Absent' };
-    const taskRef = cloud.startCreate({ uuid: request.uuid, name: request.name, zone: zoneOf(request), cpus: request.spec.cpus, memoryMiB: request.spec.memoryMiB, userData: request.userData });
+    const taskRef = cloud.startCreate({ uuid: request.uuid, name: request.name, zone: zoneOf(request), cpus: request.spec.cpus, memoryMiB: request.spec.memoryMiB, userData: request.userData, ...(request.spec.network ? { network: request.spec.network } : {}) });
     return { state: 'InProgress', taskRef, message: `creating (task ${taskRef})`, actions: ['CreateStarted'] };
   }
   const desired = request.spec.desiredPowerState ?? 'PoweredOn';
   const actions = vm.powerState === desired ? [] : [desired === 'PoweredOn' ? ('PoweredOn' as const) : ('PoweredOff' as const)];
   vm.powerState = desired === 'Suspended' ? 'Suspended' : desired;
-  const address = `192.0.2.${(parseInt(request.uuid.slice(0, 2), 16) % 250) + 1}`;
+  // The guest reports its static address, else one it got by DHCP.
+  const address = vm.network?.[0]?.ipam?.static?.address ?? `192.0.2.${(parseInt(request.uuid.slice(0, 2), 16) % 250) + 1}`;
   return {
     state: 'Present',
     observation: {
@@ -81,7 +88,7 @@ export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineS
         apiVersion: context.apiVersion,
         kind: FakeMachineKind.kind,
         metadata: context.metadata,
-        spec: { ...context.commonSpec, image: context.imageRef, cpus: context.hardware.cpus, memoryMiB: context.hardware.memoryMiB },
+        spec: { ...context.commonSpec, image: context.imageRef, cpus: context.hardware.cpus, memoryMiB: context.hardware.memoryMiB, ...osDisk(context.hardware.disks) },
       };
       return { ok: true, object };
     },

@@ -4,7 +4,7 @@
 // zone (a failure domain's `raw.zone`), as a VM lives on one vCenter: looked
 // for in another zone, it is not there.
 import { randomUUID } from 'node:crypto';
-import type { PowerState } from '../../../infra/api/common.js';
+import type { Ipam, PowerState } from '../../../infra/api/common.js';
 
 export interface FakeVm {
   readonly uuid: string;
@@ -15,6 +15,8 @@ export interface FakeVm {
   readonly zone: string;
   powerState: PowerState;
   userData: string | undefined;
+  /** The guest network configuration it was created with (what a real backend renders into its seed or guest info). */
+  readonly network?: readonly { readonly name: string; readonly ipam?: Ipam }[];
 }
 
 interface CreateTask {

@@ -1,6 +1,7 @@
 // The API side of a test-only backend: a machine kind and its cluster kind,
 // defined with the same helpers a real backend's file under
 // infra/api/infrastructure.banlieue.io/ uses. It lives only in tests.
+import { fixedField, growOnlySize } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/fixed-once-created.js';
 import { defineClusterKinds } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import {
   defineBackendApi,
@@ -9,6 +10,7 @@ import {
   machineSpecValidations,
   machineStatusFields,
 } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import { Ipam, InterfaceName } from '../../../infra/api/common.js';
 import type { ObjectOf } from '../../../infra/api/kind.js';
 import { Type, type Static } from '../../../infra/api/schema.js';
 
@@ -18,6 +20,10 @@ export const FakeMachineSpec = Type.Object(
     image: Type.String({ description: 'Image to boot.', minLength: 1 }),
     cpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1 }),
     memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128 }),
+    osDiskSizeGiB: Type.Optional(Type.Integer({ description: 'OS disk size in GiB.', minimum: 1, maximum: 65536 })),
+    network: Type.Optional(
+      Type.Array(Type.Object({ name: InterfaceName('Interface name in the guest.'), ipam: Type.Optional(Ipam) }), { description: 'Network interfaces, addressed as a real backend addresses its NICs.', maxItems: 4 }),
+    ),
   },
   { description: 'Desired state of the fake VM.', ...machineSpecValidations() },
 );
@@ -33,6 +39,8 @@ export const { machine: FakeMachineKind, template: FakeMachineTemplateKind } = d
   backend: 'fake',
   spec: FakeMachineSpec,
   status: FakeMachineStatus,
+  // As a real backend's: the image is booted once, and a disk only grows, once the VM was created.
+  fixedOnceCreated: [fixedField('image', 'image a VM boots'), growOnlySize('osDiskSizeGiB')],
 });
 export const { cluster: FakeClusterKind, template: FakeClusterTemplateKind } = defineClusterKinds('Fake', 'fkc', 'fake');
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_KINDS, INFRA_MACHINE_KINDS } from '../../../infra/api/kinds.js';
+import { ALL_KINDS, INFRA_KINDS, INFRA_MACHINE_KINDS } from '../../../infra/api/kinds.js';
 import { providerIDPolicy } from '../../../infra/install/admission-policies.js';
 import { controllerSecretGuardPolicy } from '../../../infra/install/controller-secret-guard.js';
 import { REFERENCE_POLICIES, toReferencePolicy } from '../../../infra/install/reference-policies.js';
 import { renderInstall } from '../../../infra/install/render.js';
+import { templateImmutabilityPolicy } from '../../../infra/install/template-immutability.js';
 
 interface SchemaNode {
   type?: string;
@@ -62,6 +63,16 @@ describe('admission policies', () => {
   it('guards spec.providerID of every InfraMachine kind and nothing else', () => {
     expect(providerIDPolicy().resources).toEqual(INFRA_MACHINE_KINDS.map((k) => k.plural));
     expect(providerIDPolicy().validations[0]?.expression).toContain(".subresource('providerid')");
+  });
+
+  it('keeps the spec of every template kind immutable, except in the dry run of CAPI topology (dry-run request and annotation, both)', () => {
+    const policy = templateImmutabilityPolicy();
+    expect(policy.resources).toEqual(INFRA_KINDS.filter((k) => k.kind.endsWith('Template')).map((k) => k.plural));
+    expect(policy.operations).toEqual(['UPDATE']);
+    expect(policy.validations.map((v) => v.expression)).toEqual(['object.spec == oldObject.spec']);
+    const [skip] = policy.matchConditions ?? [];
+    expect(skip?.expression).toContain('request.dryRun');
+    expect(skip?.expression).toContain("'topology.cluster.x-k8s.io/dry-run'");
   });
 
   it("binds the controller's Secret guard to the controller's ServiceAccount in the install namespace", () => {

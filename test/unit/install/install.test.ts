@@ -160,8 +160,8 @@ describe('the install', () => {
     expect(policies()).toEqual(expect.arrayContaining(['banlieue-provider-references', 'banlieue-inframachine-provider-id', 'banlieue-provider-insecure-tls']));
     expect(all().map((o) => o.kind)).not.toContain('NetworkPolicy');
     expect(all({ networkPolicies: true }).map((o) => o.kind)).toContain('NetworkPolicy');
-    // The controller's Secret guard is least privilege, not an optional policy.
-    expect(policies({ admissionPolicies: false })).toEqual(['banlieue-controller-secret-writes']);
+    // Template immutability is part of the API and the controller's Secret guard least privilege: neither is optional.
+    expect(policies({ admissionPolicies: false })).toEqual(['banlieue-template-immutability', 'banlieue-controller-secret-writes']);
   });
 
   it('binds every policy it installs, refusing what fails', () => {

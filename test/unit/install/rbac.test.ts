@@ -77,6 +77,16 @@ describe('RBAC', () => {
     expect(vsphere).not.toContain('virtualmachines');
   });
 
+  it('lets provider roles create, read and delete IPAddressClaims and read IPAddresses by name, never list or watch them', () => {
+    for (const backend of ['vsphere', 'proxmox', 'libvirt']) {
+      const ipam = rulesOf(clusterRole(`banlieue-provider-${backend}`)).filter((r) => r.apiGroups.includes('ipam.cluster.x-k8s.io'));
+      expect(ipam).toEqual([
+        { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'delete'] },
+        { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddresses'], verbs: ['get'] },
+      ]);
+    }
+  });
+
   it('lets only the provider role update the providerid virtual subresource its admission policy checks', () => {
     const holders = objects
       .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkQueue, type WorkQueueHooks } from '../../../controller/runtime/work-queue.js';
 
 /** A worker whose calls the test releases one by one. */
@@ -285,5 +285,128 @@ describe('WorkQueue shutdown', () => {
     await stopped;
     await tick();
     expect(g.calls).toEqual(['a']);
+  });
+});
+
+describe('WorkQueue backoff across requeues (issue 15)', () => {
+  /** A worker that counts its passes over each key and ends each as `outcome` says. */
+  function countingWorker(outcome: (key: string) => 'fail' | 'blocked' | 'ok') {
+    const passes: Record<string, number> = {};
+    return {
+      passes,
+      worker: async (key: string) => {
+        passes[key] = (passes[key] ?? 0) + 1;
+        const how = outcome(key);
+        if (how === 'fail') throw new Error('refused');
+        return how === 'blocked' ? { blockedRetryMs: 10_000 } : {};
+      },
+    };
+  }
+  /** Lets queued passes run (they await nothing but the fake clock). */
+  const settle = (): Promise<void> => vi.advanceTimersByTimeAsync(0).then(() => undefined);
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    // No jitter: each backoff delay is its ceiling.
+    vi.spyOn(Math, 'random').mockReturnValue(1);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('keeps a failing key to its backoff deadline when other objects’ events add it', async () => {
+    const w = countingWorker(() => 'fail');
+    const q = new WorkQueue(w.worker, { retryInitialMs: 1000 });
+    q.add('vm-a');
+    await settle();
+    expect(w.passes['vm-a']).toBe(1);
+    // A sibling's events and a resync, 65 of them before the deadline.
+    for (let i = 0; i < 65; i++) q.add('vm-a');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(w.passes['vm-a']).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(w.passes['vm-a']).toBe(2);
+    // The next deadline is twice as far, and holds as well.
+    q.add('vm-a');
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(w.passes['vm-a']).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(w.passes['vm-a']).toBe(3);
+    await q.shutDown();
+  });
+
+  it('runs a failing key at once when its own object changes: the change may be the fix', async () => {
+    let fixed = false;
+    const w = countingWorker(() => (fixed ? 'ok' : 'fail'));
+    const q = new WorkQueue(w.worker, { retryInitialMs: 60_000 });
+    q.add('vm-a');
+    await settle();
+    fixed = true;
+    q.add('vm-a', { changed: true });
+    await settle();
+    expect(w.passes['vm-a']).toBe(2);
+    // Succeeded: its backoff is over, and any add runs it again.
+    q.add('vm-a');
+    await settle();
+    expect(w.passes['vm-a']).toBe(3);
+    await q.shutDown();
+  });
+
+  it('after a failure, keeps to the backoff a key another object’s event added while it ran, but not one its own change added', async () => {
+    const gates: (() => void)[] = [];
+    let passes = 0;
+    const q = new WorkQueue(
+      () => {
+        passes += 1;
+        return new Promise<void>((_resolve, reject) => gates.push(() => reject(new Error('refused'))));
+      },
+      { retryInitialMs: 1000 },
+    );
+    q.add('vm-a');
+    await settle();
+    q.add('vm-a');
+    gates.shift()?.();
+    await settle();
+    expect(passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(passes).toBe(2);
+    q.add('vm-a', { changed: true });
+    gates.shift()?.();
+    await settle();
+    expect(passes).toBe(3);
+    gates.shift()?.();
+    await q.shutDown();
+  });
+
+  it('backs blocked work off from its first delay, doubling up to retryMaxMs, holding against other events', async () => {
+    const w = countingWorker(() => 'blocked');
+    const q = new WorkQueue(w.worker, { retryMaxMs: 60_000 });
+    q.add('machine');
+    await settle();
+    const passTimes: number[] = [];
+    for (let elapsed = 0; elapsed < 200_000; elapsed += 1000) {
+      const before = w.passes.machine;
+      q.add('machine');
+      await vi.advanceTimersByTimeAsync(1000);
+      if (w.passes.machine !== before) passTimes.push(elapsed + 1000);
+    }
+    const gaps = passTimes.map((t, i) => t - (passTimes[i - 1] ?? 0));
+    expect(gaps).toEqual([10_000, 20_000, 40_000, 60_000, 60_000]);
+    await q.shutDown();
+  });
+
+  it('still cuts a requested requeue short on any add: waiting is not failing', async () => {
+    const passes: number[] = [];
+    const q = new WorkQueue(async () => {
+      passes.push(passes.length);
+      return { requeueAfterMs: 60_000 };
+    });
+    q.add('vm-a');
+    await settle();
+    q.add('vm-a');
+    await settle();
+    expect(passes).toHaveLength(2);
+    await q.shutDown();
   });
 });

@@ -24,6 +24,9 @@ import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
+/** vCenter's longest VM name. A longer one fails CloneVM_Task only once the task runs, so it is refused before any clone. */
+export const MAX_VM_NAME_LENGTH = 80;
+
 export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VSphereMachineSpec> {
   const cloneTargets = new CloneTargetCache();
   return {
@@ -167,6 +170,10 @@ async function pickUpClone(client: VsphereClient, request: Request): Promise<Clo
 
 /** Starts CloneVM_Task with the machine's UUID; its task is the provider's to remember. */
 async function startClone(client: VsphereClient, cloneTargets: CloneTargetCache, request: Request, options: EnsureOptions): Promise<ManagedObjectReference> {
+  // A name vCenter will refuse: no real task, started again at every retry, just to fail (issue 15).
+  if (request.name.length > MAX_VM_NAME_LENGTH) {
+    throw new BackendError(BackendErrorKind.Rejected, `the VM name ${request.name} has ${request.name.length} characters; vCenter takes at most ${MAX_VM_NAME_LENGTH} characters: give the machine a shorter name`);
+  }
   const { targets, templateHardware } = await cloneTargets.resolve(client, request.spec, request.raw);
   const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, templateHardware);
   let task: ManagedObjectReference;
@@ -241,8 +248,10 @@ async function destroy(client: VsphereClient, request: Request, { log }: Destroy
     if (clone.state === 'done') vm = clone.vm;
   }
   if (!vm) return { state: 'Gone', existed: false };
-  await assertOwned(client, vm, request);
   try {
+    // Inside the try: a VM the UUID search still names but vCenter no longer has (a destroy that
+    // finished as its pass was killed) is gone, not a failure to retry for ever.
+    await assertOwned(client, vm, request);
     const { powerState } = await client.vms.summary(vm);
     if (powerState !== 'poweredOff') await tolerateRace(client.vms.powerOff(vm));
     await client.vms.destroy(vm);
@@ -250,7 +259,7 @@ async function destroy(client: VsphereClient, request: Request, { log }: Destroy
     return { state: 'Gone', existed: true };
   } catch (err) {
     // Gone meanwhile: what we wanted.
-    if (isBackendError(err, BackendErrorKind.NotFound)) return { state: 'Gone', existed: false };
+    if (isBackendError(err, BackendErrorKind.NotFound) || isVsphereFault(err, 'ManagedObjectNotFound')) return { state: 'Gone', existed: false };
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { fixedField, fixedListEntries, growOnlySize } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
@@ -73,6 +74,12 @@ export const { machine: CloudHypervisorMachineKind, template: CloudHypervisorMac
   backend: 'Cloud Hypervisor',
   spec: CloudHypervisorMachineSpec,
   status: CloudHypervisorMachineStatus,
+  fixedOnceCreated: [
+    fixedField('bootSource', 'boot source of a VM'),
+    fixedField('storageClass', 'storage class of a VM'),
+    fixedListEntries('nics', ['networkClass'], 'network interfaces and their network classes'),
+    growOnlySize('osDiskSizeGiB'),
+  ],
   extraColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.bootSource.image', priority: 1 }],
 });
 

@@ -13,7 +13,7 @@ import {
   ProviderID,
 } from '../../common.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
-import { Name, StringEnum, StringMap, Type, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
+import { Name, StringEnum, StringMap, Type, type CelRule, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
 
 /** Spec fields of every InfraMachine. */
 export function machineSpecFields(providerIDScheme: string) {
@@ -26,7 +26,7 @@ export function machineSpecFields(providerIDScheme: string) {
     ),
     providerID: Type.Optional(ProviderID(providerIDScheme)),
     failureDomain: Type.Optional(
-      Type.String({ description: 'Failure domain (as published by a Provider) to place the VM in.', maxLength: 256 }),
+      Type.String({ description: 'Failure domain (as published by a Provider) to place the VM in; omit it rather than leave it empty.', minLength: 1, maxLength: 256 }),
     ),
     desiredPowerState: Type.Optional(DesiredPowerState()),
     userDataSecretRef: Type.Optional(
@@ -160,7 +160,12 @@ export type MachineTemplateStatus = Static<typeof MachineTemplateStatus>;
 
 type Validation = { readonly rule: string; readonly message: string };
 
-/** `spec.template.{metadata,spec}`, immutable as CAPI expects of templates; `rules` add checks on the whole template. */
+/**
+ * `spec.template.{metadata,spec}`; `rules` add checks on the whole template.
+ * Immutable as CAPI expects of templates, but not here: the admission policy in
+ * infra/install/template-immutability.ts enforces it, because it must let
+ * CAPI's topology dry run through and a CRD rule cannot tell that apart.
+ */
 export function templateSpec<S extends TSchema>(kind: string, spec: S, rules: readonly Validation[] = []) {
   return Type.Object(
     {
@@ -171,7 +176,7 @@ export function templateSpec<S extends TSchema>(kind: string, spec: S, rules: re
     },
     {
       description: `Desired state of the ${kind}Template. Immutable: create a new template to change machines.`,
-      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }, ...rules],
+      ...(rules.length > 0 ? { 'x-kubernetes-validations': [...rules] } : {}),
     },
   );
 }
@@ -185,6 +190,8 @@ interface MachineKindsInput<Spec extends TObject<TProperties>, Status extends TO
   readonly extraColumns?: readonly PrinterColumn[];
   /** The spec's list of NICs (`network` or `nics`), if it has one: a template may fix neither MACs nor static IPs in it. */
   readonly nicsField?: string;
+  /** What the machine's spec may no longer change once its VM was created (fixed-once-created.ts). @default none */
+  readonly fixedOnceCreated?: readonly CelRule[];
 }
 
 /**
@@ -222,7 +229,7 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     status: input.status,
     printerColumns: machineColumns(input.extraColumns ?? []),
     capiContract: true,
-    rootValidations: [PLACEMENT_IMMUTABLE],
+    rootValidations: [PLACEMENT_IMMUTABLE, ...(input.fixedOnceCreated ?? [])],
   });
   const template = defineKind({
     group: INFRA_GROUP,

@@ -1,6 +1,7 @@
 import { FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
@@ -80,6 +81,16 @@ export const { machine: LibvirtMachineKind, template: LibvirtMachineTemplateKind
   backend: 'libvirt',
   spec: LibvirtMachineSpec,
   status: LibvirtMachineStatus,
+  fixedOnceCreated: [
+    fixedField('domainName', 'domain name of a VM'),
+    fixedField('pool', 'storage pool of a VM'),
+    fixedField('bootSource', 'boot source of a VM'),
+    fixedField('firmware', 'firmware of a VM'),
+    fixedField('machineType', 'machine type of a VM'),
+    fixedListEntries('network', ['source.kind', 'source.name', 'model'], 'network interfaces, where they are plugged and their models'),
+    fixedListEntries('disks', ['bus'], 'disks and their buses'),
+    growOnlyListSizes('disks', 'sizeGiB'),
+  ],
   extraColumns: [{ name: 'Domain', type: 'string', jsonPath: '.spec.domainName', priority: 1 }],
 });
 

@@ -1,6 +1,7 @@
 import { FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { fixedField, fixedListEntries, growOnlyListSizes, growOnlySize } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
@@ -94,6 +95,18 @@ export const { machine: ProxmoxMachineKind, template: ProxmoxMachineTemplateKind
   backend: 'Proxmox VE',
   spec: ProxmoxMachineSpec,
   status: ProxmoxMachineStatus,
+  fixedOnceCreated: [
+    fixedField('node', 'node of a VM'),
+    fixedField('templateVmid', 'template a VM was cloned from'),
+    fixedField('cloneMode', 'clone mode of a VM'),
+    fixedField('storage', 'storage of a VM'),
+    fixedField('pool', 'resource pool of a VM'),
+    fixedField('firmware', 'firmware of a VM'),
+    fixedListEntries('nics', ['bridge', 'vlan', 'model'], 'network interfaces, their bridges, VLAN tags and models'),
+    growOnlySize('osDiskSizeGiB'),
+    fixedListEntries('dataDisks', ['storage', 'iothread', 'discard', 'ssd'], 'data disks, their storage and options'),
+    growOnlyListSizes('dataDisks', 'sizeGiB'),
+  ],
   extraColumns: [
     { name: 'Node', type: 'string', jsonPath: '.status.node' },
     { name: 'VMID', type: 'integer', jsonPath: '.status.vmid' },

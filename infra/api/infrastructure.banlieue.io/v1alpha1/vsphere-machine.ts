@@ -1,6 +1,7 @@
 import { DISK_PROVISIONINGS, FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
+import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
@@ -23,7 +24,8 @@ export const VSphereMachineSpec = Type.Object(
       Type.String({ description: 'Datastore (or datastore cluster) for the disks; the template datastore when unset.', maxLength: 256 }),
     ),
     numCpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1, maximum: 256 }),
-    memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
+    // vSphere refuses memory that is not a multiple of 4 MiB: refused here, with the field named (issue 15).
+    memoryMiB: Type.Integer({ description: 'Memory in MiB; a multiple of 4, as vSphere requires.', minimum: 128, maximum: 4194304, multipleOf: 4 }),
     firmware: Type.Optional(FirmwareField()),
     disks: Type.Optional(
       ListMap(
@@ -74,6 +76,19 @@ export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind
   backend: 'vSphere',
   spec: VSphereMachineSpec,
   status: VSphereMachineStatus,
+  fixedOnceCreated: [
+    fixedField('template', 'template a VM was cloned from'),
+    fixedField('templateFolder', 'template a VM was cloned from'),
+    fixedField('datacenter', 'datacenter of a VM'),
+    fixedField('cluster', 'compute cluster of a VM'),
+    fixedField('resourcePool', 'resource pool of a VM'),
+    fixedField('folder', 'folder of a VM'),
+    fixedField('datastore', 'datastore of a VM'),
+    fixedField('firmware', 'firmware of a VM'),
+    fixedListEntries('network', ['portGroup'], 'network interfaces and their port groups'),
+    fixedListEntries('disks', ['provisioning'], 'disks and their provisioning'),
+    growOnlyListSizes('disks', 'sizeGiB'),
+  ],
   extraColumns: [{ name: 'vSphereCluster', type: 'string', jsonPath: '.spec.cluster', priority: 1 }],
 });
 

@@ -1,0 +1,27 @@
+// Whether a fault run passed: the end state the issue asks for (#15), each
+// miss named. Pure.
+import type { FaultRun } from './vsphere-faults.js';
+
+/** At least this many kill -9 per run. */
+export const MIN_KILLS = 10;
+
+export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases'>): { passed: boolean; problems: string[] } {
+  const { counts, fleet, leases } = run;
+  const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
+  const secondWriters = leases.controller.secondWriters.length + leases.provider.secondWriters.length;
+  const problems = [
+    ...(kills < MIN_KILLS ? [`only ${kills} kills (at least ${MIN_KILLS})`] : []),
+    ...(fleet.duplicates > 0 ? [`${fleet.duplicates} duplicate VMs`] : []),
+    ...(fleet.orphans > 0 ? [`${fleet.orphans} orphan VMs`] : []),
+    ...(fleet.stuckFinalizers > 0 ? [`${fleet.stuckFinalizers} objects stuck with a finalizer`] : []),
+    ...(fleet.notReady.length > 0 ? [`${fleet.notReady.length} VirtualMachines not Ready`] : []),
+    ...(fleet.notGone.length > 0 ? [`${fleet.notGone.length} deleted objects not gone`] : []),
+    ...(fleet.found !== fleet.expected ? [`${fleet.found} of ${fleet.expected} expected VMs found in the backend`] : []),
+    ...(secondWriters > 0 ? [`${secondWriters} writes by a replica that did not hold its Lease`] : []),
+    ...(counts.apiserverOutages < 1 || counts.backendOutages < 1 ? ['an outage did not take place'] : []),
+    ...(!counts.unreachableSeen ? ['ProviderReachable=False not seen while the backend was unreachable'] : []),
+    ...counts.failedDuringOutage.map((what) => `failed during the backend outage: ${what}`),
+    ...(!counts.recovered ? ['the Provider did not become reachable again after the backend outage'] : []),
+  ];
+  return { passed: problems.length === 0, problems };
+}

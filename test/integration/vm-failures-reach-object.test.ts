@@ -1,0 +1,56 @@
+// Every failure reaches the object (issue 15, point 3), against the real API
+// server with `banlieue controller` running: a VirtualMachine name longer than
+// a label value no longer breaks the objects made for it, and a write the API
+// server refuses is reported on the VM in the API server's words, not only
+// logged while the VM says it is pending.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControllerNamespace } from '../support/kube.js';
+import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
+
+const WAIT_MS = 120_000;
+
+describe('VirtualMachine failures on the object', () => {
+  const t = new TestApi();
+  let ns: string;
+  let stopNamespace: () => Promise<void>;
+  const suffix = Math.random().toString(36).slice(2, 7);
+  const cls = `small-${suffix}`;
+  const image = `ubuntu-${suffix}`;
+
+  beforeAll(async () => {
+    ({ ns, stop: stopNamespace } = await startControllerNamespace('vm-failures'));
+    await t.apply(vmClass(cls));
+    const img = await t.apply(vmImage(image));
+    const p = await t.apply(provider(ns, 'vsphere', 'vsphere'));
+    await t.applyStatus(p, failureDomains('vsphere', [{ name: 'vsphere-a' }]));
+    await t.applyStatus(img, imageRows([{ ns, provider: 'vsphere', ready: true }]));
+  }, WAIT_MS);
+
+  afterAll(async () => {
+    await stopNamespace?.();
+    await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMClass', metadata: { name: cls } });
+    await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
+  }, WAIT_MS);
+
+  it('places a VM whose name is longer than a label value (63 characters)', async () => {
+    const name = `web-${'a'.repeat(66)}`; // 70 characters
+    const v = await t.apply(vm(ns, name, cls, image));
+    await t.condition(v, 'Scheduled', 'True', 'Scheduled', WAIT_MS);
+    const machine = (await t.get(machineRef('vsphere', ns, name))) as Obj;
+    const owner = machine.metadata.labels?.['banlieue.io/owned-by'] ?? '';
+    expect(owner.length).toBeLessThanOrEqual(63);
+    expect(owner.startsWith('web-aaa')).toBe(true);
+    expect((machine.metadata as { ownerReferences?: { name: string }[] }).ownerReferences?.[0]?.name).toBe(name);
+  }, WAIT_MS);
+
+  it('says on the VM why the API server refused to create its user-data Secret', async () => {
+    const name = `web-${'b'.repeat(241)}`; // 245 characters: `<name>-user-data` is past the 253 of a Secret name
+    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'long-source', namespace: ns }, stringData: { 'user-data': '#cloud-config\n' } });
+    const v = await t.apply(vm(ns, name, cls, image, { userData: { secretRef: { name: 'long-source' } } }));
+    const live = await t.condition(v, 'Scheduled', 'False', 'CreateRefused', WAIT_MS);
+    const scheduled = (live.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Scheduled');
+    expect(scheduled?.message).toContain(`Secret ${name}-user-data could not be created`);
+    expect(scheduled?.message).toContain('253');
+    expect(await t.get(machineRef('vsphere', ns, name))).toBeUndefined();
+  }, WAIT_MS);
+});
