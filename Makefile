@@ -109,8 +109,9 @@ image-push: $(IMAGE_ARCHIVE) ## Push the image with crane: make image-push IMAGE
 .PHONY: release
 release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) ## Every release asset in target/release/ with SHA256SUMS
 	rm -rf $(RELEASE_ASSETS) && mkdir -p $(RELEASE_ASSETS)
-	@# The clusterctl assets: components, metadata and the cluster templates (one flavor per backend).
-	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_DIR)/cluster-template*.yaml $(RELEASE_ASSETS)/
+	@# The clusterctl assets: components, metadata, the cluster templates (one flavor per backend, and the
+	@# clusterclass flavor) and the ClusterClass that flavor names (clusterctl fetches it as clusterclass-<name>.yaml).
+	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_DIR)/cluster-template*.yaml $(RELEASE_DIR)/clusterclass-*.yaml $(RELEASE_ASSETS)/
 	cp $(IMAGE_ARCHIVE) $(RELEASE_ASSETS)/
 	cp $(BINARY) $(RELEASE_ASSETS)/banlieue-linux-amd64
 	cd $(RELEASE_ASSETS) && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS

@@ -150,14 +150,14 @@ describe('banlieue bootstrap operator', () => {
     expect(result.stderr).toMatch(/applying Namespace banlieue-system: forbidden: .*system:serviceaccount:default:nobody/);
   });
 
-  it("leaves the optional admission policies out only when asked, never the controller's Secret guard", async () => {
+  it("leaves the optional admission policies out only when asked, never the controller's Secret guard nor the API's template immutability", async () => {
     const names = (yaml: string): string[] => [...yaml.matchAll(/^kind: ValidatingAdmissionPolicy\nmetadata:\n(?:  .*\n)*?  name: (\S+)$/gm)].map((m) => m[1] ?? '');
     const byDefault = await banlieue('bootstrap', 'operator', '--dry-run');
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(names(byDefault.stdout)).toEqual(expect.arrayContaining(['banlieue-controller-secret-writes', 'banlieue-provider-references', 'banlieue-inframachine-provider-id']));
     const optedOut = await banlieue('bootstrap', 'operator', '--dry-run', '--no-admission-policies');
     expect(optedOut.code, optedOut.stderr).toBe(0);
-    expect(names(optedOut.stdout)).toEqual(['banlieue-controller-secret-writes']);
+    expect(names(optedOut.stdout).sort()).toEqual(['banlieue-controller-secret-writes', 'banlieue-template-immutability']);
   });
 
   it('scopes provider credentials to --provider-namespaces and refuses a bad namespace naming the prop', async () => {

@@ -14,8 +14,15 @@ describe('make release', () => {
   }, 1_800_000);
 
   it('writes the clusterctl assets, the cluster templates, the image archive, the binary and SHA256SUMS', () => {
-    // clusterctl's names: the default flavor, then one per backend (`--flavor proxmox`).
-    const templates = ['cluster-template.yaml', 'cluster-template-proxmox.yaml', 'cluster-template-libvirt.yaml', 'cluster-template-cloud-hypervisor.yaml'];
+    // clusterctl's names: the default flavor, one per backend (`--flavor proxmox`), the clusterclass flavor and its class.
+    const templates = [
+      'cluster-template.yaml',
+      'cluster-template-proxmox.yaml',
+      'cluster-template-libvirt.yaml',
+      'cluster-template-cloud-hypervisor.yaml',
+      'cluster-template-clusterclass.yaml',
+      'clusterclass-banlieue-vsphere.yaml',
+    ];
     expect(readdirSync(DIR).sort()).toEqual(
       ['infrastructure-components.yaml', 'metadata.yaml', ...templates, `banlieue-${PACKAGE_VERSION}.oci.tar`, 'banlieue-linux-amd64', 'SHA256SUMS'].sort(),
     );

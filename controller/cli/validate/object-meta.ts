@@ -103,9 +103,10 @@ export function checkObjectMeta(metadata: unknown, scope: 'Namespaced' | 'Cluste
   } else {
     errors.push(...subdomainErrors('metadata.name', name));
   }
-  if (namespace !== undefined && namespace !== '') {
-    if (scope === 'Cluster') errors.push({ field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' });
-    else if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+  // On a cluster-scoped kind a namespace is dropped, not refused: kubectl and the apiserver both ignore it
+  // (a cdk8s Chart with a namespace puts one on every object it holds).
+  if (namespace !== undefined && namespace !== '' && scope !== 'Cluster') {
+    if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
       errors.push({ field: 'metadata.namespace', message: `Invalid value: ${quote(String(namespace))}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'` });
     }
   }
