@@ -2,21 +2,12 @@
 // VirtualMachine from Pending to Ready through the real controller and
 // provider-role code against a real apiserver. Registering it is all it takes:
 // no reconciler, runtime or scheduler file knows it (docs/adr/0014).
-import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendCatalog } from '../../controller/backends/descriptor.js';
-import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
-import { runControllerRole } from '../../controller/cli/controller-role.js';
-import { runProviderRole } from '../../controller/cli/provider-role.js';
-import { KubeApi } from '../../controller/runtime/kube-api.js';
-import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
-import { silentLogger } from '../../controller/runtime/log.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
-import type { RoleContext } from '../../controller/runtime/role-runner.js';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
+import { runFakeRoles } from '../support/fake-backend/roles.js';
 import { FakeMachineKind } from '../support/fake-backend/fake-machine.js';
 import { installFakeBackend } from '../support/fake-backend/install.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
@@ -52,32 +43,15 @@ describe('a backend registered only in a test', () => {
   const { plane } = usePrivatePlane();
   const cloud = new FakeCloud(3_000);
   const fake = fakeDescriptor(cloud);
-  const stop = new AbortController();
-  // Every informer of both roles listens on it, as on a role's shutdown signal.
-  setMaxListeners(0, stop.signal);
-  let roles: Promise<unknown>;
+  let stopRoles: () => Promise<void>;
 
   beforeAll(async () => {
     const cp = plane();
     await installFakeBackend(cp);
-
-    const context = (): RoleContext => ({ api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal });
-    roles = Promise.all([
-      runControllerRole(context(), { backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]), concurrency: 4, resyncMs: 60_000, identity: 'test-controller' }),
-      runProviderRole(context(), fake, {
-        concurrency: 2,
-        rediscoverMs: 60_000,
-        machineConcurrency: 4,
-        machineTimings: { pollMs: 1_000, resyncMs: 60_000, taskPollMs: 500 },
-        identity: 'test-provider-fake',
-      }),
-    ]);
+    stopRoles = runFakeRoles(cp.kubeconfigPath, fake, { concurrency: 4 });
   });
 
-  afterAll(async () => {
-    stop.abort();
-    await roles;
-  });
+  afterAll(() => stopRoles());
 
   it('runs a VirtualMachine from Pending to Ready, remembering the create task on the way', async () => {
     const cp = plane();

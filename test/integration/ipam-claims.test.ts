@@ -5,16 +5,11 @@
 // CAPI's own IPAM CRDs from the pinned CAPI module. The provider role is the
 // real one, over the test-only fake backend, whose VMs keep the network
 // configuration they were created with.
-import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runProviderRole } from '../../controller/cli/provider-role.js';
-import { KubeApi } from '../../controller/runtime/kube-api.js';
-import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
-import { silentLogger } from '../../controller/runtime/log.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
+import { runFakeRoles } from '../support/fake-backend/roles.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { FakeMachineKind } from '../support/fake-backend/fake-machine.js';
 import { installFakeBackend } from '../support/fake-backend/install.js';
@@ -60,9 +55,7 @@ const fakeMachine = (name: string, pooled: boolean): object => ({
 describe('addresses from CAPI IPAM pools', () => {
   const { plane } = usePrivatePlane();
   const cloud = new FakeCloud(500);
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  let role: Promise<unknown>;
+  let stopRole: () => Promise<void>;
 
   beforeAll(async () => {
     const cp = plane();
@@ -78,17 +71,10 @@ describe('addresses from CAPI IPAM pools', () => {
       },
     ]);
     // CAPI's IPAM CRDs are not installed yet: the role must start without them.
-    role = runProviderRole(
-      { api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal },
-      fakeDescriptor(cloud),
-      { concurrency: 2, rediscoverMs: 60_000, machineConcurrency: 4, machineTimings: { pollMs: 1_000, resyncMs: 60_000, taskPollMs: 500 }, identity: 'test-provider-fake' },
-    );
+    stopRole = runFakeRoles(cp.kubeconfigPath, fakeDescriptor(cloud), { controller: false });
   }, 180_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await role;
-  });
+  afterAll(() => stopRole());
 
   it("refuses addressesFromPools together with a static address", async () => {
     const cp = plane();

@@ -4,21 +4,12 @@
 // where it was created (status.placement), never where the spec points later;
 // admission refuses a move; a Provider with VMs on it is not deleted first;
 // a machine that never created anything finishes deleting.
-import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendCatalog } from '../../controller/backends/descriptor.js';
-import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
-import { runControllerRole } from '../../controller/cli/controller-role.js';
-import { runProviderRole } from '../../controller/cli/provider-role.js';
-import { KubeApi } from '../../controller/runtime/kube-api.js';
-import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
-import { silentLogger } from '../../controller/runtime/log.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
-import type { RoleContext } from '../../controller/runtime/role-runner.js';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
+import { runFakeRoles } from '../support/fake-backend/roles.js';
 import { FakeMachineKind } from '../support/fake-backend/fake-machine.js';
 import { installFakeBackend } from '../support/fake-backend/install.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
@@ -81,10 +72,8 @@ const machine = (ns: string, name: string, spec: Record<string, unknown>, metada
 describe('where a machine VM was created', () => {
   const { plane } = usePrivatePlane();
   const cloud = new FakeCloud(500);
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
   const fake = fakeDescriptor(cloud);
-  let roles: Promise<unknown>;
+  let stopRoles: () => Promise<void>;
 
   /** A namespace with the credentials and Providers east and west. */
   async function tenant(ns: string): Promise<void> {
@@ -115,23 +104,10 @@ describe('where a machine VM was created', () => {
   beforeAll(async () => {
     const cp = plane();
     await installFakeBackend(cp);
-    const context = (): RoleContext => ({ api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal });
-    roles = Promise.all([
-      runControllerRole(context(), { backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]), concurrency: 2, resyncMs: 60_000, identity: 'test-controller' }),
-      runProviderRole(context(), fake, {
-        concurrency: 2,
-        rediscoverMs: 60_000,
-        machineConcurrency: 4,
-        machineTimings: { pollMs: 1_000, resyncMs: 60_000, taskPollMs: 250 },
-        identity: 'test-provider-fake',
-      }),
-    ]);
+    stopRoles = runFakeRoles(cp.kubeconfigPath, fake, { taskPollMs: 250 });
   }, 180_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await roles;
-  });
+  afterAll(() => stopRoles());
 
   it('records where it created the VM, refuses a spec naming another Provider or failure domain, and deletes the VM where it is', async () => {
     const cp = plane();

@@ -4,20 +4,11 @@
 // override, a new template of the VMImage) is refused by admission on the machine, and the
 // VirtualMachine says so (Ready False, SpecNotApplied, naming the field) instead of claiming the
 // new generation; once the edit is one the machine takes, it is Ready at its newest generation.
-import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackendCatalog } from '../../controller/backends/descriptor.js';
-import { BUILT_IN_BACKENDS } from '../../controller/backends/registry.js';
-import { runControllerRole } from '../../controller/cli/controller-role.js';
-import { runProviderRole } from '../../controller/cli/provider-role.js';
-import { KubeApi } from '../../controller/runtime/kube-api.js';
-import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
-import { silentLogger } from '../../controller/runtime/log.js';
-import { Metrics } from '../../controller/runtime/metrics.js';
-import type { RoleContext } from '../../controller/runtime/role-runner.js';
 import type { ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
+import { runFakeRoles } from '../support/fake-backend/roles.js';
 import { installFakeBackend } from '../support/fake-backend/install.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
 import { waitFor } from '../support/wait.js';
@@ -52,30 +43,15 @@ const image = (name: string, ref: string): object => ({
 describe('a VirtualMachine edit its machine cannot take', () => {
   const { plane } = usePrivatePlane();
   const fake = fakeDescriptor(new FakeCloud(500));
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  let roles: Promise<unknown>;
+  let stopRoles: () => Promise<void>;
 
   beforeAll(async () => {
     const cp = plane();
     await installFakeBackend(cp);
-    const context = (): RoleContext => ({ api: new KubeApi(loadKubeConfig(cp.kubeconfigPath)), metrics: new Metrics(), log: silentLogger(), signal: stop.signal });
-    roles = Promise.all([
-      runControllerRole(context(), { backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]), concurrency: 2, resyncMs: 60_000, identity: 'test-controller' }),
-      runProviderRole(context(), fake, {
-        concurrency: 2,
-        rediscoverMs: 60_000,
-        machineConcurrency: 2,
-        machineTimings: { pollMs: 1_000, resyncMs: 60_000, taskPollMs: 500 },
-        identity: 'test-provider-fake',
-      }),
-    ]);
+    stopRoles = runFakeRoles(cp.kubeconfigPath, fake, { machineConcurrency: 2 });
   }, 180_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await roles;
-  });
+  afterAll(() => stopRoles());
 
   it('is reported as SpecNotApplied, not as applied, until it is set back', async () => {
     const cp = plane();
