@@ -5,16 +5,34 @@
 #   integration: the suites sharing one control plane, one file at a time;
 #   rest:        unit, peers, package, contract e2e and release builds, then
 #                the fault-injection run (test/faults, default seed).
-# Each line is prefixed with its lane; the exit status is non-zero when
-# either lane failed.
+# Each line is prefixed with its lane and kept in target/test-logs/<lane>.log.
+# The lanes' output interleaves, so a failed lane's failures are printed again
+# at the very end, where a CI log's tail shows them. The exit status is
+# non-zero when either lane failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+logs=target/test-logs
+mkdir -p "$logs"
+# Plain text: the logs are read in files and CI pages, not terminals.
+export NO_COLOR=1 FORCE_COLOR=0
 
 lane() {
   local name="$1"
   shift
-  "$@" 2>&1 | sed -u "s/^/[$name] /"
+  "$@" 2>&1 | sed -u "s/^/[$name] /" | tee "$logs/$name.log"
   return "${PIPESTATUS[0]}"
+}
+
+# What failed in a lane: vitest's FAIL lines with the error under each, and
+# the fault run's verdict. At most 30 lines.
+digest() {
+  local name="$1"
+  echo "[$name] FAILED; what failed (whole log: $logs/$name.log):"
+  sed 's/\x1b\[[0-9;]*m//g' "$logs/$name.log" |
+    awk '/ FAIL / { if (!seen[$0]++) { print; want = 1 }; next }
+         want && /(Error|expected|Timed out|timed out)/ { print; want = 0 }
+         /FAULTS_RESULT|problem: |did not complete|Tests .*failed|Test Files .*failed/ { print }' |
+    cut -c1-400 | tail -n 30
 }
 
 lane integration npx vitest run --project integration &
@@ -22,7 +40,8 @@ integration=$!
 lane rest bash -c 'npx vitest run --project unit --project peers --project package --project contract --project release && npx tsx test/faults/run.ts' &
 rest=$!
 
-status=0
-wait "$integration" || { status=1; echo "[integration] FAILED" >&2; }
-wait "$rest" || { status=1; echo "[rest] FAILED" >&2; }
-exit "$status"
+failed=()
+wait "$integration" || failed+=(integration)
+wait "$rest" || failed+=(rest)
+for name in "${failed[@]}"; do digest "$name" >&2; done
+[ "${#failed[@]}" -eq 0 ]

@@ -56,7 +56,8 @@ try {
   const run = await runVsphereFaults(teardown, say, new SeededRandom(seed));
   const verdict = decideVerdict(run);
   process.stdout.write(`\n${table(run)}\n`);
-  for (const line of [...run.fleet.details, ...verdict.problems]) process.stdout.write(`  ${line}\n`);
+  for (const line of run.fleet.details) process.stdout.write(`  ${line}\n`);
+  for (const problem of verdict.problems) process.stdout.write(`  problem: ${problem}\n`);
   for (const w of [...run.leases.controller.secondWriters, ...run.leases.provider.secondWriters].slice(0, 20)) {
     process.stdout.write(`  second writer: ${w.user} (holder ${w.holder ?? 'none'}) at ${w.at}: ${w.what}\n`);
   }
