@@ -12,6 +12,7 @@ import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-plac
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
 import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
 import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
+import { MIRROR_COALESCE_MS, mirrorsAtOnce } from '../reconcilers/virtual-machine/status-mirror.js';
 import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
@@ -105,7 +106,12 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { new: k === keyOf(vm) })))
     .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) && isOwnChange(vm, old) })))
     .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) })));
-  for (const inf of machines.values()) onAnyChange(inf, (m) => ownerVmKeys(m), (k) => vmController.enqueue(k));
+  for (const inf of machines.values()) {
+    inf
+      .on('add', (m) => ownerVmKeys(m).forEach((k) => vmController.enqueue(k)))
+      .on('update', (m, old) => ownerVmKeys(m).forEach((k) => (mirrorsAtOnce(m, old) ? vmController.enqueue(k) : vmController.enqueueAfter(k, MIRROR_COALESCE_MS))))
+      .on('delete', (m) => ownerVmKeys(m).forEach((k) => vmController.enqueue(k)));
+  }
   onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
   onAnyChange(images, (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
   onAnyChange(images, (i) => [keyOf(i)], (k) => imageController.enqueue(k));

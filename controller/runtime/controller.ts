@@ -45,6 +45,11 @@ export class Controller {
     this.queue.add(key, options);
   }
 
+  /** Runs the key once `delayMs` from now, unless an add runs it sooner. */
+  enqueueAfter(key: string, delayMs: number): void {
+    this.queue.addAfter(key, delayMs);
+  }
+
   /** Starts the workers of a controller made with `held` (once its caches have synced). */
   start(): void {
     this.queue.start();

@@ -4,6 +4,7 @@ import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import type { ConditionInput } from '../../../../controller/runtime/conditions.js';
 import {
   mirrorInfraStatus,
+  mirrorsAtOnce,
   readyCondition,
   type InfraMachineRead,
 } from '../../../../controller/reconcilers/virtual-machine/status-mirror.js';
@@ -111,5 +112,23 @@ describe('VM Ready', () => {
     ],
   ])('is as expected when %s', (_, s, p, i, expected) => {
     expect(readyCondition(s, p, i)).toEqual({ type: ConditionType.Ready, ...expected });
+  });
+});
+
+describe('which machine changes the VM mirrors at once', () => {
+  const notReady: Condition = { ...readyTrue, status: 'False', reason: 'Provisioning', message: 'Cloning' };
+  it('folds intermediate steps: a new message, addresses, power state', () => {
+    const before = infra({ conditions: [notReady] });
+    expect(mirrorsAtOnce(infra({ conditions: [{ ...notReady, message: 'Powering on' }], observedPowerState: 'PoweredOn' }), before)).toBe(false);
+    expect(mirrorsAtOnce(infra({ conditions: [notReady], addresses: [{ type: 'InternalIP', address: '10.0.0.10' }] }), before)).toBe(false);
+  });
+
+  it('goes at once when Ready flips, or the machine is deleted, changes generation or finalizers', () => {
+    const before = infra({ conditions: [notReady] });
+    expect(mirrorsAtOnce(infra({ conditions: [readyTrue] }), before)).toBe(true);
+    expect(mirrorsAtOnce(infra({ conditions: [notReady] }), infra(undefined))).toBe(true);
+    expect(mirrorsAtOnce({ ...before, metadata: { name: 'web-1', deletionTimestamp: '2026-01-01T00:00:00Z' } }, before)).toBe(true);
+    expect(mirrorsAtOnce({ ...before, metadata: { name: 'web-1', generation: 2 } }, before)).toBe(true);
+    expect(mirrorsAtOnce({ ...before, metadata: { name: 'web-1', finalizers: ['x'] } }, before)).toBe(true);
   });
 });
