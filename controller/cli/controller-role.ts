@@ -106,10 +106,11 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { new: k === keyOf(vm) })))
     .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) && isOwnChange(vm, old) })))
     .on('delete', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) })));
+  const mirror = (key: string, atOnce: boolean): void => (atOnce ? vmController.enqueue(key) : vmController.enqueueAfter(key, MIRROR_COALESCE_MS));
   for (const inf of machines.values()) {
     inf
-      .on('add', (m) => ownerVmKeys(m).forEach((k) => vmController.enqueue(k)))
-      .on('update', (m, old) => ownerVmKeys(m).forEach((k) => (mirrorsAtOnce(m, old) ? vmController.enqueue(k) : vmController.enqueueAfter(k, MIRROR_COALESCE_MS))))
+      .on('add', (m) => ownerVmKeys(m).forEach((k) => mirror(k, mirrorsAtOnce(m, undefined))))
+      .on('update', (m, old) => ownerVmKeys(m).forEach((k) => mirror(k, mirrorsAtOnce(m, old))))
       .on('delete', (m) => ownerVmKeys(m).forEach((k) => vmController.enqueue(k)));
   }
   onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));

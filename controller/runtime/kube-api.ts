@@ -115,7 +115,10 @@ export class KubeApi {
     if (WRITE_METHODS.has(method)) this.options.onWrite?.(method);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (payload !== undefined) {
-      options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json' };
+      // Said explicitly: Node sends a DELETE body with neither Content-Length nor chunked encoding, so the
+      // server read none of it (a uid precondition was dropped) and took it for the next request on the
+      // kept-alive socket ("400 Bad Request").
+      options.headers = { ...options.headers, 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) };
     }
     return new Promise<T>((resolve, reject) => {
       const req = request(url, options, (res) => {

@@ -35,6 +35,8 @@ const VMS = 30;
 const DELETIONS = 10;
 const KILLS = 12;
 const OUTAGE_MS = 20_000;
+/** A backend outage lasts until the Provider reports it, but no longer than this. */
+const OUTAGE_LIMIT_MS = 120_000;
 /** Each CloneVM_Task runs this long in vcsim, so that kills land mid-clone. */
 const CLONE_MS = 8_000;
 /** Short, so a killed leader's role moves within the run; renewals every 5 s (the elector's default). */
@@ -182,10 +184,13 @@ async function backendOutage(env: Env, tools: ToolsPlayer, downMs: number, say: 
   // The run's own vCenter client would hang on a frozen vcsim too.
   await tools.pause();
   env.vcsim.pause();
-  const resumeAt = Date.now() + downMs;
+  const frozenAt = Date.now();
   let unreachableSeen = false;
   try {
-    while (Date.now() < resumeAt) {
+    // At least `downMs`, and on until the Provider says so (bounded): on a busy machine a replica that
+    // just took the Lease may still be logging in when the freeze begins, and its discovery deadline
+    // runs from then.
+    while (Date.now() < frozenAt + downMs || (!unreachableSeen && Date.now() < frozenAt + OUTAGE_LIMIT_MS)) {
       if (!unreachableSeen && conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'False')) {
         unreachableSeen = true;
         say('  Provider ProviderReachable=False');
@@ -199,7 +204,7 @@ async function backendOutage(env: Env, tools: ToolsPlayer, downMs: number, say: 
   const failedDuringOutage = [...(await list(env.api, CORE, 'VirtualMachine')), ...(await list(env.api, INFRA, 'VSphereMachine'))]
     .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && c.reason?.endsWith('Failed')))
     .map((o) => `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o).filter((c) => c.reason?.endsWith('Failed')).map((c) => `${c.type} ${c.reason}`).join(', ')}`);
-  say(`  vcsim resumed${unreachableSeen ? '' : '; ProviderReachable=False was NOT seen during the outage'}`);
+  say(`  vcsim resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : '; ProviderReachable=False was NOT seen during the outage'}`);
   let recovered = false;
   try {
     await waitFor('Provider ProviderReachable=True after the outage', async () => conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'True'), 120_000);

@@ -9,7 +9,7 @@ import { copiedReason, findCondition, type ConditionInput } from '../../runtime/
 /** The part of any infra machine kind the mirror reads (machineStatusFields). */
 export interface InfraMachineRead {
   readonly kind: string;
-  readonly metadata: { readonly name?: string; readonly generation?: number; readonly deletionTimestamp?: unknown; readonly finalizers?: readonly string[] };
+  readonly metadata: { readonly name?: string; readonly deletionTimestamp?: unknown };
   readonly status?: {
     readonly initialization?: Static<typeof MachineInitializationStatus>;
     readonly addresses?: readonly MachineAddress[];
@@ -61,11 +61,11 @@ export function mirrorInfraStatus(infra: InfraMachineRead | undefined, expected?
  */
 export const MIRROR_COALESCE_MS = 1_000;
 
-/** A machine change its VM acts on at once: Ready flips, or the machine's spec, deletion or finalizers change. */
+/** A machine change its VM acts on at once: it becomes Ready or stops being Ready, or its deletion starts. */
 export function mirrorsAtOnce(machine: InfraMachineRead, old: InfraMachineRead | undefined): boolean {
-  const ready = (m: InfraMachineRead | undefined): string | undefined => findCondition(m?.status?.conditions, ConditionType.Ready)?.status;
-  const own = (m: InfraMachineRead | undefined): string => JSON.stringify([m?.metadata.generation, m?.metadata.deletionTimestamp, m?.metadata.finalizers]);
-  return ready(machine) !== ready(old) || own(machine) !== own(old);
+  const ready = (m: InfraMachineRead | undefined): boolean => findCondition(m?.status?.conditions, ConditionType.Ready)?.status === 'True';
+  const deleting = (m: InfraMachineRead | undefined): boolean => m?.metadata.deletionTimestamp !== undefined;
+  return ready(machine) !== ready(old) || deleting(machine) !== deleting(old);
 }
 
 function pending(message: string): ConditionInput {
