@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# What `make test` runs once the checks have passed: two lanes at the same
+# What `make test` runs once the checks have passed: three lanes at the same
 # time, because most of their time is spent waiting on the servers they start
 # (vitest would run every suite one after another on a 2-core machine).
 #   integration: the suites sharing one control plane, one file at a time;
-#   rest:        unit, peers, package, contract e2e and release builds, a few
-#                integration suites, then the fault-injection run (test/faults,
-#                default seed).
+#   contract:    the CAPI contract e2e, one file at a time (each starts its own
+#                control plane, CAPI manager and peers), then the release
+#                builds and the npm package (after: `make release` rewrites
+#                the clusterctl assets the contract e2e reads, and both
+#                rebuild lib/);
+#   rest:        unit and peers tests, a few integration
+#                suites (with a control plane of their own), then the
+#                fault-injection run (test/faults, default seed).
 # Each line is prefixed with its lane and kept in target/test-logs/<lane>.log.
 # The lanes' output interleaves, so a failed lane's failures are printed again
 # at the very end, where a CI log's tail shows them. The exit status is
-# non-zero when either lane failed.
+# non-zero when any lane failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=target/test-logs
@@ -36,22 +41,34 @@ digest() {
     cut -c1-400 | tail -n 30
 }
 
-# Integration suites the rest lane runs (with a control plane of its own), so
-# that the two lanes take about as long as each other.
-moved=(test/integration/controller-robustness.test.ts test/integration/vsphere-idle-budget.test.ts)
+# Integration suites the rest lane runs, so that the lanes take about as long
+# as each other.
+moved=(
+  test/integration/controller-robustness.test.ts
+  test/integration/vsphere-idle-budget.test.ts
+  test/integration/vsphere-clone-concurrency.test.ts
+  test/integration/bootstrap-operator.test.ts
+  test/integration/cloud-hypervisor-hosts.test.ts
+  test/integration/proxmox-machines.test.ts
+)
 
 lane integration npx vitest run --project integration "${moved[@]/#/--exclude=}" &
-integration=$!
-# Every step runs even when one before it failed: one CI run reports them all.
+pids=($!)
+# Every step of a lane runs even when one before it failed: one CI run reports them all.
+lane contract bash -c 'status=0
+  npx vitest run --project contract || status=1
+  npx vitest run --project release --project package || status=1
+  exit $status' &
+pids+=($!)
 lane rest bash -c 'status=0
-  npx vitest run --project unit --project peers --project package --project contract --project release || status=1
+  npx vitest run --project unit --project peers || status=1
   npx vitest run --project integration "$@" || status=1
   npx tsx test/faults/run.ts || status=1
   exit $status' rest "${moved[@]}" &
-rest=$!
+pids+=($!)
 
 failed=()
-wait "$integration" || failed+=(integration)
-wait "$rest" || failed+=(rest)
+names=(integration contract rest)
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
 for name in "${failed[@]}"; do digest "$name" >&2; done
 [ "${#failed[@]}" -eq 0 ]
