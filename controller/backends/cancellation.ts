@@ -23,3 +23,28 @@ export function currentSignal(): AbortSignal | undefined {
 export function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
+
+/** Runs `work` outside any pass: what it starts is shared by several passes and ends on its own terms. */
+export function withoutSignal<T>(work: () => T): T {
+  return scope.exit(work);
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the work behind `promise` goes on for its other waiters). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -5,6 +5,7 @@
 // and the old session is logged out. Idle sessions are logged out too.
 import { createHash } from 'node:crypto';
 import { isConnectFailure } from '../backend-error.js';
+import { currentSignal, untilAborted, withoutSignal } from '../cancellation.js';
 import type { Connection } from '../backend.js';
 import type { SoapTransportOptions } from './client/transport.js';
 import { VsphereClient } from './client/vsphere-client.js';
@@ -42,7 +43,8 @@ export class VsphereSessionPool {
     const entry = this.entryFor(connection);
     entry.users += 1;
     try {
-      return await use(await entry.client);
+      // The login is shared: a pass whose deadline comes stops waiting for it, the others go on.
+      return await use(await untilAborted(entry.client, currentSignal()));
     } catch (err) {
       // Refused credentials or a dead endpoint: the next pass starts from a fresh login.
       if (isConnectFailure(err)) void this.drop(entry);
@@ -73,14 +75,18 @@ export class VsphereSessionPool {
     // Same endpoint and user with other credentials or CA: a rotation; the old session goes.
     const identity = `${connection.endpoint}\n${connection.credentials.username ?? ''}`;
     for (const other of this.entries.values()) if (other.identity === identity) void this.drop(other);
-    const client = VsphereClient.connect({
-      endpoint: connection.endpoint,
-      username: connection.credentials.username ?? '',
-      password: connection.credentials.password ?? '',
-      ...(connection.caPem ? { caPem: connection.caPem } : {}),
-      insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
-      ...(this.onCall ? { onCall: this.onCall } : {}),
-    });
+    // Outside the pass that happens to ask first: its deadline must not fail every other pass's login,
+    // and no pass's deadline is the login's (the transport's timeout is).
+    const client = withoutSignal(() =>
+      VsphereClient.connect({
+        endpoint: connection.endpoint,
+        username: connection.credentials.username ?? '',
+        password: connection.credentials.password ?? '',
+        ...(connection.caPem ? { caPem: connection.caPem } : {}),
+        insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
+        ...(this.onCall ? { onCall: this.onCall } : {}),
+      }),
+    );
     const entry: Entry = { key, identity, client, users: 0, lastUsed: Date.now(), dropped: false };
     this.entries.set(key, entry);
     client.catch(() => void this.drop(entry));

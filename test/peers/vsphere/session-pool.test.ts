@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { withSignal } from '../../../controller/backends/cancellation.js';
 import { VsphereSessionPool } from '../../../controller/backends/vsphere/session-pool.js';
 import { waitFor } from '../../support/wait.js';
 import { vcsimClient } from '../../support/vsphere-world.js';
@@ -44,6 +45,24 @@ describe('vSphere session pool', () => {
     expect(await serverSessions()).toBe(1);
     await pool.closeAll();
     expect(await serverSessions()).toBe(0);
+  });
+
+  it('lets a pass with a deadline stop waiting for a login a frozen vCenter does not answer, without failing the login for the other passes', async () => {
+    const pool = new VsphereSessionPool();
+    sim.pause();
+    try {
+      // The pass with a deadline asks first: the login it sets off must not carry its deadline.
+      const hurried = withSignal(AbortSignal.timeout(1_000), () => pool.use(connection, async (client) => client.session.key));
+      const patient = pool.use(connection, async (client) => client.session.key);
+      const outcome = await Promise.race([hurried.then(() => 'answered', () => 'gave up'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 60_000).unref())]);
+      expect(outcome).toBe('gave up');
+      sim.resume();
+      expect(await patient).toEqual(expect.any(String));
+      expect(await serverSessions()).toBe(1);
+    } finally {
+      sim.resume();
+      await pool.closeAll();
+    }
   });
 
   it('keeps no session for refused credentials, and logs in with the right ones next time', async () => {
