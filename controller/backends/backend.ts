@@ -7,6 +7,7 @@ import type { MachineAddress, PowerState } from '../../infra/api/common.js';
 import type { Reason } from '../../infra/api/conditions.js';
 import type { Logger } from '../runtime/log.js';
 import type { MachineOwner } from './ownership.js';
+import type { UserData } from './user-data-bytes.js';
 
 /** Whether an image source is usable on one Provider (its VMImage status row). */
 export interface ImageResolution {
@@ -76,8 +77,8 @@ export interface MachineRequest<Spec> {
   readonly spec: Spec;
   /** Placement facts of the failure domain (datacenter, cluster, node…). */
   readonly raw: Readonly<Record<string, string>>;
-  /** Rendered user-data; only read before the first boot. */
-  readonly userData: string | undefined;
+  /** Rendered user-data, as bytes (gzip stays gzip); only read before the first boot. */
+  readonly userData: UserData | undefined;
   /** The backend task an earlier pass started and has not seen finish (status.taskRef). */
   readonly taskRef?: string;
 }

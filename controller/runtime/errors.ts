@@ -17,6 +17,8 @@ export class TransientError extends Error {
 /** What a reconcile returns: done, or come back later (not an error). */
 export interface ReconcileResult {
   readonly requeueAfterMs?: number;
+  /** The pass waits on work it started (a clone task): no success yet, so a backoff from before holds. */
+  readonly inProgress?: boolean;
   /** Blocked until someone fixes something: come back on the key's backoff, from this delay (`blocked`). */
   readonly blockedRetryMs?: number;
 }
@@ -26,6 +28,16 @@ export const done: ReconcileResult = {};
 /** An unready dependency: come back after `afterMs`; not logged as an error. */
 export function waiting(afterMs: number): ReconcileResult {
   return { requeueAfterMs: afterMs };
+}
+
+/**
+ * Work the pass started and must look at again (a backend task) after
+ * `afterMs`: unlike `waiting`, a backoff from earlier failures holds, or a task
+ * the backend fails every time would be started anew at the first delay
+ * (issue 15, the hostile corpus: a refused clone every 10 s).
+ */
+export function inProgress(afterMs: number): ReconcileResult {
+  return { requeueAfterMs: afterMs, inProgress: true };
 }
 
 /**

@@ -2,12 +2,23 @@
 // RBAC grants `get` only). Secret values come back decoded.
 import { ApiStatusError, type KubeApi } from './kube-api.js';
 
-/** The object's data, or undefined when it does not exist. */
+/** The object's data as text, or undefined when it does not exist. */
 export async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, string> | undefined> {
+  const data = await readBinaryData(api, kind, namespace, name);
+  return data && Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.toString('utf8')]));
+}
+
+/**
+ * The object's data as bytes (a Secret's `data`, a ConfigMap's `data` and
+ * `binaryData`), or undefined when it does not exist: for values that may not
+ * be text (gzip user-data), which a UTF-8 decode would corrupt.
+ */
+export async function readBinaryData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, Buffer> | undefined> {
   try {
-    const obj = await api.get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind, metadata: { name, namespace } });
-    const data = obj.data ?? {};
-    return kind === 'Secret' ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) : data;
+    const obj = await api.get<{ data?: Record<string, string>; binaryData?: Record<string, string> }>({ apiVersion: 'v1', kind, metadata: { name, namespace } });
+    const data = Object.entries(obj.data ?? {}).map(([k, v]): [string, Buffer] => [k, Buffer.from(v, kind === 'Secret' ? 'base64' : 'utf8')]);
+    const binary = kind === 'ConfigMap' ? Object.entries(obj.binaryData ?? {}).map(([k, v]): [string, Buffer] => [k, Buffer.from(v, 'base64')]) : [];
+    return Object.fromEntries([...data, ...binary]);
   } catch (err) {
     if (err instanceof ApiStatusError && err.code === 404) return undefined;
     throw err;

@@ -57,6 +57,8 @@ export interface WorkResult {
    * the object itself runs the key sooner.
    */
   readonly blockedRetryMs?: number;
+  /** With `requeueAfterMs`: the pass waits on work it started, which is no success yet: a backoff from earlier failures holds. */
+  readonly inProgress?: boolean;
 }
 
 /** Processes one key; `signal` aborts when the queue shuts down. */
@@ -94,7 +96,7 @@ export class WorkQueue {
   private readonly addedAt = new Map<string, number>();
   /** `backoff`: the delay is a failure's (or blocked work's) backoff, which only the key's own change cuts short. */
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout; backoff: boolean }>();
-  /** Per key, from its first failure (or blocked pass) until a pass that neither fails nor is blocked. */
+  /** Per key, from its first failure (or blocked pass) until a pass that succeeds (not one still in progress), or a change of its own object. */
   private readonly failures = new Map<string, Backoff>();
   private readonly concurrency: number;
   private readonly hooks: WorkQueueHooks;
@@ -127,6 +129,8 @@ export class WorkQueue {
     const ownChange = options.changed === true || options.new === true;
     // Backing off: its retry is already scheduled, and only its own change may be the fix.
     if (!ownChange && this.delayed.get(key)?.backoff) return;
+    // A change of its own object may be the fix: tried again from the first delay.
+    if (ownChange) this.failures.delete(key);
     this.cancelDelay(key);
     if (ownChange && this.dirty.has(key)) this.dirtyByChange.add(key);
     if (this.queued.has(key) || this.dirty.has(key)) return;
@@ -243,7 +247,9 @@ export class WorkQueue {
       if (result?.blockedRetryMs !== undefined) {
         next = { inMs: this.backOff(key, result.blockedRetryMs), backoff: true };
       } else {
-        this.failures.delete(key);
+        // Waiting on what it started (a clone task) is no success yet: the backoff holds, or a task the
+        // backend fails every time would be started again at the first delay (issue 15, hostile corpus).
+        if (result?.inProgress !== true) this.failures.delete(key);
         if (result?.requeueAfterMs !== undefined) next = { inMs: result.requeueAfterMs, backoff: false };
       }
     } catch (err) {

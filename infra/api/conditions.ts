@@ -13,6 +13,8 @@ export const ConditionType = {
   InfrastructureReady: 'InfrastructureReady',
   /** Provider: the backend endpoint answered with the given credentials. */
   ProviderReachable: 'ProviderReachable',
+  /** Provider: no older Provider names the same backend endpoint. False (EndpointShared) says which does. */
+  EndpointExclusive: 'EndpointExclusive',
   /** VMImage: the image is usable on every Provider that reported a row. */
   ImageReady: 'ImageReady',
   /** Any kind honouring spec.paused or the cluster.x-k8s.io/paused annotation. */
@@ -121,6 +123,19 @@ export const Reason = {
    * threshold. Free capacity or raise the threshold; the next discovery publishes it again.
    */
   CapacityExceeded: 'CapacityExceeded',
+  /**
+   * Provider EndpointExclusive=False, with a Warning Event: an older Provider (the message names it)
+   * names the same backend endpoint (compared with scheme and host lower-case, the default port
+   * written out, no trailing slash), so both would manage one inventory and their sweeps and
+   * adoptions could fight. Nothing is changed on either; delete one of them, or point it elsewhere.
+   */
+  EndpointShared: 'EndpointShared',
+  /**
+   * InfraMachine Ready=False before its VM is created: a MAC address its spec fixes is already held
+   * by another machine on the same backend endpoint (one whose VM may exist, or an older one; the
+   * message names it). No VM is created with it. Give this machine another MAC, or none.
+   */
+  MacAddressInUse: 'MacAddressInUse',
   /** InfraMachine: spec.providerRef names no Provider of this backend, or no Provider publishes the failure domain. */
   ProviderNotFound: 'ProviderNotFound',
   /** InfraMachine: no failure domain yet (spec, owning CAPI Machine) and the Provider offers more than one. */

@@ -9,6 +9,7 @@ import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld } from '../support/vsphere-world.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, capiMachine, workersDeployment } from './capi-objects.js';
+import { machineWithInvalidVersion } from './capi-webhooks.js';
 
 const INFRA = 'infrastructure.banlieue.io/v1alpha1';
 const GROUP = 'infrastructure.banlieue.io';
@@ -68,6 +69,72 @@ describe('Cluster API v1beta2 contract', () => {
     expect(rules.some((r) => r.apiGroups.includes('banlieue.io'))).toBe(false);
     const controllerRole = JSON.parse(await env.kubectl(['get', 'clusterrole', 'banlieue-controller', '-o', 'json'])) as Json;
     expect(Object.keys(controllerRole.metadata.labels ?? {})).not.toContain('cluster.x-k8s.io/aggregate-to-manager');
+  });
+
+  // Served by the CAPI manager itself (capi-webhooks.ts locally, cert-manager on
+  // kind): what it defaults, refuses and converts is CAPI's, not the test's.
+  describe("CAPI's own webhooks", () => {
+    const ns = 'capi-webhooks';
+    /** The object as the API server would store it, admission and conversion included, without storing it. */
+    const dryRunCreate = async (obj: Json): Promise<Json> => JSON.parse(await env.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], JSON.stringify(obj))) as Json;
+    /** The API server's refusal of `obj`, or undefined when it takes it. */
+    const refusal = (obj: Json): Promise<string | undefined> => dryRunCreate(obj).then(() => undefined, (err: Error) => err.message);
+
+    beforeAll(async () => {
+      await env.kubectl(['create', 'namespace', ns]);
+    });
+
+    it('defaults a MachineDeployment written without strategy, selector or labels: rolling update, surge 1, and the cluster and deployment labels', async () => {
+      const md = await dryRunCreate(workersDeployment(ns, 'work', 1, 'VSphereMachineTemplate'));
+      expect(md.spec.rollout.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+      const labels = { 'cluster.x-k8s.io/cluster-name': 'work', 'cluster.x-k8s.io/deployment-name': 'workers' };
+      expect(md.spec.selector.matchLabels).toEqual(labels);
+      expect(md.spec.template.metadata.labels).toEqual(labels);
+      expect(md.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
+    });
+
+    it("sets a Machine's cluster-name label from spec.clusterName, over the label its author wrote", async () => {
+      const machine = await dryRunCreate(capiMachine(ns, 'labelled', { cluster: 'work', infraKind: 'VSphereMachine', failureDomain: 'fd-1', labels: { 'cluster.x-k8s.io/cluster-name': 'other' } }));
+      expect(machine.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
+    });
+
+    // A webhook's Invalid answer reaches the client as the webhook wrote it; "vnot-a-version" is the defaulting webhook's.
+    it("refuses a Machine whose version is not semantic, with CAPI's message", async () => {
+      expect(await refusal(machineWithInvalidVersion(ns, 'bad-version'))).toMatch(/The Machine "bad-version" is invalid: spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/);
+    });
+
+    it("refuses a ClusterClass that declares a variable named builtin (CAPI's reserved name)", async () => {
+      const ref = (kind: string): Json => ({ templateRef: { apiVersion: `${GROUP}/v1alpha1`, kind, name: 'any' } });
+      const worker = { class: 'worker', bootstrap: { templateRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2', kind: 'KubeadmConfigTemplate', name: 'any' } }, infrastructure: ref('VSphereMachineTemplate') };
+      const clusterClass = {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'ClusterClass',
+        metadata: { name: 'reserved', namespace: ns },
+        spec: {
+          infrastructure: ref('VSphereClusterTemplate'),
+          controlPlane: { templateRef: { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlaneTemplate', name: 'any' } },
+          workers: { machineDeployments: [worker] },
+          variables: [{ name: 'builtin', required: false, schema: { openAPIV3Schema: { type: 'string' } } }],
+        },
+      };
+      expect(await refusal(clusterClass)).toMatch(/The ClusterClass "reserved" is invalid: spec\.variables\[builtin\]\.name: Invalid value: "builtin": "builtin" is a reserved variable name/);
+    });
+
+    it('refuses a topology Cluster whose version is not semantic', async () => {
+      const cluster = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name: 'bad-topology', namespace: ns }, spec: { topology: { classRef: { name: 'absent' }, version: 'not-a-version' } } };
+      expect(await refusal(cluster)).toMatch(/The Cluster "bad-topology" is invalid: spec\.topology\.version: Invalid value: "vnot-a-version": version must be a valid semantic version/);
+    });
+
+    it('serves v1beta1 through its conversion webhook: a v1beta1 Machine keeps its infrastructureRef.apiVersion', async () => {
+      const machine = await dryRunCreate({
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'Machine',
+        metadata: { name: 'old-api', namespace: ns },
+        spec: { clusterName: 'work', version: 'v1.35.4', bootstrap: { dataSecretName: 'old-api-bootstrap' }, infrastructureRef: { apiVersion: INFRA, kind: 'VSphereMachine', name: 'old-api' } },
+      });
+      expect(machine.apiVersion).toBe('cluster.x-k8s.io/v1beta1');
+      expect(machine.spec.infrastructureRef).toMatchObject({ apiVersion: INFRA, kind: 'VSphereMachine', name: 'old-api' });
+    });
   });
 
   // The Providers here publish failure domains and the machines report their

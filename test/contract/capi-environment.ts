@@ -1,8 +1,9 @@
 // Where the CAPI contract e2e runs. `local` (make e2e-capi): a real
 // kube-apiserver on loopback, CAPI's CRDs and RBAC from the Go module cache,
-// the real CAPI manager as a process, banlieue installed by the real clusterctl
-// from a local repository. `kind` (make kind-e2e-capi): a kind cluster where
-// `clusterctl init` installed CAPI and banlieue. The test code is the same.
+// the real CAPI manager as a process serving CAPI's webhooks (capi-webhooks.ts),
+// banlieue installed by the real clusterctl from a local repository. `kind`
+// (make kind-e2e-capi): a kind cluster where `clusterctl init` installed CAPI
+// (its webhooks included) and banlieue. The test code is the same.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { buildTools, ControlPlane, freePort } from '../support/control-plane.js'
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
+import { capiCrdsWithConversion, capiWebhookConfigurations, createWebhookEndpoint, waitForCapiWebhooks } from './capi-webhooks.js';
 
 const run = promisify(execFile);
 export const RELEASE_DIR = 'target/clusterctl/release';
@@ -93,13 +95,6 @@ function clusterctlRepository(dir: string): string {
   return config;
 }
 
-async function selfSignedCert(dir: string): Promise<string> {
-  const certDir = join(dir, 'capi-webhook-certs');
-  mkdirSync(certDir, { recursive: true });
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certDir, 'tls.key'), '-out', join(certDir, 'tls.crt')]);
-  return certDir;
-}
-
 function startCapiManager(binary: string, kubeconfig: string, certDir: string, ports: { webhook: number; health: number }, logPath: string): ChildProcess {
   const child = spawn(binary, [
     `--kubeconfig=${kubeconfig}`,
@@ -110,6 +105,8 @@ function startCapiManager(binary: string, kubeconfig: string, certDir: string, p
     '--diagnostics-address=0',
     '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
     '--sync-period=1m',
+    // ClusterClass and managed topologies (alpha in v1.14, off by default); capi-clusterclass.test.ts needs them.
+    '--feature-gates=ClusterTopology=true',
     '-v=2',
   ]);
   const log = createWriteStream(logPath);
@@ -140,8 +137,9 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     await cp.stop();
   };
   try {
-    const crds = join(tools.capiModuleDir, 'core/config/crd/bases');
-    await cp.kubectl(['apply', '--server-side', '-f', crds]);
+    const ports = { webhook: await freePort(), health: await freePort() };
+    const webhook = await createWebhookEndpoint(cp.dir, ports.webhook);
+    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiCrdsWithConversion(tools.capiModuleDir, webhook));
     await cp.kubectl(['apply', '--server-side', '-f', '-'], capiRbac(tools.capiModuleDir));
     await applyCrdsFromDist(cp);
     clusterctlConfig = clusterctlRepository(cp.dir);
@@ -149,13 +147,15 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], components);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
-    const ports = { webhook: await freePort(), health: await freePort() };
-    capi = startCapiManager(tools.capiManager, await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'), await selfSignedCert(cp.dir), ports, capiLog);
+    capi = startCapiManager(tools.capiManager, await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'), webhook.certDir, ports, capiLog);
     await waitFor('the CAPI manager to be ready', async () => {
       if (capi?.exitCode !== null) throw new Error(`CAPI manager exited:\n${readFileSync(capiLog, 'utf8').slice(-3000)}`);
       const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
       return res?.ok;
     }, 120_000);
+    // Registered once the manager serves them: they refuse everything while it does not.
+    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiWebhookConfigurations(tools.capiModuleDir, webhook));
+    await waitForCapiWebhooks((args, input) => cp.kubectl(args, input));
     // banlieue's controller with the identity and RBAC the components gave it.
     controller = await startRole(['controller', '--kubeconfig', await serviceAccountKubeconfig(cp, 'banlieue-system', 'banlieue-controller'), '--no-leader-elect']);
   } catch (err) {

@@ -110,9 +110,7 @@ describe('clusterctl move of a banlieue-backed Cluster between two management cl
 
     const failureDomain = (await get(source, 'provider', 'vcsim'))?.status?.failureDomains?.[0]?.name as string;
     await apply(source, { apiVersion: INFRA, kind: 'VSphereMachine', metadata: { name: CONTROL_PLANE_MACHINE, namespace: NS }, spec: { template: 'ubuntu-2404', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'VM Network' }] } });
-    const controlPlane = capiMachine(NS, CONTROL_PLANE_MACHINE, { cluster: CLUSTER, infraKind: 'VSphereMachine', failureDomain });
-    (controlPlane.metadata as Json).labels['cluster.x-k8s.io/control-plane'] = '';
-    await apply(source, controlPlane);
+    await apply(source, capiMachine(NS, CONTROL_PLANE_MACHINE, { cluster: CLUSTER, infraKind: 'VSphereMachine', failureDomain, labels: { 'cluster.x-k8s.io/control-plane': '' } }));
     await apply(source, { apiVersion: INFRA, kind: 'VSphereMachineTemplate', metadata: { name: 'workers', namespace: NS }, spec: { template: { spec: { template: 'ubuntu-2404', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'VM Network' }] } } } });
     await apply(source, workersDeployment(NS, CLUSTER, 2, 'VSphereMachineTemplate'));
 

@@ -5,14 +5,8 @@
 import { Chart, Testing, type ApiObject } from 'cdk8s';
 import { Cluster } from '../../imports/cluster.x-k8s.io-cluster.js';
 import { Machine } from '../../imports/cluster.x-k8s.io-machine.js';
-import {
-  MachineDeployment,
-  MachineDeploymentSpecRolloutStrategyRollingUpdateMaxSurge as MaxSurge,
-  MachineDeploymentSpecRolloutStrategyRollingUpdateMaxUnavailable as MaxUnavailable,
-  MachineDeploymentSpecRolloutStrategyType as RolloutStrategyType,
-} from '../../imports/cluster.x-k8s.io-machinedeployment.js';
+import { MachineDeployment } from '../../imports/cluster.x-k8s.io-machinedeployment.js';
 import { INFRA_GROUP } from '../../infra/api/kind.js';
-import { Label } from '../../infra/api/well-known.js';
 
 /** An object as `kubectl apply` takes it. */
 export type Manifest = Record<string, unknown>;
@@ -38,12 +32,18 @@ export interface CapiMachineProps {
   /** Kind of the InfraMachine of the same name the Machine adopts. */
   readonly infraKind: string;
   readonly failureDomain: string;
+  /** Labels its author sets (CAPI's defaulting webhook adds the cluster-name label). @default none */
+  readonly labels?: Record<string, string>;
 }
 
-/** Machine `ns/name` of `props.cluster`, on the InfraMachine of the same name, bootstrap Secret `<name>-bootstrap`. */
+/**
+ * Machine `ns/name` of `props.cluster`, on the InfraMachine of the same name,
+ * bootstrap Secret `<name>-bootstrap`. As a user writes it: CAPI's defaulting
+ * webhook adds the cluster-name label.
+ */
 export function capiMachine(ns: string, name: string, props: CapiMachineProps): Manifest {
   return render((chart) => new Machine(chart, name, {
-    metadata: { name, namespace: ns, labels: { [Label.capiClusterName]: props.cluster } },
+    metadata: { name, namespace: ns, labels: props.labels },
     spec: {
       clusterName: props.cluster,
       version: KUBERNETES_VERSION,
@@ -54,19 +54,21 @@ export function capiMachine(ns: string, name: string, props: CapiMachineProps): 
   }));
 }
 
-/** MachineDeployment `workers` of `cluster`: `replicas` Machines from the InfraMachineTemplate `workers`, bootstrap Secret `workers-bootstrap`. */
+/**
+ * MachineDeployment `workers` of `cluster`: `replicas` Machines from the
+ * InfraMachineTemplate `workers`, bootstrap Secret `workers-bootstrap`. As a
+ * user writes it: CAPI's defaulting webhook fills in the selector and the
+ * template's labels (deployment-name and cluster-name), the cluster-name label
+ * and the rolling-update strategy.
+ */
 export function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string): Manifest {
-  const labels = { [Label.capiClusterName]: cluster, 'cluster.x-k8s.io/deployment-name': 'workers' };
   return render((chart) => new MachineDeployment(chart, 'workers', {
-    metadata: { name: 'workers', namespace: ns, labels: { [Label.capiClusterName]: cluster } },
+    metadata: { name: 'workers', namespace: ns },
     spec: {
       clusterName: cluster,
       replicas,
-      // What CAPI's defaulting webhook would set; webhooks are not served here.
-      rollout: { strategy: { type: RolloutStrategyType.ROLLING_UPDATE, rollingUpdate: { maxSurge: MaxSurge.fromNumber(1), maxUnavailable: MaxUnavailable.fromNumber(0) } } },
-      selector: { matchLabels: labels },
+      selector: {},
       template: {
-        metadata: { labels },
         spec: { clusterName: cluster, version: KUBERNETES_VERSION, bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: INFRA_GROUP, kind: templateKind, name: 'workers' } },
       },
     },

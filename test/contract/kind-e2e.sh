@@ -31,7 +31,8 @@ YAML
 
 kind create cluster --name "$cluster" --kubeconfig "$work/kubeconfig"
 export KUBECONFIG="$work/kubeconfig"
-clusterctl init --config "$work/clusterctl.yaml" \
+# ClusterClass (capi-clusterclass.test.ts): clusterctl turns on CAPI's ClusterTopology feature gate from this variable.
+CLUSTER_TOPOLOGY=true clusterctl init --config "$work/clusterctl.yaml" \
   --core "cluster-api:$CAPI_VERSION" --bootstrap "kubeadm:$CAPI_VERSION" --control-plane "kubeadm:$CAPI_VERSION" \
   --infrastructure "banlieue:$version" --wait-providers
 kubectl -n capi-system rollout status deploy/capi-controller-manager --timeout=5m

@@ -2,11 +2,7 @@
 // kube-apiserver with a message naming the field, where they are written: a
 // VirtualMachine's networkOverrides and a machine's interfaces share one
 // static-address schema and one MAC schema (infra/api/common.ts).
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiMessage, createNamespace, objectApi } from '../support/kube.js';
-
-type Obj = KubernetesObject & { spec: Record<string, unknown> };
+import { describeAdmission, type AdmissionObject as Obj } from '../support/admission-table.js';
 
 const vmWith = (address: Record<string, unknown>): Obj => ({
   apiVersion: 'banlieue.io/v1alpha1',
@@ -50,28 +46,4 @@ const accepted: [string, Obj][] = [
   ['a locally administered unicast MAC', machineWith({ macAddress: '02:00:00:ab:cd:ef', ipam: { static: { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1' } } })],
 ];
 
-describe('bad values refused by the API server', () => {
-  let ns: Awaited<ReturnType<typeof createNamespace>>;
-  const api = objectApi();
-  const inNs = (o: Obj): Obj => ({ ...o, metadata: { ...o.metadata, namespace: ns.name } });
-
-  beforeAll(async () => {
-    ns = await createNamespace('bad-values');
-  });
-  afterAll(async () => {
-    await ns.remove();
-  });
-
-  it.each(refused)('refuses %s, naming the field', async (_, obj, expected) => {
-    const err = await api.create(inNs(obj), undefined, 'All').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err, 'the API server accepted it').toBeDefined();
-    expect(apiMessage(err), apiMessage(err)).toContain(expected);
-  });
-
-  it.each(accepted)('accepts %s', async (_, obj) => {
-    await expect(api.create(inNs(obj), undefined, 'All')).resolves.toMatchObject({ kind: obj.kind });
-  });
-});
+describeAdmission('bad values refused by the API server', 'bad-values', refused, accepted);

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
+import { fakeLab } from '../support/fake-backend/lab.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
 import { fakeDescriptor } from '../support/fake-backend/descriptor.js';
 import { runFakeRoles } from '../support/fake-backend/roles.js';
@@ -57,29 +58,7 @@ describe('a backend registered only in a test', () => {
     const cp = plane();
     await cp.kubectl(['create', 'namespace', NS]);
     await applyObjects(cp, [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: NS }, stringData: { token: 's3cr3t' } },
-      {
-        apiVersion: 'banlieue.io/v1alpha1',
-        kind: 'Provider',
-        metadata: { name: 'lab', namespace: NS },
-        spec: {
-          providerClassRef: { name: 'fake' },
-          connection: { endpoint: 'https://fake.invalid', credentialsRef: { name: 'fake-creds' } },
-          capabilities: { storageClasses: [{ name: 'fast', target: { pool: 'p1' } }], networkClasses: [{ name: 'lan', target: { bridge: 'br0' } }] },
-        },
-      },
-      {
-        apiVersion: 'banlieue.io/v1alpha1',
-        kind: 'VMClass',
-        metadata: { name: 'fake-small' },
-        spec: { hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
-      },
-      {
-        apiVersion: 'banlieue.io/v1alpha1',
-        kind: 'VMImage',
-        metadata: { name: 'fake-linux' },
-        spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '13', architecture: 'amd64', sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }] },
-      },
+      ...fakeLab(NS),
       { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web-1', namespace: NS }, spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } } },
     ]);
 

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
+import type { SeededRandom } from './seeded-random.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type CorpusObject = { apiVersion: string; kind: string; metadata: { name: string; [k: string]: Json }; [k: string]: Json };
@@ -139,6 +140,33 @@ function metadataVariants(base: CorpusObject): CorpusCase[] {
 
 /** The corpus: for every kind, its valid base, then every variant; the same list on every run. */
 export function hostileCorpus(examplesDir = 'examples'): CorpusCase[] {
-  const bases = validBases(examplesDir);
+  return corpusOf(validBases(examplesDir));
+}
+
+/** The corpus of given bases, e.g. bases pointed at a test's own Provider, class and image so that variants reach its backend. */
+export function corpusOf(bases: ReadonlyMap<string, CorpusObject>): CorpusCase[] {
   return [...bases.values()].flatMap((base) => [{ description: `${base.kind} as in examples/`, object: base }, ...metadataVariants(base), ...specVariants(base)]);
+}
+
+/** The kind a case was made from (a misspelt kind counts as the kind it misspells): the first word of its description. */
+export const baseKindOf = (c: CorpusCase): string => c.description.split(' ')[0] ?? '';
+
+/**
+ * A seeded sample: `count(kind)` cases of each kind (all when fewer), the valid base always among them;
+ * the same sample for the same seed. Cases keep their corpus order.
+ */
+export function sampleOfEachKind(cases: readonly CorpusCase[], count: (kind: string) => number, random: SeededRandom): CorpusCase[] {
+  const byKind = new Map<string, CorpusCase[]>();
+  for (const c of cases) {
+    const ofKind = byKind.get(baseKindOf(c)) ?? [];
+    ofKind.push(c);
+    byKind.set(baseKindOf(c), ofKind);
+  }
+  const chosen = new Set<CorpusCase>();
+  for (const [kind, ofKind] of byKind) {
+    const [base, ...variants] = ofKind;
+    if (base) chosen.add(base);
+    for (const c of random.sample(variants, Math.max(0, count(kind) - 1))) chosen.add(c);
+  }
+  return cases.filter((c) => chosen.has(c));
 }

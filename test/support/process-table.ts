@@ -13,6 +13,8 @@ export interface ProcessEntry {
   readonly state: string;
   /** Clock ticks after boot: with the pid, names one process even after its pid is reused. */
   readonly startTime: number;
+  /** CPU time used so far, user plus system (utime + stime), in clock ticks (USER_HZ, 100 a second on Linux). */
+  readonly cpuTicks: number;
   readonly comm: string;
 }
 
@@ -34,6 +36,7 @@ export function readProcess(pid: number): ProcessEntry | undefined {
     ppid: Number(fields[1]),
     pgrp: Number(fields[2]),
     startTime: Number(fields[19]),
+    cpuTicks: Number(fields[11]) + Number(fields[12]),
   };
 }
 

@@ -9,6 +9,7 @@
 import { stringify } from 'yaml';
 import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress, type Ipam } from '../../../infra/api/common.js';
 import { BackendError, BackendErrorKind } from '../backend-error.js';
+import type { UserData } from '../user-data-bytes.js';
 import { toNoCloudIso } from './nocloud-iso.js';
 
 export interface SeedNic {
@@ -22,8 +23,8 @@ export interface SeedInput {
   readonly uuid: string;
   readonly hostname: string;
   readonly providerID: string;
-  /** Rendered user-data; none: an empty cloud-config. */
-  readonly userData: string | undefined;
+  /** Rendered user-data, as bytes (the file holds them as they are, gzip included); none: an empty cloud-config. */
+  readonly userData: UserData | undefined;
   readonly nics: readonly SeedNic[];
   /** Where the NICs are in the machine's spec, for error messages: `spec.network` or `spec.nics`. */
   readonly nicsField: string;
@@ -31,7 +32,7 @@ export interface SeedInput {
 
 export interface SeedFiles {
   readonly metaData: string;
-  readonly userData: string;
+  readonly userData: UserData;
   readonly networkConfig: string;
 }
 

@@ -11,7 +11,7 @@ import type { RunningBackend } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
-import { blocked, done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import { blocked, done, inProgress, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ensureFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
@@ -25,6 +25,7 @@ import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isDeletionReported, isProvisioned, mayHaveCreated, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
 import { machineIdentity } from './identity.js';
+import { findMacInUse, nicsFieldOf, type MacInUse } from './mac-addresses.js';
 import { deletePoolClaims, ensureClaimedAddresses } from './ip-address-claims.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { describePlacementChange, resolveMachinePlacement, resolveRecordedPlacement, type MachinePlacement } from './placement.js';
@@ -71,6 +72,8 @@ export class InfraMachineReconciler implements Reconciler {
   readonly name: string;
   readonly kind: string;
   private readonly finalizer: string;
+  /** The spec list of interfaces that may fix a MAC, if the kind has one. */
+  private readonly nicsField: string | undefined;
   /** By machine key: the status this process last wrote, until the cache shows it (withWrittenStatus). */
   private readonly writtenStatus = new Map<string, { readonly uid: string | undefined; readonly status: InfraMachineStatus }>();
 
@@ -87,6 +90,7 @@ export class InfraMachineReconciler implements Reconciler {
     this.kind = backend.api.machine.kind;
     this.name = this.kind.toLowerCase();
     this.finalizer = Finalizer.infraMachine(this.kind);
+    this.nicsField = nicsFieldOf(backend.api.machine);
   }
 
   /**
@@ -152,6 +156,11 @@ export class InfraMachineReconciler implements Reconciler {
       if (resolved.providerDeleting) {
         return { outcome: { kind: 'blocked', reason: Reason.ProviderNotFound, message: `Provider ${resolved.placement.provider} is being deleted: no new VM is created on it` }, result: waiting(this.timings.resyncMs) };
       }
+      const macInUse = this.macInUse(machine, resolved.placement.provider);
+      if (macInUse) {
+        // Looked at again later: the holder may go, or this machine get another MAC (an update wakes it at once).
+        return { outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message }, result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) };
+      }
       // Where, before anything can exist there: from now on the VM is looked for and deleted there only.
       await this.writeStatus(machine, { kind: 'placing', placement: resolved.placement });
       log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recorded where the VM is created');
@@ -175,7 +184,7 @@ export class InfraMachineReconciler implements Reconciler {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
       const outcome: PassOutcome = { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, placement: resolved.placement, ...(ensured.reason ? { reason: ensured.reason } : {}) };
-      return { outcome, result: waiting(delay) };
+      return { outcome, result: inProgress(delay) };
     }
     if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
       const message = `spec.providerID ${identity.providerID} is not the one the provider derives for this machine, and no VM of this machine has it: only the provider writes spec.providerID`;
@@ -184,6 +193,19 @@ export class InfraMachineReconciler implements Reconciler {
     const observation = ensured.state === 'Present' ? ensured.observation : undefined;
     const placementChange = resolved.placementChange !== undefined ? { placementChange: resolved.placementChange } : {};
     return { outcome: { kind: 'observed', observation, placement: resolved.placement, ...placementChange, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
+  }
+
+  /** A MAC the machine fixes that a machine on the same backend endpoint holds (mac-addresses.ts), from the caches. */
+  private macInUse(machine: InfraMachine, providerName: string): MacInUse | undefined {
+    if (this.nicsField === undefined) return undefined;
+    const provider = this.providers.get(`${machine.metadata.namespace ?? ''}/${providerName}`);
+    if (!provider) return undefined;
+    return findMacInUse(machine, provider, {
+      backend: this.backend.name,
+      nicsField: this.nicsField,
+      machines: this.machines.list(),
+      providers: (namespace) => this.providers.list(namespace),
+    });
   }
 
   /** When to look again after a pass that went through. */
@@ -289,7 +311,7 @@ export class InfraMachineReconciler implements Reconciler {
       if (!claimed.ok) return { ...claimed, providerDeleting };
       spec = claimed.spec;
     }
-    let userData: string | undefined;
+    let userData: Buffer | undefined;
     if (want.needUserData) {
       const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined);
       if (!read.ok) return read;

@@ -1,14 +1,14 @@
 // The rendered user-data of a machine: spec.userDataSecretRef, else the
 // owning CAPI Machine's bootstrap Secret (key `value`, CAPI bootstrap
 // contract). Secrets are read by name only; the value never reaches logs,
-// Events or status.
+// Events or status. The value is bytes, never decoded (gzip user-data, issue 15).
 import { Reason } from '../../../infra/api/conditions.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
-import { readData } from '../../runtime/object-data.js';
+import { readBinaryData } from '../../runtime/object-data.js';
 import type { CapiMachine } from '../owning-machine.js';
 
 export type UserDataResult =
-  | { readonly ok: true; readonly userData: string | undefined }
+  | { readonly ok: true; readonly userData: Buffer | undefined }
   | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 export interface UserDataSource {
@@ -41,7 +41,7 @@ export async function readUserData(api: KubeApi, machine: UserDataSource, capiMa
 }
 
 async function readKey(api: KubeApi, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
-  const data = await readData(api, 'Secret', namespace, name);
+  const data = await readBinaryData(api, 'Secret', namespace, name);
   if (!data) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) not found in namespace ${namespace}` };
   const value = data[key];
   if (value === undefined) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) has no key ${key}` };

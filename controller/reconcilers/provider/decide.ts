@@ -9,7 +9,11 @@ export type DiscoveryOutcome =
   | { readonly ok: true; readonly failureDomains: FailureDomainStatus[]; readonly withdrawn?: { readonly reason: Reason; readonly message: string } }
   | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
-export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutcome | undefined, now: Date): ProviderStatus {
+/**
+ * `olderOnEndpoint`: an older Provider naming the same backend endpoint (endpoint.ts); said by
+ * EndpointExclusive only, so that Ready, and the VMs placed here, stay as they are.
+ */
+export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutcome | undefined, now: Date, olderOnEndpoint?: Provider): ProviderStatus {
   const current = provider.status ?? {};
   const generation = provider.metadata.generation;
   if (isPaused(provider) || !outcome) {
@@ -19,7 +23,7 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
     const down: ConditionInput = { type: ConditionType.ProviderReachable, status: 'False', reason: outcome.reason, message: outcome.message };
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };
     // Keep the last known failure domains: placed VMs stay placed while the backend is away.
-    return { ...current, conditions: setConditions(current.conditions, [down, ready, pausedCondition(provider, generation)], now) };
+    return { ...current, conditions: setConditions(current.conditions, [down, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now) };
   }
   const count = outcome.failureDomains.length;
   const reachable: ConditionInput = { type: ConditionType.ProviderReachable, status: 'True', reason: Reason.Reconciled, message: '' };
@@ -35,7 +39,7 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
       };
   return {
     ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
-    conditions: setConditions(current.conditions, [reachable, ready, pausedCondition(provider, generation)], now),
+    conditions: setConditions(current.conditions, [reachable, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
 }
@@ -50,4 +54,16 @@ function unusableClasses(provider: Provider, domains: readonly FailureDomainStat
     ...(capabilities?.storageClasses ?? []).filter((c) => !storage.has(c.name)).map((c) => `storage class ${c.name}`),
     ...(capabilities?.networkClasses ?? []).filter((c) => !network.has(c.name)).map((c) => `network class ${c.name}`),
   ];
+}
+
+/** EndpointExclusive: False, naming the older Provider, when one names the same endpoint. */
+export function endpointExclusive(older: Provider | undefined): ConditionInput {
+  if (!older) return { type: ConditionType.EndpointExclusive, status: 'True', reason: Reason.Reconciled, message: '' };
+  const name = `${older.metadata.namespace ?? ''}/${older.metadata.name ?? ''}`;
+  return {
+    type: ConditionType.EndpointExclusive,
+    status: 'False',
+    reason: Reason.EndpointShared,
+    message: `Provider ${name} names the same endpoint (${older.spec.connection.endpoint}): both would manage one inventory, and their sweeps and adoptions could fight; delete one of them, or point it elsewhere`,
+  };
 }

@@ -21,6 +21,7 @@ import { applyStatus } from '../../runtime/status-writer.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from './connection.js';
 import { decideProviderStatus, type DiscoveryOutcome } from './decide.js';
+import { findOlderOnEndpoint } from './endpoint.js';
 
 export class ProviderReconciler implements Reconciler {
   readonly name = 'provider';
@@ -62,12 +63,19 @@ export class ProviderReconciler implements Reconciler {
       await ensureFinalizer(this.api, provider, Finalizer.providerInUse);
     }
     const outcome = isPaused(provider) ? undefined : await this.discover(provider, log, signal);
-    const status = decideProviderStatus(provider, outcome, this.clock.now());
+    const olderOnEndpoint = findOlderOnEndpoint(provider, this.providers.list());
+    const status = decideProviderStatus(provider, outcome, this.clock.now(), olderOnEndpoint);
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
+    const shareBefore = findCondition(provider.status?.conditions, ConditionType.EndpointExclusive);
     if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
       const after = findCondition(status.conditions, ConditionType.ProviderReachable);
       if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
         void this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');
+      }
+      const shareAfter = findCondition(status.conditions, ConditionType.EndpointExclusive);
+      if (shareAfter?.status === 'False' && (shareBefore?.status !== 'False' || shareBefore.message !== shareAfter.message)) {
+        log.warn({ reason: shareAfter.reason }, 'Another Provider names the same endpoint');
+        void this.events.record(provider, 'Warning', shareAfter.reason, shareAfter.message);
       }
     }
     return { requeueAfterMs: this.rediscoverMs };

@@ -22,6 +22,7 @@ import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Annotation, Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
+import type { UserData } from '../../backends/user-data-bytes.js';
 import { schedule } from '../../scheduler/schedule.js';
 import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
@@ -51,9 +52,10 @@ import {
 } from './placement.js';
 import { findDuplicateAddress, heldAddresses, type SiblingAddresses } from './static-addresses.js';
 import { mirrorInfraStatus, readyCondition } from './status-mirror.js';
-import { renderUserData, userDataVars } from './user-data.js';
+import { renderUserDataSource, userDataVars } from './user-data.js';
 
-export type UserDataSource = { readonly ok: true; readonly content: string } | { readonly ok: false; readonly message: string };
+/** The user-data source's value, as bytes (user-data-bytes.ts), or why it cannot be read. */
+export type UserDataSource = { readonly ok: true; readonly content: UserData } | { readonly ok: false; readonly message: string };
 
 export interface VmObserved {
   /** The backends this controller knows: their machine kinds and builders. */
@@ -252,7 +254,7 @@ function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass,
   if (live?.state === 'Terminating' || live?.state === 'Unknown') {
     return { ...mirrorOnly(o, now, placementMatches, running), requeueAfterMs: WAIT_MS };
   }
-  const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserData(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
+  const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);
   const built = buildInfraMachine({ vm, vmClass, image, placement, ...(rendered ? { userDataSecretName: userDataSecretName(vm) } : {}) }, o.backends);
   if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });

@@ -9,6 +9,7 @@ import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/vir
 import { Reason } from '../../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
 import { Label, SecretType } from '../../../infra/api/well-known.js';
+import { userDataBytes, type UserData } from '../../backends/user-data-bytes.js';
 import type { InfraMachineObject } from './infra-builders.js';
 
 /**
@@ -108,7 +109,7 @@ export function fieldConflict(reason: WriteConflict['reason'], object: { readonl
 }
 
 /** The Secret to write for `content` given what holds its name now (`live`, Absent when unset). */
-export function decideUserDataSecretWrite(vm: VirtualMachine, live: RenderedSecretState | undefined, content: string): UserDataSecretWrite {
+export function decideUserDataSecretWrite(vm: VirtualMachine, live: RenderedSecretState | undefined, content: UserData): UserDataSecretWrite {
   const desired = toUserDataSecret(vm, content);
   if (!live || live.state === 'Absent') return { ok: true, write: desired };
   const conflict = renderedSecretConflict(live.secret, vm);
@@ -118,7 +119,7 @@ export function decideUserDataSecretWrite(vm: VirtualMachine, live: RenderedSecr
 }
 
 /** The rendered user-data Secret of `vm`: banlieue's type, the VM as controller, so garbage collection removes it with the VM. */
-export function toUserDataSecret(vm: VirtualMachine, content: string): UserDataSecretObject {
+export function toUserDataSecret(vm: VirtualMachine, content: UserData): UserDataSecretObject {
   const name = vm.metadata.name ?? '';
   return {
     apiVersion: 'v1',
@@ -130,7 +131,7 @@ export function toUserDataSecret(vm: VirtualMachine, content: string): UserDataS
       ownerReferences: [{ apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
     },
     type: SecretType.userData,
-    data: { value: Buffer.from(content, 'utf8').toString('base64') },
+    data: { value: userDataBytes(content).toString('base64') },
   };
 }
 

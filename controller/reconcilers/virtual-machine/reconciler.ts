@@ -28,7 +28,7 @@ import { keyOf, type Informer } from '../../runtime/informer.js';
 import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../../runtime/metrics.js';
-import { readData } from '../../runtime/object-data.js';
+import { readBinaryData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { decideVirtualMachine, decideWriteConflict, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
@@ -48,6 +48,7 @@ import {
 } from './ownership.js';
 import { runningPlacement } from './placement.js';
 import { decideSpecNotApplied, specRefused, type SpecRefused } from './spec-not-applied.js';
+import { claimedFirst } from '../held-claims.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
 export type { InfraMachineObject } from './infra-builders.js';
@@ -239,7 +240,7 @@ export class VirtualMachineReconciler implements Reconciler {
     const kind = vm.spec.userData?.secretRef ? 'Secret' : 'ConfigMap';
     if (!ref) return { ok: false, message: 'spec.userData names no source' };
     const dataKey = ref.key ?? 'user-data';
-    const data = await readData(this.d.api, kind, vm.metadata.namespace ?? '', ref.name);
+    const data = await readBinaryData(this.d.api, kind, vm.metadata.namespace ?? '', ref.name);
     if (!data) return { ok: false, message: `${kind} ${ref.name} not found` };
     const content = data[dataKey];
     if (content === undefined) return { ok: false, message: `${kind} ${ref.name} has no key "${dataKey}"` };
@@ -402,13 +403,6 @@ function toLiveSecret(secret: SecretRead | UserDataSecretObject): LiveSecret {
     ...(secret.type !== undefined ? { type: secret.type } : {}),
     ...(value !== undefined ? { value } : {}),
   };
-}
-
-/** Whether `a` claimed its addresses before `b`: older wins, then name. */
-function claimedFirst(a: VirtualMachine, b: VirtualMachine): boolean {
-  const ta = a.metadata.creationTimestamp ?? '';
-  const tb = b.metadata.creationTimestamp ?? '';
-  return ta !== tb ? ta < tb : (a.metadata.name ?? '') < (b.metadata.name ?? '');
 }
 
 function stateOf(kind: string, object: InfraMachineObject | undefined): InfraState {

@@ -3,6 +3,7 @@
 // status.heldAddresses; a new claim is checked against its siblings' records.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import { findHeldClaim } from '../held-claims.js';
 
 export type HeldAddress = NonNullable<NonNullable<VirtualMachine['status']>['heldAddresses']>[number];
 
@@ -32,26 +33,16 @@ export function findDuplicateAddress(
   vmClass: VMClass,
   siblings: readonly SiblingAddresses[],
 ): DuplicateAddress | undefined {
-  for (const claim of heldAddresses(vm, vmClass)) {
-    for (const sibling of siblings) {
-      if (isSameVm(sibling.vm, vm)) continue;
-      const clash = sibling.heldAddresses.some((h) => h.networkClass === claim.networkClass && sameAddress(h.address, claim.address));
-      if (clash) {
-        const heldBy = sibling.vm.metadata.name ?? '';
-        return {
-          ...claim,
-          heldBy,
-          message: `spec.networkOverrides "${claim.interface}" address ${claim.address} on network class "${claim.networkClass}" is already held by VirtualMachine "${heldBy}"`,
-        };
-      }
-    }
-  }
-  return undefined;
-}
-
-function isSameVm(a: VirtualMachine, b: VirtualMachine): boolean {
-  if (a.metadata.uid && b.metadata.uid) return a.metadata.uid === b.metadata.uid;
-  return a.metadata.namespace === b.metadata.namespace && a.metadata.name === b.metadata.name;
+  const holders = siblings.map((s) => ({ holder: s.vm, claims: s.heldAddresses }));
+  const held = findHeldClaim(vm, heldAddresses(vm, vmClass), holders, (h, c) => h.networkClass === c.networkClass && sameAddress(h.address, c.address));
+  if (!held) return undefined;
+  const { claim } = held;
+  const heldBy = held.holder.metadata.name ?? '';
+  return {
+    ...claim,
+    heldBy,
+    message: `spec.networkOverrides "${claim.interface}" address ${claim.address} on network class "${claim.networkClass}" is already held by VirtualMachine "${heldBy}"`,
+  };
 }
 
 /** Whether two spellings name one address: compared in canonical form (issue 15: `2001:db8::10`, `2001:DB8:0::10` and the zeros written out are one). */

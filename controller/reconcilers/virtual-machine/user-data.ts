@@ -26,7 +26,11 @@
 //    `on`, `null` or `0755` would otherwise be read as true, None or 493.
 //    PREFIX (a number) and DNS (a list, meant to be spread as `[${DNS}]`) stay
 //    bare. Everywhere else values are substituted as they are, which 1 makes safe.
+//
+// Binary user-data (gzip, or any bytes that are not UTF-8) is not a template:
+// it is handed on byte for byte, unrendered (issue 15; user-data-bytes.ts).
 import { parseAllDocuments, stringify, visit } from 'yaml';
+import { userDataText, type UserData } from '../../backends/user-data-bytes.js';
 import { isDnsName, isIpAddress } from '../../../infra/api/common.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
@@ -72,6 +76,12 @@ const GRAMMARS: Readonly<Record<UserDataPlaceholder, (value: string) => boolean>
 
 /** Not strings to YAML: bare even as a whole scalar (rule 2). */
 const UNQUOTED: ReadonlySet<UserDataPlaceholder> = new Set<UserDataPlaceholder>(['PREFIX', 'DNS']);
+
+/** The user-data to hand over for `source`: its text rendered, or binary user-data as it is. */
+export function renderUserDataSource(source: UserData, vars: UserDataVars): UserData {
+  const text = userDataText(source);
+  return text === undefined ? source : renderUserData(text, vars);
+}
 
 export function renderUserData(template: string, vars: UserDataVars): string {
   const wholeScalars = template.startsWith('#cloud-config') ? plainScalarEnds(template) : new Map<number, number>();

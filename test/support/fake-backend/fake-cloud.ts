@@ -4,6 +4,7 @@
 // zone (a failure domain's `raw.zone`), as a VM lives on one vCenter: looked
 // for in another zone, it is not there.
 import { randomUUID } from 'node:crypto';
+import type { UserData } from '../../../controller/backends/user-data-bytes.js';
 import type { Ipam, PowerState } from '../../../infra/api/common.js';
 
 export interface FakeVm {
@@ -14,7 +15,8 @@ export interface FakeVm {
   /** Where it was created (the failure domain's raw.zone). */
   readonly zone: string;
   powerState: PowerState;
-  userData: string | undefined;
+  /** The user-data bytes it was created with, as the provider role handed them over. */
+  userData: UserData | undefined;
   /** The guest network configuration it was created with (what a real backend renders into its seed or guest info). */
   readonly network?: readonly { readonly name: string; readonly ipam?: Ipam }[];
 }

@@ -10,7 +10,7 @@ import {
   machineSpecValidations,
   machineStatusFields,
 } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
-import { Ipam, InterfaceName } from '../../../infra/api/common.js';
+import { Ipam, InterfaceName, MacAddress } from '../../../infra/api/common.js';
 import type { ObjectOf } from '../../../infra/api/kind.js';
 import { Type, type Static } from '../../../infra/api/schema.js';
 
@@ -22,7 +22,7 @@ export const FakeMachineSpec = Type.Object(
     memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128 }),
     osDiskSizeGiB: Type.Optional(Type.Integer({ description: 'OS disk size in GiB.', minimum: 1, maximum: 65536 })),
     network: Type.Optional(
-      Type.Array(Type.Object({ name: InterfaceName('Interface name in the guest.'), ipam: Type.Optional(Ipam) }), { description: 'Network interfaces, addressed as a real backend addresses its NICs.', maxItems: 4 }),
+      Type.Array(Type.Object({ name: InterfaceName('Interface name in the guest.'), macAddress: Type.Optional(MacAddress()), ipam: Type.Optional(Ipam) }), { description: 'Network interfaces, addressed as a real backend addresses its NICs.', maxItems: 4 }),
     ),
   },
   { description: 'Desired state of the fake VM.', ...machineSpecValidations() },
@@ -39,6 +39,7 @@ export const { machine: FakeMachineKind, template: FakeMachineTemplateKind } = d
   backend: 'fake',
   spec: FakeMachineSpec,
   status: FakeMachineStatus,
+  nicsField: 'network',
   // As a real backend's: the image is booted once, and a disk only grows, once the VM was created.
   fixedOnceCreated: [fixedField('image', 'image a VM boots'), growOnlySize('osDiskSizeGiB')],
 });

@@ -396,6 +396,40 @@ describe('WorkQueue backoff across requeues (issue 15)', () => {
     await q.shutDown();
   });
 
+  it('keeps backing off work that is blocked again after waiting on what it started: a refused clone is not restarted at the first delay', async () => {
+    // Issue 15, hostile corpus: clone started (wait for the task), the task fails (blocked), clone again...
+    let pass = 0;
+    const passTimes: number[] = [];
+    const q = new WorkQueue(async () => {
+      passTimes.push(Date.now());
+      pass += 1;
+      return pass % 2 === 1 ? { requeueAfterMs: 1000, inProgress: true } : { blockedRetryMs: 10_000 };
+    }, { retryMaxMs: 300_000 });
+    q.add('machine');
+    await settle();
+    for (let elapsed = 0; elapsed < 200_000; elapsed += 1000) await vi.advanceTimersByTimeAsync(1000);
+    const clones = passTimes.filter((_, i) => i % 2 === 0);
+    const gaps = clones.slice(1).map((t, i) => t - (clones[i] ?? 0));
+    // Each clone waits twice as long as the one before (plus the second the task took), not 10 s every time.
+    expect(gaps).toEqual([11_000, 21_000, 41_000, 81_000]);
+    await q.shutDown();
+  });
+
+  it('starts its backoff afresh once its own object changes: a fixed spec is tried at the first delay', async () => {
+    const w = countingWorker(() => 'blocked');
+    const q = new WorkQueue(w.worker, { retryMaxMs: 300_000 });
+    q.add('machine');
+    await settle();
+    await vi.advanceTimersByTimeAsync(10_000 + 20_000);
+    expect(w.passes.machine).toBe(3);
+    q.add('machine', { changed: true });
+    await settle();
+    expect(w.passes.machine).toBe(4);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(w.passes.machine).toBe(5);
+    await q.shutDown();
+  });
+
   it('still cuts a requested requeue short on any add: waiting is not failing', async () => {
     const passes: number[] = [];
     const q = new WorkQueue(async () => {

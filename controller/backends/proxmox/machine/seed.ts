@@ -10,6 +10,7 @@
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { NoCloudSeed } from '../../cloud-init/nocloud-iso.js';
 import { toSeedFiles } from '../../cloud-init/nocloud-seed.js';
+import type { UserData } from '../../user-data-bytes.js';
 import { macOf } from './mac-address.js';
 
 export interface SeedInput {
@@ -17,11 +18,11 @@ export interface SeedInput {
   readonly uuid: string;
   readonly providerID: string;
   readonly spec: Pick<ProxmoxMachineSpec, 'nics'>;
-  readonly userData: string | undefined;
+  readonly userData: UserData | undefined;
 }
 
 /** Whether the machine gets a seed: user-data to hand over, or a static address to configure. */
-export function needsSeed(spec: Pick<ProxmoxMachineSpec, 'nics'>, userData: string | undefined): boolean {
+export function needsSeed(spec: Pick<ProxmoxMachineSpec, 'nics'>, userData: UserData | undefined): boolean {
   return userData !== undefined || spec.nics.some((n) => n.ipam?.static);
 }
 

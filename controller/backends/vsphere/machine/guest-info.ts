@@ -13,6 +13,7 @@
 import { stringify } from 'yaml';
 import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress, MAC_ADDRESS_PATTERN, type Ipam } from '../../../../infra/api/common.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import { isGzip, userDataBytes, type UserData } from '../../user-data-bytes.js';
 
 export interface GuestNicInput {
   /** Interface name in the guest (spec.network[].name). */
@@ -27,8 +28,8 @@ export interface GuestInfoInput {
   readonly instanceId: string;
   readonly providerID: string;
   readonly nics: readonly GuestNicInput[];
-  /** Rendered user-data; omitted from guestinfo when undefined. */
-  readonly userData: string | undefined;
+  /** Rendered user-data, as bytes; omitted from guestinfo when undefined. */
+  readonly userData: UserData | undefined;
 }
 
 /**
@@ -48,8 +49,9 @@ export function guestInfoExtraConfig(input: GuestInfoInput): Record<string, stri
     // cloud-init reads YAML 1.1: quote what 1.1 would turn into booleans or base-60 numbers (`on`, 12:34:56).
     'guestinfo.metadata': base64(stringify(metadata, { version: '1.1' })),
     'guestinfo.metadata.encoding': 'base64',
-    'guestinfo.userdata': input.userData === undefined ? '' : base64(input.userData),
-    'guestinfo.userdata.encoding': input.userData === undefined ? '' : 'base64',
+    'guestinfo.userdata': input.userData === undefined ? '' : userDataBytes(input.userData).toString('base64'),
+    // cloud-init's VMware datasource gunzips after the base64 decode only when told so.
+    'guestinfo.userdata.encoding': input.userData === undefined ? '' : isGzip(input.userData) ? 'gzip+base64' : 'base64',
   };
 }
 

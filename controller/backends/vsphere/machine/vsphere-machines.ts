@@ -6,7 +6,7 @@
 // CloneVM_Task and the status write) fails with DuplicateName; the VM already
 // there is adopted when its UUID is ours.
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
-import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { VSPHERE_MAX_VM_NAME_LENGTH, type VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
@@ -24,8 +24,11 @@ import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
-/** vCenter's longest VM name. A longer one fails CloneVM_Task only once the task runs, so it is refused before any clone. */
-export const MAX_VM_NAME_LENGTH = 80;
+/**
+ * vCenter's longest VM name. A longer one fails CloneVM_Task only once the task runs, so it is refused before any clone:
+ * admission refuses it on a VSphereMachine, but not on a VirtualMachine, which names no backend.
+ */
+export const MAX_VM_NAME_LENGTH = VSPHERE_MAX_VM_NAME_LENGTH;
 
 export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VSphereMachineSpec> {
   const cloneTargets = new CloneTargetCache();

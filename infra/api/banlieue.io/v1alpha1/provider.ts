@@ -1,6 +1,7 @@
 import {
   CABundleSource,
   Conditions,
+  DNS_LABEL_PATTERN,
   ObservedGeneration,
   IpAddress,
 } from '../../common.js';
@@ -131,7 +132,11 @@ export const ProviderSpec = Type.Object(
           {
             datacenter: Type.Optional(Type.String({ description: 'vSphere datacenter.' })),
             cluster: Type.String({ description: 'vSphere cluster, Proxmox node, or host name.' }),
-            name: Name('Failure domain name to publish instead of the generated one.', { maxLength: 63 }),
+            // Published as it is, never renamed (issue 15): it is also the failure domain's `name` label value.
+            name: Name('Failure domain name to publish instead of the generated one: a DNS label (lower-case letters, digits and inner \'-\', at most 63 characters).', {
+              maxLength: 63,
+              pattern: DNS_LABEL_PATTERN,
+            }),
           },
           { description: 'A failure domain name override.' },
         ),

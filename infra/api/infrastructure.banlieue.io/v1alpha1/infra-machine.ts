@@ -192,6 +192,28 @@ interface MachineKindsInput<Spec extends TObject<TProperties>, Status extends TO
   readonly nicsField?: string;
   /** What the machine's spec may no longer change once its VM was created (fixed-once-created.ts). @default none */
   readonly fixedOnceCreated?: readonly CelRule[];
+  /** The backend's hard limit on the VM name the machine's name becomes, and why. @default none (a Kubernetes name fits) */
+  readonly nameLimit?: MachineNameLimit;
+}
+
+/** A backend's longest VM name, when a machine's metadata.name (the VM's name) may be longer. */
+export interface MachineNameLimit {
+  readonly maxLength: number;
+  /** Who refuses a longer name, e.g. `vCenter`. */
+  readonly refusedBy: string;
+}
+
+/**
+ * A machine named beyond its backend's limit is refused at admission, naming the field
+ * (issue 15), rather than accepted and refused by the provider. Machines only: CAPI names
+ * those it clones from a template, and a VirtualMachine is not bound to one backend (the
+ * provider refuses it there: CreateRefused).
+ */
+function nameWithin(limit: MachineNameLimit): CelRule {
+  return {
+    rule: `self.metadata.name.size() <= ${limit.maxLength}`,
+    message: `metadata.name must be at most ${limit.maxLength} characters: ${limit.refusedBy} takes VM names of at most ${limit.maxLength} characters`,
+  };
 }
 
 /**
@@ -209,6 +231,20 @@ function templateRules(nicsField: string | undefined): Validation[] {
       message: `a machine template may not fix MAC addresses or static IPs in ${nicsField}: every machine cloned from it would get the same`,
     },
   ];
+}
+
+/**
+ * Two interfaces of one VM with one MAC (issue 15): refused on the machine, whose own rule
+ * sees the whole list; MACs shared between machines are reported by the provider
+ * (controller/reconcilers/infra-machine/mac-addresses.ts).
+ */
+function distinctMacs(nicsField: string): CelRule {
+  const nics = `self.spec.${nicsField}`;
+  return {
+    rule: `!has(${nics}) || ${nics}.all(n, !has(n.macAddress) || ${nics}.exists_one(m, has(m.macAddress) && m.macAddress.lowerAscii() == n.macAddress.lowerAscii()))`,
+    message: `two interfaces in spec.${nicsField} have the same macAddress: each interface of a VM needs its own`,
+    fieldPath: `.spec.${nicsField}`,
+  };
 }
 
 /** The machine kind and its template kind. */
@@ -229,7 +265,12 @@ export function defineMachineKinds<Spec extends TObject<TProperties>, Status ext
     status: input.status,
     printerColumns: machineColumns(input.extraColumns ?? []),
     capiContract: true,
-    rootValidations: [PLACEMENT_IMMUTABLE, ...(input.fixedOnceCreated ?? [])],
+    rootValidations: [
+      PLACEMENT_IMMUTABLE,
+      ...(input.nicsField !== undefined ? [distinctMacs(input.nicsField)] : []),
+      ...(input.fixedOnceCreated ?? []),
+      ...(input.nameLimit ? [nameWithin(input.nameLimit)] : []),
+    ],
   });
   const template = defineKind({
     group: INFRA_GROUP,

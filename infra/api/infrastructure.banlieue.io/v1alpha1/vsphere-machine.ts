@@ -69,6 +69,9 @@ export const VSphereMachineStatus = Type.Object(
   { description: 'Observed state of the vSphere VM.' },
 );
 
+/** vCenter's longest VM name; the VM is named after the machine. */
+export const VSPHERE_MAX_VM_NAME_LENGTH = 80;
+
 export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind } = defineMachineKinds({
   kind: 'VSphereMachine',
   nicsField: 'network',
@@ -90,6 +93,7 @@ export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind
     growOnlyListSizes('disks', 'sizeGiB'),
   ],
   extraColumns: [{ name: 'vSphereCluster', type: 'string', jsonPath: '.spec.cluster', priority: 1 }],
+  nameLimit: { maxLength: VSPHERE_MAX_VM_NAME_LENGTH, refusedBy: 'vCenter' },
 });
 
 export type VSphereMachineSpec = Static<typeof VSphereMachineSpec>;

@@ -29,4 +29,13 @@ describe('Provider status', () => {
     expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'CapacityExceeded', message: `failure domains withdrawn: ${withdrawn.message}` });
     expect(status.observedGeneration).toBe(2);
   });
+
+  it('says EndpointExclusive=False EndpointShared, naming the older Provider on its endpoint, and leaves Ready as discovery found it', () => {
+    const older = { ...provider, metadata: { name: 'host-a', namespace: 'ops' } } as Provider;
+    const status = decideProviderStatus(provider, { ok: true, failureDomains: [{ name: 'host-a' }] }, now, older);
+    expect(condition(status, 'EndpointExclusive')).toMatchObject({ status: 'False', reason: Reason.EndpointShared });
+    expect((condition(status, 'EndpointExclusive') as { message: string }).message).toContain('Provider ops/host-a names the same endpoint (unix://host-a/var/lib/ch)');
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
+    expect(condition(decideProviderStatus(provider, { ok: true, failureDomains: [] }, now), 'EndpointExclusive')).toMatchObject({ status: 'True' });
+  });
 });
