@@ -11,46 +11,49 @@ import {
   ClusterClassSpecWorkersMachineDeploymentsRolloutStrategyRollingUpdateMaxUnavailable as MaxUnavailable,
   ClusterClassSpecWorkersMachineDeploymentsRolloutStrategyType as RolloutStrategyType,
 } from '../../imports/cluster.x-k8s.io-clusterclass.js';
-import { API_VERSION, INFRA_GROUP } from '../../infra/api/kind.js';
+import type { BackendApi } from '../../infra/api/backends.js';
+import { apiVersionOf } from '../../infra/api/kind.js';
 import type { Manifest } from './capi-objects.js';
 import { BOOTSTRAP_API, CONTROL_PLANE_API } from './played-providers.js';
-
-const INFRA_API = `${INFRA_GROUP}/${API_VERSION}`;
 
 function render(define: (chart: Chart) => ApiObject): Manifest {
   return define(new Chart(Testing.app(), 'capi')).toJson() as Manifest;
 }
 
 export interface TopologyClassProps {
-  /** The VSphereClusterTemplate of the class. */
+  /** The backend whose ClusterTemplate and MachineTemplate kinds the class uses. */
+  readonly backend: BackendApi;
+  /** The backend's ClusterTemplate of the class. */
   readonly clusterTemplate: string;
   /** The TestControlPlaneTemplate of the class (played control plane, no Machines). */
   readonly controlPlaneTemplate: string;
   /** The TestBootstrapConfigTemplate of the worker class. */
   readonly bootstrapTemplate: string;
-  /** The VSphereMachineTemplate of the worker class: a new name rolls every MachineDeployment of the class. */
+  /** The backend's MachineTemplate of the worker class: a new name rolls every MachineDeployment of the class. */
   readonly workerTemplate: string;
   /** How many Machines of a MachineDeployment may be missing during a rollout. */
   readonly maxUnavailable: number;
 }
 
 /**
- * ClusterClass `ns/name` over banlieue's VSphere templates, with worker class
- * `worker` and, as the `clusterclass` flavor, the endpoint as the variable
- * `controlPlaneEndpoint` patched into the VSphereCluster.
+ * ClusterClass `ns/name` over the templates of `props.backend`, with worker
+ * class `worker` and, as the `clusterclass` flavor, the endpoint as the
+ * variable `controlPlaneEndpoint` patched into the InfraCluster.
  */
 export function topologyClass(ns: string, name: string, props: TopologyClassProps): Manifest {
+  const infraApi = apiVersionOf(props.backend.clusterTemplate);
+  const clusterTemplateKind = props.backend.clusterTemplate.kind;
   return render((chart) => new ClusterClass(chart, name, {
     metadata: { name, namespace: ns },
     spec: {
-      infrastructure: { templateRef: { apiVersion: INFRA_API, kind: 'VSphereClusterTemplate', name: props.clusterTemplate } },
+      infrastructure: { templateRef: { apiVersion: infraApi, kind: clusterTemplateKind, name: props.clusterTemplate } },
       controlPlane: { templateRef: { apiVersion: CONTROL_PLANE_API, kind: 'TestControlPlaneTemplate', name: props.controlPlaneTemplate } },
       workers: {
         machineDeployments: [
           {
             class: 'worker',
             bootstrap: { templateRef: { apiVersion: BOOTSTRAP_API, kind: 'TestBootstrapConfigTemplate', name: props.bootstrapTemplate } },
-            infrastructure: { templateRef: { apiVersion: INFRA_API, kind: 'VSphereMachineTemplate', name: props.workerTemplate } },
+            infrastructure: { templateRef: { apiVersion: infraApi, kind: props.backend.machineTemplate.kind, name: props.workerTemplate } },
             // No surge: old Machines go first, new ones replace them.
             rollout: { strategy: { type: RolloutStrategyType.ROLLING_UPDATE, rollingUpdate: { maxSurge: MaxSurge.fromNumber(0), maxUnavailable: MaxUnavailable.fromNumber(props.maxUnavailable) } } },
           },
@@ -74,7 +77,7 @@ export function topologyClass(ns: string, name: string, props: TopologyClassProp
           name: 'control-plane-endpoint',
           definitions: [
             {
-              selector: { apiVersion: INFRA_API, kind: 'VSphereClusterTemplate', matchResources: { infrastructureCluster: true } },
+              selector: { apiVersion: infraApi, kind: clusterTemplateKind, matchResources: { infrastructureCluster: true } },
               jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
             },
           ],

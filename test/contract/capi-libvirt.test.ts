@@ -2,14 +2,19 @@
 // LibvirtMachines provisioned by `banlieue provider libvirt` (as its
 // ServiceAccount, with the RBAC clusterctl's components give it) on a private
 // libvirtd's test driver reached over mutual TLS, as capi-contract.test.ts
-// does on vcsim. The real CAPI manager and clusterctl; a control plane of its own.
+// does on vcsim; and a Cluster of a ClusterClass over LibvirtClusterTemplate
+// and LibvirtMachineTemplate, rolled to a new machine template
+// (capi-clusterclass-journey.ts). The real CAPI manager and clusterctl; a
+// control plane of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import type { StoragePool } from '../../controller/backends/libvirt/client/handles.js';
 import { ownerMarkOf } from '../../controller/backends/libvirt/machine/domain-xml.js';
+import { libvirtApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { startLibvirtd, type Libvirtd } from '../peers/libvirt/libvirtd.js';
 import { anchorClient, IMAGE_VOLUME, libvirtWorld, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt-world.js';
 import { waitFor } from '../support/wait.js';
+import { clusterClassJourney, installPlayedProviders, type ClusterClassJourney, type PeerVm } from './capi-clusterclass-journey.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, workersDeployment } from './capi-objects.js';
 
@@ -28,6 +33,14 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
   const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> => env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
   const machines = async (): Promise<Json[]> => (JSON.parse(await env.kubectl(['get', 'libvirtmachines', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
   const uuidOf = (providerID: string): string => providerID.replace(/^libvirt:\/\//, '');
+  /** The domain libvirtd has under the providerID's UUID, with its memory (`<memory unit='KiB'>`, as libvirt writes it back). */
+  const domainOf = async (providerID: string): Promise<PeerVm | undefined> => {
+    const domain = await anchor.domains.lookupByUuid(uuidOf(providerID)).catch(() => undefined);
+    if (!domain) return undefined;
+    const memory = /<memory unit='KiB'>(\d+)<\/memory>/.exec(await anchor.domains.xmlDesc(domain));
+    if (!memory?.[1]) throw new Error(`domain ${uuidOf(providerID)}: no <memory unit='KiB'> in its XML`);
+    return { memoryMiB: Number(memory[1]) / 1024 };
+  };
 
   beforeAll(async () => {
     env = process.env.E2E_CAPI_ENV === 'kind' ? await kindEnvironment() : await localEnvironment();
@@ -109,4 +122,36 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
       expect((await anchor.pools.listVolumes(pool)).filter((v) => v.name.startsWith(`${uuid}-`))).toEqual([]);
     }
   }, 240_000);
+
+  describe('a Cluster of a ClusterClass over LibvirtClusterTemplate and LibvirtMachineTemplate', () => {
+    let journey: ClusterClassJourney;
+
+    beforeAll(async () => {
+      await installPlayedProviders(env);
+      journey = clusterClassJourney({
+        env,
+        ns: NS,
+        backend: libvirtApi,
+        clusterTemplateSpec: { providerRefs: [{ name: 'kvm1' }] },
+        workerSpec: (memoryMiB) => ({
+          pool: TEST_POOL,
+          bootSource: { kind: 'backingVolume', volume: IMAGE_VOLUME },
+          vcpus: 1,
+          memoryMiB,
+          disks: [{ name: 'os', sizeGiB: 2 }],
+          network: [{ name: 'eth0', source: { kind: 'network', name: TEST_NETWORK } }],
+        }),
+        vmOf: domainOf,
+        endpoint: { host: '192.0.2.71', port: 6443 },
+      });
+    }, 120_000);
+
+    it('provisions the Cluster: CAPI creates the LibvirtCluster and the MachineDeployment, banlieue the domains', async () => {
+      await journey.provision();
+    }, 400_000);
+
+    it('rolls the MachineDeployment to new domains when the class names a new machine template', async () => {
+      await journey.rollToNewTemplate();
+    }, 400_000);
+  });
 });

@@ -2,12 +2,16 @@
 // ProxmoxMachines provisioned by `banlieue provider proxmox` (as its
 // ServiceAccount, with the RBAC clusterctl's components give it) on the
 // schema-held PVE simulator, spread by banlieue over the nodes' failure
-// domains, as capi-contract.test.ts does on vcsim. The real CAPI manager and
-// clusterctl; a control plane of its own.
+// domains, as capi-contract.test.ts does on vcsim; and a Cluster of a
+// ClusterClass over ProxmoxClusterTemplate and ProxmoxMachineTemplate, rolled
+// to a new machine template (capi-clusterclass-journey.ts). The real CAPI
+// manager and clusterctl; a control plane of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proxmoxApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { startProxmoxSim, type ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
 import { proxmoxWorld } from '../support/proxmox-world.js';
 import { waitFor } from '../support/wait.js';
+import { clusterClassJourney, installPlayedProviders, type ClusterClassJourney } from './capi-clusterclass-journey.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, workersDeployment } from './capi-objects.js';
 
@@ -91,4 +95,33 @@ describe('Machines provisioned by `banlieue provider proxmox` (PVE simulator)', 
     for (const providerID of before) expect(vmOf(providerID)).toBeUndefined();
     expect(sim.violations).toEqual([]);
   }, 240_000);
+
+  describe('a Cluster of a ClusterClass over ProxmoxClusterTemplate and ProxmoxMachineTemplate', () => {
+    let journey: ClusterClassJourney;
+
+    beforeAll(async () => {
+      await installPlayedProviders(env);
+      journey = clusterClassJourney({
+        env,
+        ns: NS,
+        backend: proxmoxApi,
+        clusterTemplateSpec: { providerRefs: [{ name: 'pve' }] },
+        workerSpec: (memoryMiB) => ({ templateVmid: 9001, storage: 'ceph', cores: 1, memoryMiB, osDiskSizeGiB: 20, nics: [{ name: 'eth0', bridge: 'vmbr0' }] }),
+        vmOf: async (providerID) => {
+          const vm = vmOf(providerID);
+          return vm && { memoryMiB: Number(String(vm.config.memory ?? '512').replace(/^current=/, '')) };
+        },
+        endpoint: { host: '192.0.2.61', port: 6443 },
+      });
+    }, 120_000);
+
+    it('provisions the Cluster: CAPI creates the ProxmoxCluster and the MachineDeployment, banlieue the VMs', async () => {
+      await journey.provision();
+    }, 400_000);
+
+    it('rolls the MachineDeployment to new VMs when the class names a new machine template', async () => {
+      await journey.rollToNewTemplate();
+      expect(sim.violations).toEqual([]);
+    }, 400_000);
+  });
 });

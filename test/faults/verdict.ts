@@ -1,11 +1,12 @@
 // Whether a fault run passed: the end state the issue asks for (#15), each
 // miss named. Pure.
-import type { FaultRun } from './vsphere-faults.js';
+import { Reason } from '../../infra/api/conditions.js';
+import type { FaultRun } from './fault-run.js';
 
 /** At least this many kill -9 per run. */
 export const MIN_KILLS = 10;
 
-export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases'>): { passed: boolean; problems: string[] } {
+export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' | 'peerProblems'>): { passed: boolean; problems: string[] } {
   const { counts, fleet, leases } = run;
   const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
   const secondWriters = leases.controller.secondWriters.length + leases.provider.secondWriters.length;
@@ -22,6 +23,17 @@ export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases'>
     ...(!counts.unreachableSeen ? ['ProviderReachable=False not seen while the backend was unreachable'] : []),
     ...counts.failedDuringOutage.map((what) => `failed during the backend outage: ${what}`),
     ...(!counts.recovered ? ['the Provider did not become reachable again after the backend outage'] : []),
+    ...run.peerProblems,
   ];
   return { passed: problems.length === 0, problems };
+}
+
+/**
+ * A condition reason that fails a machine (ProvisionFailed, TaskFailed…). ConnectFailed is not one:
+ * it is the backend's reachability, reported on a machine whose pass could not reach it and retried
+ * with backoff (controller/reconcilers/backend-failure.ts); a backend outage is meant to show it,
+ * and the machine must be Ready again once the backend answers (the fleet check sees to that).
+ */
+export function isFailureReason(reason: string | undefined): boolean {
+  return reason !== undefined && reason.endsWith('Failed') && reason !== Reason.ConnectFailed;
 }

@@ -16,24 +16,9 @@ import { machineDirs } from '../support/cloud-hypervisor-host.js';
 import { chMachines, chUuidOf, chVm, startChEnv, startChProvider, stopChEnv, type ChEnv } from '../support/cloud-hypervisor-env.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
+import { eventsRegarding, eventsWith } from '../support/events.js';
 
 const t = new TestApi();
-
-interface EventSeen {
-  readonly type: string;
-  readonly reason: string;
-  readonly note?: string;
-  readonly regarding?: { readonly kind?: string; readonly name?: string };
-}
-
-async function eventsOf(ns: string, name: string): Promise<EventSeen[]> {
-  const list = await t.api.request<{ items: EventSeen[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.regarding?.name === name);
-}
-
-async function events(ns: string, name: string): Promise<string[]> {
-  return (await eventsOf(ns, name)).map((e) => e.reason);
-}
 
 async function uuidOfMachine(env: ChEnv, name: string): Promise<string> {
   const machine = await t.exists(machineRef('cloud-hypervisor', env.ns, name), (o) => typeof o.spec?.providerID === 'string', 60_000);
@@ -100,7 +85,7 @@ describe('VirtualMachines on Cloud Hypervisor (simulator)', () => {
     const uuid = chUuidOf(machine?.spec?.providerID as string);
     expect(await vmmPid(env, uuid)).toBeGreaterThan(0);
     expect(await env.host.links()).toContain(tapName(uuid, 0));
-    expect(await events(env.ns, 'web-1')).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
   });
 
   it('drives spec.desiredPowerState: off (the VMM stopped), then on again (started from its saved config)', async () => {
@@ -128,7 +113,7 @@ describe('VirtualMachines on Cloud Hypervisor (simulator)', () => {
     expect(existsSync(paths.dir)).toBe(false);
     expect(existsSync(join(env.host.config.storageClasses.fast ?? '', uuid))).toBe(false);
     expect(await env.host.links()).not.toContain(tapName(uuid, 0));
-    expect(await events(env.ns, 'web-1')).toContain('Deleted');
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Deleted'])).map((e) => e.reason)).toContain('Deleted');
     // Everything above ran under the host's own identity: nothing it needed was refused.
     expect(env.provider.logs()).not.toMatch(/forbidden/i);
   });
@@ -175,7 +160,7 @@ describe('Cloud Hypervisor provider restart', () => {
     const machine = await t.exists(machineRef('cloud-hypervisor', env.ns, 'fleet-0'), (o) => typeof o.status?.lastVmmExit === 'string', 120_000);
     expect(machine.status?.lastVmmExit).toMatch(/the VMM exited without banlieue stopping it; started again from its saved config \(desiredPowerState PoweredOn\)/);
     const warning = await waitFor('a VMRestarted Warning Event on the machine', async () =>
-      (await eventsOf(env.ns, 'fleet-0')).find((e) => e.type === 'Warning' && e.reason === 'VMRestarted' && e.regarding?.kind === 'CloudHypervisorMachine'), 60_000);
+      (await eventsRegarding(t.api, env.ns, 'fleet-0')).find((e) => e.type === 'Warning' && e.reason === 'VMRestarted' && e.regarding?.kind === 'CloudHypervisorMachine'), 60_000);
     expect(warning.note).toContain(`VM with UUID ${uuid}: the VMM exited without banlieue stopping it`);
     const restarted = await waitFor('a new VMM for fleet-0', async () => {
       const now = await vmmPid(env, uuid);

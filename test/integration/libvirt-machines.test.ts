@@ -18,13 +18,11 @@ import {
   type LibvirtEnv,
 } from '../support/libvirt-env.js';
 import { waitFor } from '../support/wait.js';
+import { eventsRegarding, eventsWith, type EventSeen } from '../support/events.js';
 
 const t = new TestApi();
 
-async function events(ns: string, name: string): Promise<{ reason: string; note: string }[]> {
-  const list = await t.api.request<{ items: { reason: string; note: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.regarding?.name === name);
-}
+const events = (ns: string, name: string): Promise<EventSeen[]> => eventsRegarding(t.api, ns, name);
 
 describe('VirtualMachines on libvirt (test driver)', () => {
   let env: LibvirtEnv;
@@ -65,7 +63,7 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     const os = await env.anchor.volumes.xmlDesc(await env.anchor.volumes.lookupByName(env.pool, `${uuid}-os.qcow2`));
     expect(os).toContain('<backingStore>');
     expect(os).toContain('debian-12-genericcloud.qcow2');
-    expect((await events(env.ns, 'web-1')).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'GuestDataWritten', 'PoweredOn']));
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'GuestDataWritten', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'GuestDataWritten', 'PoweredOn']));
   }, 180_000);
 
   it('drives the domain to spec.desiredPowerState: off (shut down), suspended (managed save), on again', async () => {
@@ -111,7 +109,7 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     await t.gone(vm(env.ns, 'web-1', '', ''), 60_000);
     expect(await domainOf(env.anchor, uuid)).toBeUndefined();
     expect(await volumesOf(env.anchor, env.pool, uuid)).toEqual([]);
-    expect((await events(env.ns, 'web-1')).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Deleted'])).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
   }, 120_000);
 
   it('provisions 20 VirtualMachines at once; deleting them leaves no domain and no volume', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
+import { eventsWhere, eventsWith } from '../support/events.js';
 import {
   proxmoxUuidOf,
   readyWithAgentAddress,
@@ -19,10 +20,6 @@ import {
 
 const t = new TestApi();
 
-async function events(ns: string, name: string): Promise<{ reason: string; note: string }[]> {
-  const list = await t.api.request<{ items: { reason: string; note: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.regarding?.name === name);
-}
 
 const readyOf = (o: Obj | undefined): { status: string; reason: string; message: string } | undefined =>
   (o?.status?.conditions as { type: string; status: string; reason: string; message: string }[] | undefined)?.find((c) => c.type === 'Ready');
@@ -70,7 +67,7 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(String(found?.config.scsi0)).toContain('size=20G');
     expect(String(found?.config.scsi1)).toMatch(/^ceph:vm-\d+-disk-\d+,size=5G$/);
     expect(env.sim.state.volumes.get(`local:iso/banlieue-${uuid}.iso`)?.sizeBytes).toBeGreaterThan(0);
-    expect((await events(env.ns, 'web-1')).map((e) => e.reason)).toEqual(expect.arrayContaining(['CreateStarted', 'Created', 'PoweredOn']));
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['CreateStarted', 'Created', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['CreateStarted', 'Created', 'PoweredOn']));
   });
 
   it('drives the VM to spec.desiredPowerState: off (ACPI), then on again, the same VM', async () => {
@@ -105,7 +102,7 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
       const m = await t.get(machineRef('proxmox', env.ns, 'web-1'));
       return m?.status?.observedGeneration === (m?.metadata as { generation?: number } | undefined)?.generation && readyOf(m)?.status === 'True' ? true : undefined;
     }, 60_000);
-    expect((await events(env.ns, 'web-1')).map((e) => e.reason)).toContain('Reconfigured');
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Reconfigured'])).map((e) => e.reason)).toContain('Reconfigured');
   });
 
   it('deleting the VirtualMachine stops and destroys the VM, its disks and its seed ISO', async () => {
@@ -117,7 +114,7 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(simVmsNamed(env.sim, 'web-1')).toEqual([]);
     expect([...env.sim.state.volumes.values()].filter((v) => v.vmid === vmid)).toEqual([]);
     await waitFor('the seed ISO to go', () => !env.sim.state.volumes.has(`local:iso/banlieue-${uuid}.iso`), 30_000);
-    expect((await events(env.ns, 'web-1')).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Deleted'])).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
   });
 
   it('a provider killed right after starting a clone leaves exactly one VM, picked up after the restart', async () => {
@@ -130,7 +127,7 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(simVmsNamed(env.sim, 'crash-1')).toEqual(['crash-1']);
     expect(simVmsWithUuid(env.sim, await proxmoxUuidOf(env.ns, 'crash-1'))).toHaveLength(1);
     // Its clone task kept in status.taskRef (Created), or, killed before that write, found by its description's UUID (Adopted).
-    expect((await events(env.ns, 'crash-1')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
+    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
   }, 180_000);
 
   it('leaves alone a foreign VM that has the machine’s name, or that reuses its VMID after its VM was removed behind its back', async () => {

@@ -6,14 +6,12 @@ import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js
 import { waitFor } from '../support/wait.js';
 import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere-env.js';
 import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere-world.js';
+import { eventsRegarding, eventsWhere, eventsWith, type EventSeen } from '../support/events.js';
 
 const t = new TestApi();
 const suffix = Math.random().toString(36).slice(2, 7);
 
-async function events(ns: string, name: string): Promise<{ reason: string; note: string }[]> {
-  const list = await t.api.request<{ items: { reason: string; note: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.regarding?.name === name);
-}
+const events = (ns: string, name: string): Promise<EventSeen[]> => eventsRegarding(t.api, ns, name);
 
 describe('VirtualMachines on vSphere (vcsim)', () => {
   let env: Env;
@@ -59,7 +57,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     expect(metadata).toContain(`provider-id: vsphere://${uuid}`);
     expect(metadata).toMatch(/macaddress: "?[0-9a-f:]{17}/);
 
-    const reasons = (await events(env.ns, 'web-1')).map((e) => e.reason);
+    const reasons = (await eventsWith(t.api, env.ns, 'web-1', ['Created', 'PoweredOn'])).map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
   });
 
@@ -101,7 +99,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     await t.gone(vm(env.ns, 'web-1', '', ''), 60_000);
     expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();
     expect(await vmsNamed(env.client, 'web-1')).toEqual([]);
-    expect((await events(env.ns, 'web-1')).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Deleted'])).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
   });
 
   it('says which template is missing, as a condition, and provisions once it exists', async () => {
@@ -162,6 +160,6 @@ describe('vSphere provider crash safety', () => {
     await readyWithAddress(env, 'crash-1', '10.40.0.10');
     expect(await vmsNamed(env.client, 'crash-1')).toEqual(['crash-1']);
     // Its clone task kept in status.taskRef (Created), or, killed before that write, the second clone's DuplicateName (Adopted).
-    expect((await events(env.ns, 'crash-1')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
+    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
   }, 180_000);
 });

@@ -191,6 +191,21 @@ describe('Proxmox simulator: answers and cluster behaviour', () => {
     expect(clone.reason).toBe(`VM ${id} already exists on node 'pve1'`);
     expect((await raw('GET', '/cluster/nextid', { vmid: String(id) })).body?.errors).toEqual({ vmid: `VM ${id} already exists` });
   });
+
+  it('holds every request unanswered while paused and answers it once resumed (a frozen pveproxy)', async () => {
+    sim.pause();
+    let answered = false;
+    const version = raw('GET', '/version').finally(() => (answered = true));
+    try {
+      // No deadline is asserted: whatever the load, a held request cannot have been answered.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(answered).toBe(false);
+      expect(sim.requests).toEqual([]);
+    } finally {
+      sim.resume();
+    }
+    expect(await version).toMatchObject({ status: 200 });
+  });
 });
 
 /** A stopped, unlocked VM made for the test. */

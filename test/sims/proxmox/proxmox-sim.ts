@@ -86,6 +86,12 @@ export interface ProxmoxSim {
   failNextTask(failure: TaskFailure): void;
   /** Forgets recorded requests and violations. */
   clearRecords(): void;
+  /**
+   * Holds every request unanswered until resume(), as a frozen or cut-off
+   * pveproxy would (connections accepted, no answer); running tasks still end.
+   */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -103,8 +109,9 @@ export async function startProxmoxSim(options: ProxmoxSimOptions = {}): Promise<
   const tokens = new Map((options.tokens ?? [DEFAULT_TOKEN]).map((t) => [t.tokenID, t]));
   const records = { requests: [] as RecordedRequest[], violations: [] as Violation[], faults: [] as { fault: InjectedFault; left: number }[] };
 
+  const gate = new RequestGate();
   const server: Server = createServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => {
-    handle(req, res, { schema, state, tasks, behaviour, tokens, records }).catch((error: unknown) => {
+    gate.passed().then(() => handle(req, res, { schema, state, tasks, behaviour, tokens, records })).catch((error: unknown) => {
       records.violations.push({ kind: 'simulator', call: `${req.method ?? ''} ${req.url ?? ''}`, errors: { '': String(error) } });
       if (!res.headersSent) send(res, 500, 'simulator error', { data: null });
     });
@@ -131,12 +138,36 @@ export async function startProxmoxSim(options: ProxmoxSimOptions = {}): Promise<
       records.requests.length = 0;
       records.violations.length = 0;
     },
+    pause: () => gate.close(),
+    resume: () => gate.open(),
     async stop() {
+      gate.open();
       tasks.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Requests pass when open; while closed they wait for it to open again. */
+class RequestGate {
+  private closed: { promise: Promise<void>; open: () => void } | undefined;
+
+  passed(): Promise<void> {
+    return this.closed?.promise ?? Promise.resolve();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    let open = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    this.closed = { promise, open };
+  }
+
+  open(): void {
+    this.closed?.open();
+    this.closed = undefined;
+  }
 }
 
 interface Context {

@@ -1,0 +1,300 @@
+// One backend's run of `make test-faults`: a real kube-apiserver + etcd, the
+// backend's peer with slowed clone tasks, and two replicas of `banlieue
+// controller` and of `banlieue provider <backend>` electing leaders. 30
+// VirtualMachines are created; while their clones run, the seeded plan kills
+// replicas (kill -9), deletes 10 of them, stops the API server and freezes the
+// peer. Then it waits for the fleet to settle and checks what a user would:
+// every kept VM Ready, every deleted one gone, the backend holding exactly the
+// kept VMs, no finalizer stuck, and from the audit log, no write by a replica
+// that did not lead. What differs per backend is its FaultWorld.
+import { KubeConfig } from '@kubernetes/client-node';
+import { setTimeout as delay } from 'node:timers/promises';
+import { KubeApi } from '../../controller/runtime/kube-api.js';
+import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
+import { ConditionType } from '../../infra/api/conditions.js';
+import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
+import type { Teardown } from '../bench/teardown.js';
+import { buildKubeTools, ControlPlane } from '../support/control-plane.js';
+import { applyCrdsFromDist } from '../support/crds.js';
+import type { Obj } from '../support/fixtures.js';
+import type { SeededRandom } from '../support/seeded-random.js';
+import { waitFor } from '../support/wait.js';
+import { decideFaultPlan, describeStep, type FaultStep, type Role } from './fault-plan.js';
+import type { FaultWorld, StartFaultWorld } from './fault-world.js';
+import { checkFleet, type FleetObject, type FleetReport } from './fleet-check.js';
+import { checkLeaseWriters, readAudit, type LeaseHistory } from './lease-writers.js';
+import { RoleReplicas } from './replicas.js';
+import { isFailureReason } from './verdict.js';
+
+const CORE = `${CORE_GROUP}/${API_VERSION}`;
+const INFRA = `${INFRA_GROUP}/${API_VERSION}`;
+const PREFIX = 'fault-vm-';
+const VMS = 30;
+const DELETIONS = 10;
+const KILLS = 12;
+const OUTAGE_MS = 20_000;
+/** A backend outage lasts until the Provider reports it, but no longer than this. */
+const OUTAGE_LIMIT_MS = 120_000;
+/** Short, so a killed leader's role moves within the run; renewals every 5 s (the elector's default). */
+const LEASE_SECONDS = 10;
+const CONTROLLER_LEASE = 'banlieue-controller';
+/** After the last fault: time to settle. Generous: the machine is shared. */
+const SETTLE_MS = 240_000;
+const POLL_MS = 500;
+
+export interface FaultCounts {
+  readonly kills: Readonly<Record<`${Role} ${'leader' | 'standby'}`, number>>;
+  readonly otherExits: number;
+  readonly apiserverOutages: number;
+  readonly backendOutages: number;
+  /** Provider ProviderReachable=False was seen during the backend outage. */
+  readonly unreachableSeen: boolean;
+  /** Machines or VirtualMachines reporting a failure (a reason ending in Failed) at the end of the backend outage. */
+  readonly failedDuringOutage: readonly string[];
+  /** Provider ProviderReachable=True again after the backend outage. */
+  readonly recovered: boolean;
+}
+
+export interface FaultRun {
+  /** `vsphere on vcsim`. */
+  readonly title: string;
+  /** The backend's peer, `vcsim`. */
+  readonly peer: string;
+  readonly seed: number;
+  readonly plan: readonly FaultStep[];
+  readonly counts: FaultCounts;
+  readonly fleet: FleetReport;
+  readonly leases: Readonly<Record<Role, LeaseHistory>>;
+  /** What the peer saw go wrong (e.g. calls off its API schema). */
+  readonly peerProblems: readonly string[];
+  readonly durationMs: number;
+  /** Replica log tails, for a failed run. */
+  readonly logs: string;
+}
+
+interface Env {
+  readonly ns: string;
+  readonly cp: ControlPlane;
+  readonly api: KubeApi;
+  readonly user: ServerSideApply;
+  readonly world: FaultWorld;
+  readonly replicas: Readonly<Record<Role, RoleReplicas>>;
+}
+
+/** `backend` names the namespace (`faults-<backend>`); `startWorld` brings its peer and objects. */
+export async function runFaults(teardown: Teardown, say: (m: string) => void, random: SeededRandom, backend: string, startWorld: StartFaultWorld): Promise<FaultRun> {
+  const began = performance.now();
+  const names = Array.from({ length: VMS }, (_, i) => `${PREFIX}${String(i).padStart(2, '0')}`);
+  const plan = decideFaultPlan(random, { names, deletions: DELETIONS, kills: KILLS, outageMs: OUTAGE_MS, gapMs: [1_000, 4_000], leaderShare: 0.7 });
+  const env = await setUp(teardown, say, `faults-${backend}`, names, startWorld);
+  const guest = new GuestPlayer(env);
+  const player = guest.run();
+  const counts = { kills: { 'controller leader': 0, 'controller standby': 0, 'provider leader': 0, 'provider standby': 0 }, apiserverOutages: 0, backendOutages: 0, unreachableSeen: false, failedDuringOutage: [] as string[], recovered: false };
+  const deleted: string[] = [];
+  const auditFrom = 0;
+  try {
+    say(`Creating ${VMS} VirtualMachines (each clone ${env.world.cloneMs / 1000} s in ${env.world.peer})`);
+    await Promise.all(names.map((name) => env.user.apply(virtualMachine(env, name))));
+    for (const step of plan) {
+      await delay(step.afterMs);
+      say(describeStep(step));
+      switch (step.kind) {
+        case 'kill': {
+          const user = await env.replicas[step.role].kill(step.target);
+          counts.kills[`${step.role} ${step.target}`] += 1;
+          say(`  killed ${user}; a replacement is starting`);
+          break;
+        }
+        case 'delete':
+          await Promise.all(step.names.map(async (name) => env.api.request('DELETE', await env.api.pathOf(vmRef(env.ns, name)))));
+          deleted.push(...step.names);
+          break;
+        case 'apiserver-outage':
+          await env.cp.restartApiserver(step.downMs);
+          counts.apiserverOutages += 1;
+          say('  kube-apiserver serves again');
+          break;
+        case 'backend-outage':
+          Object.assign(counts, await backendOutage(env, guest, step.downMs, say));
+          counts.backendOutages += 1;
+          break;
+      }
+    }
+    say(`Plan done; waiting up to ${SETTLE_MS / 1000} s for the fleet to settle`);
+    const kept = names.filter((n) => !deleted.includes(n));
+    const fleet = await settle(env, kept, deleted);
+    const audit = readAudit(env.cp.auditLogPath, auditFrom);
+    const leases = {
+      controller: checkLeaseWriters(audit, { namespace: env.ns, lease: CONTROLLER_LEASE, users: env.replicas.controller.users }),
+      provider: checkLeaseWriters(audit, { namespace: env.ns, lease: env.world.providerLease, users: env.replicas.provider.users }),
+    };
+    const otherExits = [...env.replicas.controller.exits, ...env.replicas.provider.exits].filter((e) => !e.killed).length;
+    const logs = `${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`;
+    return { title: env.world.title, peer: env.world.peer, seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs };
+  } catch (err) {
+    say(`${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`);
+    throw err;
+  } finally {
+    guest.stop();
+    await player;
+  }
+}
+
+/** Control plane (one API user per replica), the backend's peer and the user's objects, both roles twice. */
+async function setUp(teardown: Teardown, say: (m: string) => void, ns: string, names: readonly string[], startWorld: StartFaultWorld): Promise<Env> {
+  const users = { controller: ['fault-controller-a', 'fault-controller-b'], provider: ['fault-provider-a', 'fault-provider-b'] };
+  say('Starting kube-apiserver, etcd and kube-controller-manager');
+  const cp = await ControlPlane.start(await buildKubeTools(), { users: [...users.controller, ...users.provider] });
+  teardown.defer('control plane', () => cp.stop());
+  await applyCrdsFromDist(cp);
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfigPath);
+  // Not `banlieue/…`, and the admin user: the run's own writes are not banlieue's.
+  const api = new KubeApi(kc, { userAgent: 'banlieue-faults' });
+  const user = new ServerSideApply(api, 'banlieue-faults');
+  await user.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+
+  const world = await startWorld(teardown, { namespace: ns, prefix: PREFIX, names, say });
+  for (const obj of world.objects) await user.apply(obj);
+
+  const election = (userName: string, identity: string): string[] => ['--kubeconfig', cp.kubeconfigOf(userName), '--namespace', ns, '--leader-election-namespace', ns, '--leader-election-identity', identity, '--lease-duration', String(LEASE_SECONDS)];
+  const replicas = {
+    controller: new RoleReplicas('controller', users.controller, (u, id) => ['controller', ...election(u, id)]),
+    provider: new RoleReplicas('provider', users.provider, (u, id) => [...world.providerArgs, ...election(u, id)]),
+  };
+  say(`Starting two replicas of banlieue controller and of banlieue ${world.providerArgs.slice(0, 2).join(' ')}`);
+  teardown.defer('controller replicas', () => replicas.controller.stop());
+  teardown.defer('provider replicas', () => replicas.provider.stop());
+  await Promise.all([replicas.controller.start(), replicas.provider.start()]);
+  await waitFor(`Provider on ${world.peer} Ready`, async () => conditionIs(await api.get<Obj>(world.provider), ConditionType.Ready, 'True'), 180_000);
+  return { ns, cp, api, user, world, replicas };
+}
+
+/** The peer frozen for `downMs`: the Provider must say so, no machine may fail, and the Provider must recover. */
+async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: (m: string) => void): Promise<Partial<FaultCounts>> {
+  // The outage is judged from the Provider's condition, which only a leader writes: freeze once one leads
+  // (a kill just before may leave both replicas starting or waiting for the Lease).
+  await waitFor('a provider replica leading', async () => (await env.replicas.provider.replicaThatIs('leader')) !== undefined, 120_000);
+  // The run's own backend client would hang on a frozen peer too.
+  await guest.pause();
+  env.world.freeze();
+  const frozenAt = Date.now();
+  let unreachableSeen = false;
+  try {
+    // At least `downMs`, and on until the Provider says so (bounded): on a busy machine a replica that
+    // just took the Lease may still be logging in when the freeze begins, and its discovery deadline
+    // runs from then.
+    while (Date.now() < frozenAt + downMs || (!unreachableSeen && Date.now() < frozenAt + OUTAGE_LIMIT_MS)) {
+      if (!unreachableSeen && conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'False')) {
+        unreachableSeen = true;
+        say('  Provider ProviderReachable=False');
+      }
+      await delay(POLL_MS);
+    }
+  } finally {
+    env.world.resume();
+    guest.resume();
+  }
+  const failedDuringOutage = [...(await list(env, CORE, 'VirtualMachine')), ...(await list(env, INFRA, env.world.machineKind))]
+    .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && isFailureReason(c.reason)))
+    .map((o) => `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o).filter((c) => isFailureReason(c.reason)).map((c) => `${c.type} ${c.reason}`).join(', ')}`);
+  say(`  ${env.world.peer} resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : '; ProviderReachable=False was NOT seen during the outage'}`);
+  let recovered = false;
+  try {
+    await waitFor('Provider ProviderReachable=True after the outage', async () => conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'True'), 120_000);
+    recovered = true;
+  } catch (err) {
+    say(`  ${String(err)}`);
+  }
+  return { unreachableSeen, failedDuringOutage, recovered };
+}
+
+/** Wait until every kept VM is Ready and every deleted one gone (or the deadline), then check the fleet. */
+async function settle(env: Env, kept: readonly string[], deleted: readonly string[]): Promise<FleetReport> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const report = await observeFleet(env, kept, deleted);
+    const settled = report.notReady.length === 0 && report.notGone.length === 0 && report.stuckFinalizers === 0 && report.duplicates === 0 && report.orphans === 0;
+    if (settled || Date.now() > deadline) return report;
+    await delay(2_000);
+  }
+}
+
+async function observeFleet(env: Env, kept: readonly string[], deleted: readonly string[]): Promise<FleetReport> {
+  const toFleet = (o: Obj): FleetObject => {
+    const providerID = o.spec?.providerID;
+    return {
+      name: o.metadata.name,
+      deleting: o.metadata.deletionTimestamp !== undefined,
+      finalizers: o.metadata.finalizers ?? [],
+      ready: conditionIs(o, ConditionType.Ready, 'True'),
+      ...(typeof providerID === 'string' ? { uuid: env.world.uuidOf(providerID) } : {}),
+    };
+  };
+  const vms = (await list(env, CORE, 'VirtualMachine')).map(toFleet);
+  const machines = (await list(env, INFRA, env.world.machineKind)).map(toFleet);
+  return checkFleet({ kept, deleted }, vms, machines, await env.world.backendVms());
+}
+
+/**
+ * Plays the guest side where the world needs it (VMware Tools reporting an IP
+ * on vcsim): every round hands the world the run's machines. Paused while the
+ * peer is frozen; idle for a world whose peer plays its own guests.
+ */
+class GuestPlayer {
+  private stopped = false;
+  private paused = false;
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(private readonly env: Env) {}
+
+  async run(): Promise<void> {
+    const play = this.env.world.playGuest?.bind(this.env.world);
+    if (!play) return;
+    while (!this.stopped) {
+      if (!this.paused) {
+        // The API server may be down: the round fails and the next one tries again.
+        this.idle = list(this.env, INFRA, this.env.world.machineKind)
+          .then(play)
+          .catch(() => undefined);
+        await this.idle;
+      }
+      await delay(POLL_MS);
+    }
+  }
+
+  /** Resolves once no round is under way. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.idle;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+function virtualMachine(env: Env, name: string): Obj {
+  return { ...vmRef(env.ns, name), spec: { classRef: { name: env.world.vmClassName }, imageRef: { name: env.world.vmImageName } } };
+}
+
+const vmRef = (ns: string, name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: ns } });
+
+async function list(env: Pick<Env, 'api' | 'ns'>, apiVersion: string, kind: string): Promise<Obj[]> {
+  const items = (await env.api.request<{ items: Obj[] }>('GET', await env.api.pathOf({ apiVersion, kind, metadata: { namespace: env.ns } }))).items;
+  // A list's items carry no kind.
+  return items.map((o) => ({ ...o, kind }));
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+}
+
+const conditionsOf = (obj: Pick<Obj, 'status'>): Condition[] => (obj.status?.conditions ?? []) as Condition[];
+const conditionIs = (obj: Pick<Obj, 'status'>, type: string, status: string): boolean => conditionsOf(obj).some((c) => c.type === type && c.status === status);
