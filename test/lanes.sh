@@ -7,7 +7,7 @@
 #                control plane, CAPI manager and peers), then the release
 #                builds and the npm package (after: `make release` rewrites
 #                the clusterctl assets the contract e2e reads, and both
-#                rebuild lib/);
+#                rebuild lib/), then the hostile-input suite;
 #   rest:        unit and peers tests, a few integration
 #                suites (with a control plane of their own), then the
 #                fault-injection run (test/faults, default seed).
@@ -52,13 +52,17 @@ moved=(
   test/integration/proxmox-machines.test.ts
 )
 
-lane integration npx vitest run --project integration "${moved[@]/#/--exclude=}" &
+# And the one the contract lane runs after its own.
+after_contract=(test/integration/hostile-apply.test.ts)
+
+lane integration npx vitest run --project integration "${moved[@]/#/--exclude=}" "${after_contract[@]/#/--exclude=}" &
 pids=($!)
 # Every step of a lane runs even when one before it failed: one CI run reports them all.
 lane contract bash -c 'status=0
   npx vitest run --project contract || status=1
   npx vitest run --project release --project package || status=1
-  exit $status' &
+  npx vitest run --project integration "$@" || status=1
+  exit $status' contract "${after_contract[@]}" &
 pids+=($!)
 lane rest bash -c 'status=0
   npx vitest run --project unit --project peers || status=1

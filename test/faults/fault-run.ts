@@ -23,7 +23,7 @@ import { decideFaultPlan, describeStep, type FaultStep, type Role } from './faul
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import { checkFleet, type FleetObject, type FleetReport } from './fleet-check.js';
 import { checkLeaseWriters, readAudit, type LeaseHistory } from './lease-writers.js';
-import { RoleReplicas } from './replicas.js';
+import { RoleReplicas, START_TIMEOUT_MS } from './replicas.js';
 import { isFailureReason } from './verdict.js';
 
 const CORE = `${CORE_GROUP}/${API_VERSION}`;
@@ -174,7 +174,8 @@ async function setUp(teardown: Teardown, say: (m: string) => void, ns: string, n
 async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: (m: string) => void): Promise<Partial<FaultCounts>> {
   // The outage is judged from the Provider's condition, which only a leader writes: freeze once one leads
   // (a kill just before may leave both replicas starting or waiting for the Lease).
-  await waitFor('a provider replica leading', async () => (await env.replicas.provider.replicaThatIs('leader')) !== undefined, 120_000);
+  // Both replicas may have just been killed: a replacement starts (tsx compiles it: minutes on a starved machine), then takes the Lease.
+  await waitFor('a provider replica leading', async () => (await env.replicas.provider.replicaThatIs('leader')) !== undefined, START_TIMEOUT_MS + 120_000);
   // The run's own backend client would hang on a frozen peer too.
   await guest.pause();
   env.world.freeze();
