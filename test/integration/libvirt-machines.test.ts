@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainState, XmlFlags } from '../../controller/backends/libvirt/client/constants.js';
 import { ownerMarkOf } from '../../controller/backends/libvirt/machine/domain-xml.js';
+import { LIBVIRT_MAX_DOMAIN_NAME_LENGTH } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
 import {
   domainOf,
@@ -65,6 +66,26 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     expect(os).toContain('debian-12-genericcloud.qcow2');
     expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'GuestDataWritten', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'GuestDataWritten', 'PoweredOn']));
   }, 180_000);
+
+  it('runs a LibvirtMachine named with 253 characters: its domain name is cut to what libvirt can name files after', async () => {
+    // A machine as CAPI would make it (no domainName): web-1's spec, with no name, providerID or MAC of its own.
+    const web1 = await t.get(machineRef('libvirt', env.ns, 'web-1'));
+    const spec = structuredClone(web1?.spec ?? {}) as Record<string, unknown> & { network?: Record<string, unknown>[] };
+    delete spec.domainName;
+    delete spec.providerID;
+    for (const nic of spec.network ?? []) delete nic.macAddress;
+    const name = `long-${'x'.repeat(248)}`;
+    const machine = { ...machineRef('libvirt', env.ns, name), spec };
+    await t.apply(machine);
+    const ready = await t.condition(machine, 'Ready', 'True', undefined, 120_000);
+    const uuid = String(ready.status?.domainUuid);
+    const domain = await domainOf(env.anchor, uuid);
+    expect(domain?.name).toHaveLength(LIBVIRT_MAX_DOMAIN_NAME_LENGTH);
+    expect(domain?.name.startsWith(`${env.ns}-long-xxx`)).toBe(true);
+    await t.delete(machine);
+    await t.gone(machine, 120_000);
+    expect(await domainOf(env.anchor, uuid)).toBeUndefined();
+  }, 300_000);
 
   it('drives the domain to spec.desiredPowerState: off (shut down), suspended (managed save), on again', async () => {
     const uuid = await libvirtUuidOf(env.ns, 'web-1');

@@ -5,6 +5,7 @@
 import type { LibvirtMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
+import { defaultDomainName } from './domain-name.js';
 import { RawKey } from './mapping.js';
 
 export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<LibvirtMachine> {
@@ -21,7 +22,7 @@ export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<L
       metadata: context.metadata,
       spec: {
         ...context.commonSpec,
-        domainName: `${namespace ?? ''}-${name ?? ''}`,
+        domainName: defaultDomainName(namespace ?? '', name ?? ''),
         pool: pool.backendId,
         bootSource: { kind: 'backingVolume', volume: context.imageRef },
         vcpus: context.hardware.cpus,

@@ -21,6 +21,7 @@ import type { Domain, StoragePool } from '../client/handles.js';
 import type { LibvirtClient } from '../client/libvirt-client.js';
 import { ErrorCode, isLibvirtError } from '../client/libvirt-error.js';
 import { RawKey, type DomainType } from '../mapping.js';
+import { defaultDomainName } from '../domain-name.js';
 import type { LibvirtSessionPool } from '../session-pool.js';
 import { readAddresses, type AddressSourceName } from './addresses.js';
 import { consoleLogPath, ownerMarkOf, toDomainXml } from './domain-xml.js';
@@ -124,7 +125,7 @@ async function findDomain(client: LibvirtClient, uuid: string): Promise<Domain |
 /** Volumes, seed, definition: each step safe to run again after a crash. Returns the defined (not started) domain. */
 async function create(client: LibvirtClient, request: Request, log: Logger): Promise<Domain> {
   const { spec, uuid } = request;
-  const name = spec.domainName ?? `${request.namespace}-${request.name}`;
+  const name = spec.domainName ?? defaultDomainName(request.namespace, request.name);
   const pool = await lookupPool(client, spec.pool);
   const source = parseVolumeRef(spec.bootSource.volume, spec.pool);
   const image = await imageFacts(client, source, 'spec.bootSource.volume');

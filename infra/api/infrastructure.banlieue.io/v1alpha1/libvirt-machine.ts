@@ -5,11 +5,24 @@ import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-cr
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
+/**
+ * libvirt names files after the domain (/etc/libvirt/qemu/<name>.xml, its QEMU
+ * log, our <name>-console.log); at 243 characters a real QEMU host can no longer
+ * start it, at 250 it cannot define it (file names of 255 bytes). 200 leaves
+ * room for the suffixes of features not used today (swtpm, nvram).
+ */
+export const LIBVIRT_MAX_DOMAIN_NAME_LENGTH = 200;
+
 export const LibvirtMachineSpec = Type.Object(
   {
     ...machineSpecFields('libvirt://<domain UUID>'),
     domainName: Type.Optional(
-      Type.String({ description: 'libvirt domain name; <namespace>-<name> when unset.', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
+      Type.String({
+        description: `libvirt domain name; <namespace>-<name> when unset (beyond ${LIBVIRT_MAX_DOMAIN_NAME_LENGTH} characters, cut and ended by a hash of it).`,
+        minLength: 1,
+        maxLength: LIBVIRT_MAX_DOMAIN_NAME_LENGTH,
+        pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+      }),
     ),
     pool: Type.String({ description: 'Storage pool for the disks and the seed ISO.', minLength: 1, maxLength: 253 }),
     bootSource: Type.Object(
