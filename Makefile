@@ -75,7 +75,7 @@ BUNDLE := $(BUILD_DIR)/bundle/banlieue.cjs
 BINARY := $(BUILD_DIR)/bin/banlieue
 IMAGE_ARCHIVE := $(BUILD_DIR)/image/banlieue-$(VERSION).oci.tar
 RELEASE_ASSETS := $(BUILD_DIR)/release
-APP_SOURCES := $(shell find controller infra -name '*.ts') package.json package-lock.json build/bundle.ts build/build-info.ts
+APP_SOURCES := $(shell find controller infra -name '*.ts') package.json package-lock.json build/bundle.ts build/bundle-options.ts build/build-info.ts
 
 .PHONY: FORCE
 FORCE:

@@ -174,7 +174,7 @@ function report(n: number, created: Phase, perVmReadyMs: number[], deleted: Phas
     textTable([['', 'p50', 'p95'], ['Ready', seconds(ready.p50), seconds(ready.p95)]], '    '),
     `  API writes per VM (audit log${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
-    '  RSS (MiB; roles under tsx; VMMs: the sum of the simulator processes):',
+    '  RSS (MiB; roles run from the working tree bundle; VMMs: the sum of the simulator processes):',
     textTable([['', 'all Ready', 'all gone'], ...(['provider', 'controller', 'vmms'] as const).map((r) => [r, String(created.rssMiB[r]), String(deleted.rssMiB[r])])], '    '),
   ].join('\n');
   return { table, result };

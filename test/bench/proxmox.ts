@@ -221,7 +221,7 @@ function report(n: number, startMemory: Memory, created: Phase, deleted: Phase):
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
     `  PVE calls per VM: ${result.pveCallsPerVm.create} create, ${result.pveCallsPerVm.delete} delete; by endpoint, per VM:`,
     textTable([['', 'create', 'delete'], ...endpoints.map((e) => [e, String(round((created.pveCalls[e] ?? 0) / n)), String(round((deleted.pveCalls[e] ?? 0) / n))])], '    '),
-    '  RSS (MiB, /proc/<pid>/status; roles run from sources under tsx):',
+    '  RSS (MiB, /proc/<pid>/status; roles run from the working tree bundle):',
     textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-proxmox', result.rssMiB['provider-proxmox']), memRow('controller', result.rssMiB.controller)], '    '),
   ].join('\n');
   return { table, result };

@@ -327,7 +327,7 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
     '  vCenter SOAP calls (the provider\'s banlieue_backend_calls_total):',
     textTable([['', 'create', 'delete'], ['calls per VM', String(result.vcenterCallsPerVm.create), String(result.vcenterCallsPerVm.delete)], ['Logins', String(result.vcenterLogins.create), String(result.vcenterLogins.delete)]], '    '),
-    '  RSS (MiB, /proc/<pid>/status; roles run from sources under tsx):',
+    '  RSS (MiB, /proc/<pid>/status; roles run from the working tree bundle):',
     textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-vsphere', result.rssMiB['provider-vsphere']), memRow('controller', result.rssMiB.controller)], '    '),
   ].join('\n');
   return { table, result };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ALLOW_INSECURE_TLS_LABEL } from '../../infra/install/admission-policies.js';
 import { SecretType } from '../../infra/api/well-known.js';
+import { banlieueCommand } from '../support/bundles.js';
 import { buildTools } from '../support/control-plane.js';
 import { apiMessage, createNamespace, testKubeConfig } from '../support/kube.js';
 import { waitFor } from '../support/wait.js';
@@ -94,8 +95,9 @@ describe('admission policies of the default install', () => {
     new Promise((resolve) => spawn(inject('kubectl'), ['--kubeconfig', inject('kubeconfig'), ...args], { stdio: 'ignore' }).on('close', resolve));
 
   beforeAll(async () => {
+    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
     const installed = await new Promise<number | null>((resolve) => {
-      const child = spawn('npx', ['tsx', 'controller/cli/run.ts', 'bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')], { stdio: 'ignore' });
+      const child = spawn(node, command, { stdio: 'ignore' });
       child.on('close', resolve);
     });
     expect(installed).toBe(0);

@@ -14,6 +14,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { crdName } from '../../infra/api/kind.js';
 import { toCustomResourceDefinition } from '../../infra/crds/custom-resource-definition.js';
+import { banlieueCommand } from '../support/bundles.js';
 import { freePort } from '../support/control-plane.js';
 import { apply, createNamespace, testKubeConfig } from '../support/kube.js';
 
@@ -35,7 +36,7 @@ function run(command: string, args: string[], input?: string): Promise<Run> {
   });
 }
 
-const banlieue = (...args: string[]): Promise<Run> => run('npx', ['tsx', 'controller/cli/run.ts', ...args]);
+const banlieue = async (...args: string[]): Promise<Run> => run(...(await banlieueCommand(args)));
 
 function writeKubeconfig(kc: KubeConfig, name: string): string {
   const path = join(tmpdir(), `banlieue-${name}-${process.pid}.kubeconfig`);

@@ -11,6 +11,7 @@ import { ApiStatusError, KubeApi } from '../../controller/runtime/kube-api.js';
 import { BACKEND_APIS } from '../../infra/api/backends.js';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { SecretType } from '../../infra/api/well-known.js';
+import { banlieueCommand } from '../support/bundles.js';
 import { apiMessage, createNamespace, testKubeConfig } from '../support/kube.js';
 import { waitFor } from '../support/wait.js';
 
@@ -196,8 +197,9 @@ describe('RBAC matrix of the default install', () => {
   const aggregated = 'rbac-matrix-capi-aggregated-manager';
 
   beforeAll(async () => {
+    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
     const installed = await new Promise<number | null>((resolve) => {
-      spawn('npx', ['tsx', 'controller/cli/run.ts', 'bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')], { stdio: 'ignore' }).on('close', resolve);
+      spawn(node, command, { stdio: 'ignore' }).on('close', resolve);
     });
     expect(installed).toBe(0);
     // CAPI's manager identity as its release sets it up: bound to a role aggregating every

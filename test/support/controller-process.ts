@@ -1,5 +1,7 @@
-// `banlieue controller` as a local process, as `make dev-cluster` users run it.
+// `banlieue controller` as a local process, as `make dev-cluster` users run it
+// (from the working tree's bundle: cli-bundle.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { banlieueCommand } from './bundles.js';
 import { waitFor } from './wait.js';
 
 export interface RoleProcess {
@@ -32,10 +34,11 @@ export interface StartRoleOptions {
 }
 
 export async function startRole(args: string[], options: StartRoleOptions = {}): Promise<RoleProcess> {
+  // The environment as it is when called: a caller may set a variable for this start only (withHostConfig).
+  const env = { ...process.env };
   // node itself (not npx) so that a kill reaches the process that holds the lease.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'controller/cli/run.ts', ...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const [node, command] = await banlieueCommand([...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1']);
+  const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
+import { banlieueCommand } from './bundles.js';
 import type { Obj } from './fixtures.js';
 import { testKubeConfig } from './kube.js';
 
@@ -113,8 +114,9 @@ function resourceOf(obj: Pick<Obj, 'kind' | 'apiVersion'>): string {
 
 /** `banlieue bootstrap operator` with its defaults (admission policies on), as a cluster admin runs it. */
 export async function installDefault(): Promise<void> {
+  const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
   const run = await new Promise<KubectlRun>((resolve) => {
-    const child = spawn('npx', ['tsx', 'controller/cli/run.ts', 'bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
