@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
-import { ConditionType } from '../../infra/api/conditions.js';
+import { ConditionType, Reason } from '../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
 import type { Teardown } from '../bench/teardown.js';
 import { buildKubeTools, ControlPlane } from '../support/control-plane.js';
@@ -47,11 +47,11 @@ export interface FaultCounts {
   readonly otherExits: number;
   readonly apiserverOutages: number;
   readonly backendOutages: number;
-  /** Provider ProviderReachable=False was seen during the backend outage. */
+  /** The outage was seen as the world says it shows (Provider ProviderReachable=False, or machines ConnectFailed). */
   readonly unreachableSeen: boolean;
   /** Machines or VirtualMachines reporting a failure (a reason ending in Failed) at the end of the backend outage. */
   readonly failedDuringOutage: readonly string[];
-  /** Provider ProviderReachable=True again after the backend outage. */
+  /** Provider ProviderReachable=True (and no machine ConnectFailed) again after the backend outage. */
   readonly recovered: boolean;
 }
 
@@ -60,6 +60,8 @@ export interface FaultRun {
   readonly title: string;
   /** The backend's peer, `vcsim`. */
   readonly peer: string;
+  /** What a user reads while the peer is frozen (outageSign). */
+  readonly outageSign: string;
   readonly seed: number;
   readonly plan: readonly FaultStep[];
   readonly counts: FaultCounts;
@@ -130,7 +132,7 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
     };
     const otherExits = [...env.replicas.controller.exits, ...env.replicas.provider.exits].filter((e) => !e.killed).length;
     const logs = `${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`;
-    return { title: env.world.title, peer: env.world.peer, seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs };
+    return { title: env.world.title, peer: env.world.peer, outageSign: outageSign(env.world), seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs };
   } catch (err) {
     say(`${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`);
     throw err;
@@ -170,11 +172,16 @@ async function setUp(teardown: Teardown, say: (m: string) => void, ns: string, n
   return { ns, cp, api, user, world, replicas };
 }
 
-/** The peer frozen for `downMs`: the Provider must say so, no machine may fail, and the Provider must recover. */
+/** What a user reads while the world's peer is frozen: on the Provider, or on the machines (FaultWorld.outageShownOn). */
+export function outageSign(world: Pick<FaultWorld, 'outageShownOn'>): string {
+  return world.outageShownOn === 'machines' ? 'machines Ready=False ConnectFailed' : 'Provider ProviderReachable=False';
+}
+
+/** The peer frozen for `downMs`: the Provider (or its machines) must say so, no machine may fail, and all must recover. */
 async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: (m: string) => void): Promise<Partial<FaultCounts>> {
   // The outage is judged from the Provider's condition, which only a leader writes: freeze once one leads
   // (a kill just before may leave both replicas starting or waiting for the Lease).
-  // Both replicas may have just been killed: a replacement starts (tsx compiles it: minutes on a starved machine), then takes the Lease.
+  // Both replicas may have just been killed: a replacement starts, then takes the Lease.
   await waitFor('a provider replica leading', async () => (await env.replicas.provider.replicaThatIs('leader')) !== undefined, START_TIMEOUT_MS + 120_000);
   // The run's own backend client would hang on a frozen peer too.
   await guest.pause();
@@ -186,9 +193,9 @@ async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: 
     // just took the Lease may still be logging in when the freeze begins, and its discovery deadline
     // runs from then.
     while (Date.now() < frozenAt + downMs || (!unreachableSeen && Date.now() < frozenAt + OUTAGE_LIMIT_MS)) {
-      if (!unreachableSeen && conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'False')) {
+      if (!unreachableSeen && (await isOutageShown(env))) {
         unreachableSeen = true;
-        say('  Provider ProviderReachable=False');
+        say(`  ${outageSign(env.world)}`);
       }
       await delay(POLL_MS);
     }
@@ -197,18 +204,32 @@ async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: 
     guest.resume();
   }
   const failedDuringOutage = [...(await list(env, CORE, 'VirtualMachine')), ...(await list(env, INFRA, env.world.machineKind))]
-    .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && isFailureReason(c.reason)))
-    .map((o) => `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o).filter((c) => isFailureReason(c.reason)).map((c) => `${c.type} ${c.reason}`).join(', ')}`);
-  say(`  ${env.world.peer} resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : '; ProviderReachable=False was NOT seen during the outage'}`);
+    .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined)))
+    .map((o) => `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o).filter((c) => isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined)).map((c) => `${c.type} ${c.reason}`).join(', ')}`);
+  say(`  ${env.world.peer} resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : `; ${outageSign(env.world)} was NOT seen during the outage`}`);
   let recovered = false;
   try {
-    await waitFor('Provider ProviderReachable=True after the outage', async () => conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'True'), 120_000);
+    await waitFor('Provider ProviderReachable=True (and no machine ConnectFailed) after the outage', () => isRecovered(env), 120_000);
     recovered = true;
   } catch (err) {
     say(`  ${String(err)}`);
   }
   return { unreachableSeen, failedDuringOutage, recovered };
 }
+
+/** The outage as the world says a user sees it: the Provider unreachable, or a machine whose VM does not answer. */
+async function isOutageShown(env: Env): Promise<boolean> {
+  if (env.world.outageShownOn !== 'machines') return conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'False');
+  return (await list(env, INFRA, env.world.machineKind)).some(isUnreachableMachine);
+}
+
+/** The Provider reachable, and for a world whose outage shows on machines, none of them still unreachable. */
+async function isRecovered(env: Env): Promise<boolean> {
+  if (!conditionIs(await env.api.get<Obj>(env.world.provider), ConditionType.ProviderReachable, 'True')) return false;
+  return env.world.outageShownOn !== 'machines' || !(await list(env, INFRA, env.world.machineKind)).some(isUnreachableMachine);
+}
+
+const isUnreachableMachine = (machine: Obj): boolean => conditionsOf(machine).some((c) => c.type === ConditionType.Ready && c.status === 'False' && c.reason === Reason.ConnectFailed);
 
 /** Wait until every kept VM is Ready and every deleted one gone (or the deadline), then check the fleet. */
 async function settle(env: Env, kept: readonly string[], deleted: readonly string[]): Promise<FleetReport> {

@@ -30,6 +30,13 @@ export interface FaultWorld {
   uuidOf(providerID: string): string;
   /** The run's VMs in the backend (not templates). */
   backendVms(): Promise<BackendVm[]>;
+  /**
+   * Where a frozen peer shows: `provider` — the Provider reads ProviderReachable=False (the peer is its
+   * one endpoint); `machines` — the Provider stays reachable and the machines whose VMs the peer holds
+   * read Ready=False ConnectFailed (a host agent whose VMMs hang: the host itself answers).
+   * @default 'provider'
+   */
+  readonly outageShownOn?: 'provider' | 'machines';
   /** Freezes the peer (it answers nothing) until resume(). */
   freeze(): void;
   resume(): void;

@@ -11,7 +11,7 @@ import type { Role } from './fault-plan.js';
 
 /** A restarted pod's back-off, short: the run is bounded. */
 const RESTART_AFTER_MS = 1_000;
-/** tsx compiles the role at each start: minutes, not seconds, on a busy 2-core machine. */
+/** A start on a busy 2-core machine: generous, whatever the machine runs beside the run. */
 export const START_TIMEOUT_MS = 240_000;
 
 interface Slot {

@@ -4,7 +4,7 @@
 // non-zero when the fleet did not end as asked (a duplicate, an orphan, a stuck
 // finalizer, a VM not Ready or not gone, a second writer, a missed outage).
 // Every backend with a fault world runs in turn, each on its own control
-// plane, one table each (FAULT_BACKEND=vsphere|proxmox runs one); the run
+// plane, one table each (FAULT_BACKEND=vsphere|proxmox|libvirt|cloud-hypervisor runs one); the run
 // fails when any backend's does.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Teardown } from '../bench/teardown.js';
@@ -12,6 +12,8 @@ import { textTable } from '../bench/text-table.js';
 import { SeededRandom, seedFromEnv } from '../support/seeded-random.js';
 import { runFaults, type FaultRun } from './fault-run.js';
 import type { StartFaultWorld } from './fault-world.js';
+import { startCloudHypervisorFaultWorld } from './cloud-hypervisor-faults.js';
+import { startLibvirtFaultWorld } from './libvirt-faults.js';
 import { startProxmoxFaultWorld } from './proxmox-faults.js';
 import { decideVerdict } from './verdict.js';
 import { startVsphereFaultWorld } from './vsphere-faults.js';
@@ -19,7 +21,7 @@ import { startVsphereFaultWorld } from './vsphere-faults.js';
 /** The seed when FAULT_SEED is not set: `make test` runs the same faults every time. */
 const DEFAULT_SEED = 1515;
 
-const WORLDS: Readonly<Record<string, StartFaultWorld>> = { vsphere: startVsphereFaultWorld, proxmox: startProxmoxFaultWorld };
+const WORLDS: Readonly<Record<string, StartFaultWorld>> = { vsphere: startVsphereFaultWorld, proxmox: startProxmoxFaultWorld, libvirt: startLibvirtFaultWorld, 'cloud-hypervisor': startCloudHypervisorFaultWorld };
 
 const began = performance.now();
 const say = (message: string): void => void process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
@@ -35,7 +37,7 @@ function table(run: FaultRun): string {
       ['other replica exits (lost Lease, crash)', String(counts.otherExits), ''],
       ['failovers (Lease holder changes)', String(leases.controller.failovers + leases.provider.failovers), `controller ${leases.controller.failovers}, provider ${leases.provider.failovers}`],
       ['outages', String(counts.apiserverOutages + counts.backendOutages), `kube-apiserver ${counts.apiserverOutages}, ${run.peer} ${counts.backendOutages}`],
-      [`ProviderReachable=False during the ${run.peer} outage`, counts.unreachableSeen ? 'yes' : 'NO', ''],
+      [`${run.outageSign} during the ${run.peer} outage`, counts.unreachableSeen ? 'yes' : 'NO', ''],
       [`machines failed during the ${run.peer} outage`, String(counts.failedDuringOutage.length), ''],
       ['Provider reachable again after it', counts.recovered ? 'yes' : 'NO', ''],
       ['VMs expected / found', `${fleet.expected} / ${fleet.found}`, ''],

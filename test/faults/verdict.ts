@@ -6,7 +6,7 @@ import type { FaultRun } from './fault-run.js';
 /** At least this many kill -9 per run. */
 export const MIN_KILLS = 10;
 
-export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' | 'peerProblems'>): { passed: boolean; problems: string[] } {
+export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' | 'peerProblems' | 'outageSign'>): { passed: boolean; problems: string[] } {
   const { counts, fleet, leases } = run;
   const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
   const secondWriters = leases.controller.secondWriters.length + leases.provider.secondWriters.length;
@@ -20,9 +20,9 @@ export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' 
     ...(fleet.found !== fleet.expected ? [`${fleet.found} of ${fleet.expected} expected VMs found in the backend`] : []),
     ...(secondWriters > 0 ? [`${secondWriters} writes by a replica that did not hold its Lease`] : []),
     ...(counts.apiserverOutages < 1 || counts.backendOutages < 1 ? ['an outage did not take place'] : []),
-    ...(!counts.unreachableSeen ? ['ProviderReachable=False not seen while the backend was unreachable'] : []),
+    ...(!counts.unreachableSeen ? [`${run.outageSign} not seen while the backend was unreachable`] : []),
     ...counts.failedDuringOutage.map((what) => `failed during the backend outage: ${what}`),
-    ...(!counts.recovered ? ['the Provider did not become reachable again after the backend outage'] : []),
+    ...(!counts.recovered ? ['the Provider (or its machines) did not become reachable again after the backend outage'] : []),
     ...run.peerProblems,
   ];
   return { passed: problems.length === 0, problems };
@@ -33,7 +33,11 @@ export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' 
  * it is the backend's reachability, reported on a machine whose pass could not reach it and retried
  * with backoff (controller/reconcilers/backend-failure.ts); a backend outage is meant to show it,
  * and the machine must be Ready again once the backend answers (the fleet check sees to that).
+ * Nor is DeletionFailed on an object being deleted: "the VM could not be deleted yet; the finalizer
+ * stays" (docs/<backend>.md), what a deletion reads while its backend does not answer; whether it
+ * ended is judged at the end (deleted not gone, stuck finalizers).
  */
-export function isFailureReason(reason: string | undefined): boolean {
+export function isFailureReason(reason: string | undefined, deleting = false): boolean {
+  if (deleting && reason === Reason.DeletionFailed) return false;
   return reason !== undefined && reason.endsWith('Failed') && reason !== Reason.ConnectFailed;
 }

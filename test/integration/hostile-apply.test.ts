@@ -1,30 +1,35 @@
 // Issue 15, Build 3: hostile input applied for real. A seeded sample of the
 // generated corpus (test/support/hostile-corpus.ts), at least 500 objects over
 // every kind, is created through the real kube-apiserver (as kubectl apply:
-// fieldValidation=Strict) into a namespace where `banlieue controller` and
-// `banlieue provider vsphere` run against vcsim. The bases are pointed at that
-// world (its Provider, class, image, template and failure domain) so that the
-// accepted variants reach the scheduler and vCenter instead of stopping at a
-// missing reference. Then, as a user sees it: every refusal names a field,
-// every accepted object the roles reconcile reports a condition with a typed
-// reason, neither role exits, and an idle minute afterwards costs at most the
-// idle budget of vsphere-idle-budget.test.ts per object, with the roles' CPU
-// back near idle.
+// fieldValidation=Strict) into a namespace where `banlieue controller` and a
+// `banlieue provider` of every backend run, each against its peer: vcsim, the
+// PVE simulator, libvirtd's test driver, a Cloud Hypervisor host of simulated
+// VMMs (test/support/every-backend-env.ts). The bases are pointed at those
+// worlds (test/support/hostile-bases.ts) so that the accepted variants reach
+// the scheduler and the backends instead of stopping at a missing reference.
+// Then, as a user sees it: every refusal names a field, every accepted object
+// the roles reconcile reports a condition with a typed reason, the simulators
+// saw no request their API spec refuses, no role exits, and one idle minute
+// afterwards (for all roles together) costs at most a bounded number of API
+// writes and of each backend's calls per object, with every role's CPU back
+// near idle.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BACKEND_APIS, BACKENDS, type Backend } from '../../infra/api/backends.js';
 import { Reason } from '../../infra/api/conditions.js';
-import { ALL_KINDS, INFRA_CLUSTER_KINDS, kindByName } from '../../infra/api/kinds.js';
+import { ALL_KINDS, INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS, kindByName } from '../../infra/api/kinds.js';
 import { ApiStatusError } from '../../controller/runtime/kube-api.js';
 import { lookupKind } from '../../controller/cli/validate/kind-lookup.js';
 import { toFieldErrors } from '../../controller/cli/validate/server-checker.js';
 import type { FieldError } from '../../controller/cli/validate/verdict.js';
 import { auditOffset, countWrites, untilWritesSettle } from '../support/audit-writes.js';
 import { backendCalls, callsSince, totalCalls } from '../support/backend-calls.js';
+import { rolesOf, startEveryBackendEnv, type EveryBackendEnv } from '../support/every-backend-env.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
-import { baseKindOf, corpusOf, sampleOfEachKind, validBases, type CorpusCase, type CorpusObject } from '../support/hostile-corpus.js';
+import { pointedBases } from '../support/hostile-bases.js';
+import { baseKindOf, corpusOf, sampleOfEachKind, type CorpusCase, type CorpusObject } from '../support/hostile-corpus.js';
 import { readProcess } from '../support/process-table.js';
 import { SeededRandom, seedFromEnv } from '../support/seeded-random.js';
-import { startVsphereEnv, stopVsphereEnv, vsphereMachines, type VsphereEnv } from '../support/vsphere-env.js';
 import { playTools, uuidOf } from '../support/vsphere-world.js';
 import { waitFor } from '../support/wait.js';
 
@@ -35,21 +40,49 @@ const IDLE_MS = 60_000;
 const TICKS_PER_SECOND = 100;
 /** A bound, not a timing: the machine is shared, so "idle" is generous. */
 const IDLE_CPU_SHARE = 0.2;
+/**
+ * The default poll and rediscover periods (the env's own are shorter), spelt out: a machine its backend
+ * refuses is tried again after 6 poll periods, then ever later. At a 1 s or 2 s poll the first retries of
+ * this corpus' many refused machines (12 s, 24 s, 48 s...) would still fall in a minute measured soon after
+ * they were created; at 10 s (60 s, 120 s...) the minute shows the steady state within this suite's time.
+ */
+const POLL_PERIOD_S = 10;
+const PROVIDER_FLAGS = ['--poll-period', String(POLL_PERIOD_S), '--rediscover-period', '300'];
+/** Backend calls per object a provider serves in the idle minute (see the idle test). */
+const IDLE_CALLS_PER_OBJECT = 4;
+/**
+ * A running machine whose guest has not reported an address is looked at every poll period by design:
+ * that is waiting, not idle. The most one look costs is libvirt's: find the domain, its state, and the three
+ * address sources (lease, agent, ARP).
+ */
+const CALLS_PER_LOOK = 5;
+const LOOKS_PER_IDLE_MINUTE = IDLE_MS / 1000 / POLL_PERIOD_S + 1;
 
-/** How many cases of each kind: the kinds the running roles reconcile weigh most; every kind has some. */
+/**
+ * How many cases of each kind: the kinds the running roles reconcile weigh most; every kind has some.
+ * Cloud Hypervisor machines weigh least: each one that runs is a VMM process on this machine.
+ */
 const SAMPLE: Readonly<Record<string, number>> = {
-  VirtualMachine: 60,
-  VSphereMachine: 110,
-  Provider: 60,
-  VMImage: 50,
-  VSphereCluster: 25,
+  VirtualMachine: 45,
+  Provider: 40,
+  VMImage: 35,
   VMClass: 20,
-  VSphereMachineTemplate: 20,
+  VSphereMachine: 70,
+  ProxmoxMachine: 40,
+  LibvirtMachine: 40,
+  CloudHypervisorMachine: 25,
+  VSphereCluster: 20,
+  ProxmoxCluster: 15,
+  LibvirtCluster: 15,
+  CloudHypervisorCluster: 15,
 };
-const OTHER_KINDS_SAMPLE = 15;
+const OTHER_KINDS_SAMPLE = 12;
+/** The VirtualMachine, Provider and VMImage cases placed on each other backend's world. */
+const PER_BACKEND_SAMPLE: Readonly<Record<string, number>> = { VirtualMachine: 15, Provider: 10, VMImage: 10 };
+const CH_VM_SAMPLE = 10;
 
 /** Kinds whose accepted objects a role here reports on with conditions (templates and classes have none). */
-const REPORTED_KINDS = new Set(['VirtualMachine', 'VSphereMachine', 'Provider', 'VMImage', ...INFRA_CLUSTER_KINDS.map((k) => k.kind)]);
+const REPORTED_KINDS = new Set(['VirtualMachine', 'Provider', 'VMImage', ...INFRA_MACHINE_KINDS.map((k) => k.kind), ...INFRA_CLUSTER_KINDS.map((k) => k.kind)]);
 const TYPED_REASONS: ReadonlySet<string> = new Set(Object.values(Reason));
 
 interface Applied {
@@ -66,34 +99,20 @@ interface Condition {
   message?: string;
 }
 
-/** The world's own objects as the bases, so variants get as far as vCenter. */
-function basesFor(env: VsphereEnv, failureDomain: string): Map<string, CorpusObject> {
-  const bases = validBases();
-  const world = env.world;
-  const set = (kind: string, spec: Record<string, unknown>): void => {
-    const base = bases.get(kind);
-    if (base) bases.set(kind, { ...base, spec: structuredClone(spec) as CorpusObject['spec'] });
-  };
-  set('VirtualMachine', { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name } });
-  set('Provider', world.provider.spec ?? {});
-  set('VMClass', world.vmClass.spec ?? {});
-  set('VMImage', world.vmImage.spec ?? {});
-  // What a user writes for vcsim: every string in it is handed to vCenter.
-  set('VSphereMachine', {
-    providerRef: { name: world.provider.metadata.name },
-    failureDomain,
-    template: world.vmImage.spec?.sources[0].ref,
-    datastore: 'LocalDS_0',
-    numCpus: 1,
-    memoryMiB: 512,
-    firmware: 'efi',
-    disks: [{ name: 'os', sizeGiB: 10, provisioning: 'thin' }],
-    network: [{ name: 'eth0', portGroup: 'VM Network' }],
-    desiredPowerState: 'PoweredOn',
-  });
-  const cluster = bases.get('VSphereCluster');
-  if (cluster) set('VSphereCluster', { ...cluster.spec as Record<string, unknown>, providerRefs: [{ name: world.provider.metadata.name }] });
-  return bases;
+/**
+ * The seeded sample over every kind, the core kinds once more for each backend other than vSphere (marked in
+ * the description). Those repeats leave out the cases about the name: they are no backend's, and a name kept
+ * as the case has it would only collide with the same case of the main sample.
+ */
+function sampleFor(env: EveryBackendEnv, random: SeededRandom): CorpusCase[] {
+  const { main, perBackend } = pointedBases(env);
+  const cases = sampleOfEachKind(corpusOf(main), (kind) => SAMPLE[kind] ?? OTHER_KINDS_SAMPLE, random);
+  for (const [backend, bases] of perBackend) {
+    const count = (kind: string): number => (backend === 'cloud-hypervisor' && kind === 'VirtualMachine' ? CH_VM_SAMPLE : (PER_BACKEND_SAMPLE[kind] ?? 0));
+    const named = corpusOf(bases).filter((c) => c.object.metadata.name === bases.get(baseKindOf(c))?.metadata.name);
+    cases.push(...sampleOfEachKind(named, count, random).map((c) => ({ ...c, description: `${c.description} [${backend} world]` })));
+  }
+  return cases;
 }
 
 /** Unique names (kind and position) so that every case is its own object; a case about the name keeps its name. */
@@ -135,9 +154,8 @@ async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T)
   return out;
 }
 
-/** Every object of the kinds the roles report on, as the API has them now: the corpus' and the VSphereMachines the VMs made. */
-async function reportedObjects(ns: string, accepted: readonly Applied[]): Promise<Obj[]> {
-  const kinds = [...new Set(accepted.map((a) => a.object.kind).filter((k) => REPORTED_KINDS.has(k)))];
+/** Every object of `kinds` in the namespace (and the cluster-scoped ones in `ours`), as the API has them now. */
+async function objectsOf(ns: string, kinds: readonly string[], ours: ReadonlySet<string> = new Set()): Promise<Obj[]> {
   const lists = await Promise.all(
     kinds.map(async (kind) => {
       const def = kindByName(kind);
@@ -145,9 +163,14 @@ async function reportedObjects(ns: string, accepted: readonly Applied[]): Promis
       return (await t.api.request<{ items: Obj[] }>('GET', path)).items;
     }),
   );
-  const ours = new Set(accepted.map((a) => `${a.object.kind}/${a.object.metadata.name}`));
   // Cluster-scoped images of other suites are not ours; every namespaced object here is.
   return lists.flat().filter((o) => o.metadata.namespace === ns || ours.has(`${o.kind}/${o.metadata.name}`));
+}
+
+/** Every object of the kinds the roles report on: the corpus' and the machines the VMs made, of every backend. */
+function reportedObjects(ns: string, accepted: readonly Applied[]): Promise<Obj[]> {
+  const kinds = [...new Set([...accepted.map((a) => a.object.kind), ...INFRA_MACHINE_KINDS.map((k) => k.kind)].filter((k) => REPORTED_KINDS.has(k)))];
+  return objectsOf(ns, kinds, new Set(accepted.map((a) => `${a.object.kind}/${a.object.metadata.name}`)));
 }
 
 /** Why an object does not yet report itself: no conditions, no Ready, or a reason that is not one of infra/api/conditions.ts. */
@@ -160,46 +183,59 @@ function unreported(o: Obj): string | undefined {
   return untyped.length > 0 ? `${what}: untyped reason ${untyped.map((c) => `${c.type}=${c.reason ?? ''}`).join(', ')}` : undefined;
 }
 
+/** Whether `backend`'s provider reconciles `o`: its machines, its Providers, and the images with a source for it. */
+function servedBy(backend: Backend, o: Obj): boolean {
+  const api = BACKEND_APIS.find((b) => b.name === backend);
+  if (o.kind === api?.machine.kind) return true;
+  if (o.kind === 'Provider') return (o.spec?.providerClassRef as { name?: string } | undefined)?.name === backend;
+  if (o.kind === 'VMImage') return ((o.spec?.sources ?? []) as { providerClass?: string }[]).some((s) => s.providerClass === backend);
+  return false;
+}
+
+/** What a guest would report, for every VM each backend made that learns its address from the guest. */
+async function playGuests(env: EveryBackendEnv): Promise<void> {
+  // VMware Tools, through vcsim's hook.
+  const machines = await objectsOf(env.ns, ['VSphereMachine']);
+  await Promise.all(machines.map((m, i) => (typeof m.spec?.providerID === 'string' ? playTools(env.vsphereClient, uuidOf(m.spec.providerID), `10.70.${Math.floor(i / 200)}.${(i % 200) + 10}`) : false)));
+  // The QEMU guest agent, in the simulator. (libvirtd's test driver leases addresses itself; Cloud Hypervisor guests are static.)
+  [...env.proxmoxSim.state.vms.values()].filter((v) => v.config.template !== 1).forEach((v, i) => (v.agent.addresses = [{ ip: `10.71.${Math.floor(i / 200)}.${(i % 200) + 10}`, prefix: 24 }]));
+}
+
+const isWaitingForAddress = (o: Obj): boolean => ((o.status?.conditions ?? []) as Condition[]).some((c) => c.type === 'Ready' && c.reason === Reason.WaitingForAddress);
+
 const cpuTicks = (pid: number | undefined): number => (pid === undefined ? 0 : (readProcess(pid)?.cpuTicks ?? 0));
 
-describe('hostile input through the API server with both roles running (issue 15)', () => {
-  let env: VsphereEnv;
+describe('hostile input through the API server with every role running (issue 15)', () => {
+  let env: EveryBackendEnv;
   let applied: Applied[] = [];
   const accepted = (): Applied[] => applied.filter((a) => a.errors.length === 0);
   const audit = inject('auditLogPath');
 
   beforeAll(async () => {
-    // The default poll and rediscover periods (the suite's own are shorter), spelt out: a machine vCenter
-    // refuses is tried again after 6 poll periods, then ever later. At the 2 s poll the idle-budget test
-    // stresses (2 refused machines), the first retries of this corpus' many refused machines (12 s, 24 s,
-    // 48 s...) would still fall in a minute measured soon after they were created; at 10 s (60 s, 120 s...)
-    // the minute shows the steady state within this suite's time.
-    env = await startVsphereEnv('hostile', { providerFlags: ['--poll-period', '10', '--rediscover-period', '300'] });
-    const provider = await t.get(env.world.provider);
-    const failureDomain = (provider?.status?.failureDomains as { name: string }[] | undefined)?.[0]?.name;
-    if (!failureDomain) throw new Error('vcsim Provider published no failure domain');
-    const bases = basesFor(env, failureDomain);
-    const sample = sampleOfEachKind(corpusOf(bases), (kind) => SAMPLE[kind] ?? OTHER_KINDS_SAMPLE, new SeededRandom(SEED));
-    applied = await inBatches(placed(sample, bases, env.ns), 8, createForReal);
+    env = await startEveryBackendEnv('hostile', { providerFlags: PROVIDER_FLAGS });
+    const sample = sampleFor(env, new SeededRandom(SEED));
+    applied = await inBatches(placed(sample, pointedBases(env).main, env.ns), 8, createForReal);
     console.log(`hostile corpus, seed ${SEED} (HOSTILE_SEED): ${applied.length} objects, ${accepted().length} accepted`);
-  }, 240_000);
+  }, 420_000);
 
   afterAll(async () => {
     if (!env) return;
     // Namespaced objects go with the namespace; cluster-scoped ones are deleted one by one.
     const clusterScoped = accepted().filter((a) => a.object.metadata.namespace === undefined);
     await Promise.all(clusterScoped.map((a) => t.delete(a.object as Obj)));
-    // Machines while the provider runs to take their finalizers off; a stuck one shows in the log, the namespace goes anyway.
-    const machines = accepted().filter((a) => a.object.kind === 'VSphereMachine');
-    await Promise.all(machines.map((a) => t.delete(a.object as Obj)));
-    await Promise.all(machines.map((a) => t.gone(a.object as Obj, 120_000).catch((err: unknown) => console.log(String(err)))));
-    await stopVsphereEnv(env);
+    // VMs and machines while the providers run to take their finalizers off; a stuck one shows in the log, the namespace goes anyway.
+    const owners = await objectsOf(env.ns, ['VirtualMachine', ...INFRA_MACHINE_KINDS.map((k) => k.kind)]).catch(() => []);
+    await Promise.all(owners.map((o) => t.delete(o)));
+    await Promise.all(owners.map((o) => t.gone(o, 120_000).catch((err: unknown) => console.log(String(err)))));
+    await env.stop();
   }, 300_000);
 
   it('applies at least 500 objects over every kind, a good share of them accepted', () => {
     expect(applied.length).toBeGreaterThanOrEqual(500);
     expect(ALL_KINDS.filter((k) => !applied.some((a) => a.object.kind === k.kind)).map((k) => k.kind)).toEqual([]);
     expect(accepted().length).toBeGreaterThanOrEqual(100);
+    // Every backend's machines among the accepted, so that each provider has hostile work.
+    expect(INFRA_MACHINE_KINDS.filter((k) => !accepted().some((a) => a.object.kind === k.kind)).map((k) => k.kind)).toEqual([]);
   });
 
   it('names the field in every refusal', () => {
@@ -215,51 +251,69 @@ describe('hostile input through the API server with both roles running (issue 15
         missing = (await reportedObjects(env.ns, accepted())).flatMap((o) => unreported(o) ?? []);
         return missing.length === 0;
       },
-      120_000,
+      180_000,
     ).catch(() => undefined);
     expect(missing).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 
-  it('stays within the idle budget per object for a minute afterwards, CPU back near idle', async () => {
-    // VMware Tools' part for every VM vCenter made, as in the idle-budget test: a machine waiting for its
-    // guest IP is looked at every poll period by design (--poll-period), which is no idle.
-    const machines0 = await vsphereMachines(env.ns);
-    await Promise.all(machines0.map((m, i) => (typeof m.spec?.providerID === 'string' ? playTools(env.client, uuidOf(m.spec.providerID as string), `10.70.${Math.floor(i / 200)}.${(i % 200) + 10}`) : false)));
+  it('sends the simulated backends nothing their API spec refuses', () => {
+    expect(env.proxmoxSim.violations.slice(0, 10)).toEqual([]);
+    expect(env.chHost.violations().slice(0, 10)).toEqual([]);
+  });
+
+  it('stays within the idle budget per object for a minute afterwards, the CPU of every role back near idle', async () => {
+    // A machine waiting for its guest's address is looked at every poll period by design, which is no idle.
+    await playGuests(env);
     // Settled: the status writes that trail the last condition are done.
-    expect(await untilWritesSettle(audit, auditOffset(audit), 10_000, 120_000)).toBe(true);
+    expect(await untilWritesSettle(audit, auditOffset(audit), 10_000, 180_000)).toBe(true);
     const objects = await reportedObjects(env.ns, accepted());
-    const machines = objects.filter((o) => o.kind === 'VSphereMachine').length;
-    const providers = objects.filter((o) => o.kind === 'Provider').length;
+    const roles = rolesOf(env);
 
     const from = auditOffset(audit);
-    const callsBefore = await backendCalls(env.provider);
-    const cpuBefore = { controller: cpuTicks(env.controller.child.pid), provider: cpuTicks(env.provider.child.pid) };
-    // The measurement is a fixed window: an idle minute, by definition.
+    const callsBefore = await Promise.all(BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
+    const cpuBefore = Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, cpuTicks(role.child.pid)]));
+    // The measurement is a fixed window: an idle minute, by definition, for all roles together.
     await delay(IDLE_MS);
-    const byMethod = callsSince(callsBefore, await backendCalls(env.provider));
-    const calls = totalCalls(byMethod);
-    const cpu = {
-      controller: (cpuTicks(env.controller.child.pid) - cpuBefore.controller) / TICKS_PER_SECOND / (IDLE_MS / 1000),
-      provider: (cpuTicks(env.provider.child.pid) - cpuBefore.provider) / TICKS_PER_SECOND / (IDLE_MS / 1000),
-    };
+    const callsAfter = await Promise.all(BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
+    const cpu = Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, (cpuTicks(role.child.pid) - (cpuBefore[name] ?? 0)) / TICKS_PER_SECOND / (IDLE_MS / 1000)]));
     const writes = countWrites(audit, from);
     const writesTotal = Object.values(writes).reduce((sum, w) => sum + w.total, 0);
+    const perBackend = BACKENDS.map((backend, i) => {
+      const byMethod = callsSince(callsBefore[i] ?? {}, callsAfter[i] ?? {});
+      const served = objects.filter((o) => servedBy(backend, o));
+      return { backend, objects: served.length, waiting: served.filter(isWaitingForAddress).length, calls: totalCalls(byMethod), byMethod };
+    });
+    const readiness: Record<string, number> = {};
+    for (const o of objects) {
+      const ready = ((o.status?.conditions ?? []) as Condition[]).find((c) => c.type === 'Ready');
+      const key = `${o.kind} ${ready?.status ?? '?'} ${ready?.reason ?? ''}`;
+      readiness[key] = (readiness[key] ?? 0) + 1;
+    }
+    // Those the test cannot play a guest for: on libvirtd's test driver, a domain with no NIC, or with one on
+    // a network the driver does not have (a real libvirtd would not start it).
+    const byName = new Map(applied.map((a) => [`${a.object.kind}/${a.object.metadata.name}`, a.description]));
+    const waitingForAddress = objects.filter(isWaitingForAddress);
+    console.log(`waiting for an address: ${JSON.stringify(waitingForAddress.map((o) => `${o.kind} ${o.metadata.name}: ${byName.get(`${o.kind}/${o.metadata.name}`) ?? 'made by a VirtualMachine'}`))}`);
     console.log(
-      `idle minute after the hostile corpus: ${objects.length} reported objects (${machines} VSphereMachines, ${providers} Providers), ${calls} vCenter calls ${JSON.stringify(byMethod)}, ${writesTotal} API writes ${JSON.stringify(Object.fromEntries(Object.entries(writes).map(([role, w]) => [role, w.byResource])))}, CPU ${JSON.stringify(cpu)}`,
+      `idle minute after the hostile corpus: ${objects.length} reported objects ${JSON.stringify(readiness)}, ${writesTotal} API writes ${JSON.stringify(Object.fromEntries(Object.entries(writes).map(([role, w]) => [role, w.byResource])))}, backend calls ${JSON.stringify(perBackend)}, CPU ${JSON.stringify(cpu)}`,
     );
 
-    // At most 1 API write per object, as in the idle-budget test. vCenter calls: the idle-budget test holds
-    // 2 per machine for healthy machines; here half the machines are refused and every image is looked up on
-    // every Provider, and a minute still costs about 2.5 calls per reported object (seen: 252 for 98), so the
-    // bound is 4 per object, well under the retry storms this suite found (900 a minute: a refused clone
-    // restarted every 10 s, work-queue.ts).
+    // At most 1 API write per object, as in the idle-budget test. Backend calls: the idle-budget test holds
+    // 2 per machine for healthy vSphere machines; here many machines are refused and every image is looked up
+    // on every Provider of its backend, and a minute cost vSphere about 2.5 calls per reported object (seen:
+    // 252 for 98), so the bound is 4 per object a provider serves, plus the looks at machines waiting for their
+    // guest; well under the retry storms this suite found (900 a minute: a refused clone restarted every 10 s,
+    // work-queue.ts).
     expect(writesTotal).toBeLessThanOrEqual(objects.length);
-    expect(calls, JSON.stringify(byMethod)).toBeLessThanOrEqual(4 * objects.length);
-    expect(cpu.controller).toBeLessThan(IDLE_CPU_SHARE);
-    expect(cpu.provider).toBeLessThan(IDLE_CPU_SHARE);
-  }, 300_000);
+    for (const b of perBackend) {
+      const budget = IDLE_CALLS_PER_OBJECT * Math.max(b.objects, 1) + CALLS_PER_LOOK * LOOKS_PER_IDLE_MINUTE * b.waiting;
+      expect(b.calls, `${b.backend}: ${JSON.stringify(b.byMethod)}`).toBeLessThanOrEqual(budget);
+    }
+    expect(Object.entries(cpu).filter(([, share]) => share >= IDLE_CPU_SHARE)).toEqual([]);
+  }, 360_000);
 
-  it('keeps both roles running through it all', () => {
-    expect({ controller: env.controller.child.exitCode, provider: env.provider.child.exitCode }).toEqual({ controller: null, provider: null });
+  it('keeps every role running through it all', () => {
+    const exits = Object.fromEntries(Object.entries(rolesOf(env)).map(([name, role]) => [name, role.child.exitCode]));
+    expect(exits).toEqual(Object.fromEntries(Object.keys(exits).map((name) => [name, null])));
   });
 });

@@ -2,7 +2,7 @@
 // network, an image volume in the pool, and the Provider/Secret/VMClass/VMImage
 // a user would write to run machines on a private libvirtd reached over
 // mutual TLS. No vitest here: the bench imports it too.
-import { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
+import { LibvirtClient, type LibvirtClientOptions } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import type { StoragePool } from '../../controller/backends/libvirt/client/handles.js';
 import { LOOPBACK, type Libvirtd } from '../peers/libvirt/libvirtd.js';
 import type { Obj } from './fixtures.js';
@@ -22,9 +22,13 @@ export interface LibvirtWorld {
   readonly vmImage: Obj;
 }
 
-/** The test driver's anchor connection over the daemon's unix socket. */
-export function anchorClient(daemon: Libvirtd): Promise<LibvirtClient> {
-  return LibvirtClient.connect({ uri: `test+unix:///default?socket=${daemon.socketPath}` });
+/**
+ * The test driver's anchor connection over the daemon's unix socket. `keepalive: false` for an
+ * anchor that must outlast a frozen daemon (a keepalive timeout would close it, and the test
+ * driver's state with the last connection).
+ */
+export function anchorClient(daemon: Libvirtd, options: Pick<LibvirtClientOptions, 'keepalive'> = {}): Promise<LibvirtClient> {
+  return LibvirtClient.connect({ uri: `test+unix:///default?socket=${daemon.socketPath}`, ...options });
 }
 
 /** What a user writes to run VMs on the test daemon, reached over mutual TLS. */

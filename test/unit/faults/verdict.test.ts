@@ -15,4 +15,10 @@ describe('fault run verdict: failed machines', () => {
     expect(isFailureReason('WaitingForAddress')).toBe(false);
     expect(isFailureReason(undefined)).toBe(false);
   });
+
+  it('does not count DeletionFailed on an object being deleted (its VM not deleted yet: judged at the end), but does on one that is not', () => {
+    expect(isFailureReason(Reason.DeletionFailed, true)).toBe(false);
+    expect(isFailureReason(Reason.ProvisionFailed, true)).toBe(true);
+    expect(isFailureReason(Reason.DeletionFailed, false)).toBe(true);
+  });
 });

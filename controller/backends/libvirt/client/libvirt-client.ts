@@ -2,7 +2,7 @@
 // again after it is lost, and the services built on it. Wire protocol only
 // (STYLE §2): no Kubernetes types, no runtime/ imports. Every call honours the
 // AbortSignal of the pass it runs for (cancellation.ts `currentSignal()`).
-import { currentSignal } from '../../cancellation.js';
+import { currentSignal, untilAborted, withoutSignal } from '../../cancellation.js';
 import type { BackendError } from '../../backend-error.js';
 import { DomainEvents } from './domain-events.js';
 import { Domains } from './domains.js';
@@ -110,11 +110,13 @@ export class LibvirtClient implements RpcCaller {
   connection(): Promise<RpcConnection> {
     if (this.closed) return Promise.reject(new TypeError('the libvirt client is closed'));
     if (this.current?.isOpen) return Promise.resolve(this.current);
-    // Concurrent callers after a loss share one dial.
-    this.dialling ??= this.dial().finally(() => {
+    // Concurrent callers after a loss share one dial, bounded by connectTimeoutMs only: no caller's
+    // signal ends it for the others, and each caller waits for it only as long as its own signal
+    // allows (a Provider's discovery deadline holds while a machine's pass started the dial).
+    this.dialling ??= withoutSignal(() => this.dial()).finally(() => {
       this.dialling = undefined;
     });
-    return this.dialling;
+    return untilAborted(this.dialling, currentSignal());
   }
 
   /** Told each time a connection is lost (keepalive timeout, daemon gone); the next call dials again. */

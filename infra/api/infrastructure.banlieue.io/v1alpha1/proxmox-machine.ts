@@ -5,11 +5,25 @@ import { fixedField, fixedListEntries, growOnlyListSizes, growOnlySize } from '.
 import { defineClusterKinds } from './infra-cluster.js';
 import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
 
+/**
+ * PVE's own formats for the identifiers a ProxmoxMachine hands it (pve-common
+ * PVE::JSONSchema: pve-storage-id, pve-bridge-id, pve-poolid, pve-node), so that
+ * a value PVE refuses is refused here, naming the field, instead of reaching a
+ * clone or config call (issue 15, hostile input). ASCII only: Linux bridges and
+ * SDN vnets are interface names.
+ */
+const PVE_STORAGE_ID_PATTERN = '^[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]$';
+const PVE_BRIDGE_ID_PATTERN = '^[A-Za-z0-9_.-]+$';
+const PVE_POOL_ID_PATTERN = '^[A-Za-z0-9_/-]+$';
+const PVE_NODE_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$';
+
+const StorageId = (description: string): ReturnType<typeof Type.String> => Type.String({ description, maxLength: 64, pattern: PVE_STORAGE_ID_PATTERN });
+
 export const ProxmoxMachineSpec = Type.Object(
   {
     ...machineSpecFields('proxmox://<SMBIOS UUID>'),
     node: Type.Optional(
-      Type.String({ description: 'Proxmox node to run on; from the failure domain raw attributes when unset.', maxLength: 64 }),
+      Type.String({ description: 'Proxmox node to run on; from the failure domain raw attributes when unset.', maxLength: 64, pattern: PVE_NODE_PATTERN }),
     ),
     templateVmid: Type.Integer({ description: 'VMID of the template to clone.', minimum: 100, maximum: 999999999 }),
     cloneMode: Type.Optional(
@@ -19,8 +33,8 @@ export const ProxmoxMachineSpec = Type.Object(
         default: 'Full',
       }),
     ),
-    storage: Type.Optional(Type.String({ description: 'Storage for the cloned disks; the template storage when unset.', maxLength: 64 })),
-    pool: Type.Optional(Type.String({ description: 'Proxmox resource pool to add the VM to.', maxLength: 64 })),
+    storage: Type.Optional(StorageId('Storage for the cloned disks; the template storage when unset.')),
+    pool: Type.Optional(Type.String({ description: 'Proxmox resource pool to add the VM to.', maxLength: 64, pattern: PVE_POOL_ID_PATTERN })),
     cores: Type.Integer({ description: 'CPU cores per socket.', minimum: 1, maximum: 512 }),
     sockets: Type.Optional(Type.Integer({ description: 'CPU sockets.', minimum: 1, maximum: 16, default: 1 })),
     cpuType: Type.Optional(Type.String({ description: 'QEMU CPU type, e.g. host or x86-64-v2-AES.', maxLength: 64 })),
@@ -33,7 +47,7 @@ export const ProxmoxMachineSpec = Type.Object(
           {
             name: Name('Disk name.', { maxLength: 63 }),
             sizeGiB: SizeGiB('Size in GiB.'),
-            storage: Type.Optional(Type.String({ description: 'Storage; spec.storage when unset.', maxLength: 64 })),
+            storage: Type.Optional(StorageId('Storage; spec.storage when unset.')),
             iothread: Type.Optional(Type.Boolean({ description: 'Give the disk its own I/O thread.' })),
             discard: Type.Optional(Type.Boolean({ description: 'Pass discard/trim to the storage.' })),
             ssd: Type.Optional(Type.Boolean({ description: 'Present the disk as an SSD.' })),
@@ -48,7 +62,7 @@ export const ProxmoxMachineSpec = Type.Object(
       Type.Object(
         {
           name: InterfaceName('Interface name in the guest (a Linux interface name).'),
-          bridge: Type.String({ description: 'Linux bridge or SDN vnet, e.g. vmbr0.', minLength: 1, maxLength: 64 }),
+          bridge: Type.String({ description: 'Linux bridge or SDN vnet, e.g. vmbr0.', minLength: 1, maxLength: 64, pattern: PVE_BRIDGE_ID_PATTERN }),
           vlan: Type.Optional(Type.Integer({ description: 'VLAN tag.', minimum: 1, maximum: 4094 })),
           model: Type.Optional(
             StringEnum(['virtio', 'e1000', 'rtl8139', 'vmxnet3'] as const, { description: 'NIC model.', default: 'virtio' }),
@@ -61,9 +75,7 @@ export const ProxmoxMachineSpec = Type.Object(
       ['name'],
       { description: 'Network interfaces, in order (net0, net1, ...).', minItems: 1, maxItems: 16 },
     ),
-    isoStorage: Type.Optional(
-      Type.String({ description: 'Storage (with iso content) for the cloud-init seed ISO.', maxLength: 64 }),
-    ),
+    isoStorage: Type.Optional(StorageId('Storage (with iso content) for the cloud-init seed ISO.')),
   },
   {
     description: 'Desired state of the Proxmox VM.',
