@@ -92,6 +92,8 @@ export interface MachineObservation {
   readonly ref: string;
   readonly powerState: PowerState;
   readonly addresses: readonly MachineAddress[];
+  /** The VM has no network interface, so no address will ever come: Ready without one. */
+  readonly withoutNetwork?: boolean;
   readonly actions: readonly MachineAction[];
   /** Backend-specific status fields of the machine kind, e.g. vmRef and biosUuid. */
   readonly statusFields: Readonly<Record<string, string | number>>;

@@ -87,6 +87,20 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     expect(await domainOf(env.anchor, uuid)).toBeUndefined();
   }, 300_000);
 
+  it('a LibvirtMachine with no network interface is Ready without an address (none will come)', async () => {
+    const web1 = await t.get(machineRef('libvirt', env.ns, 'web-1'));
+    const spec = structuredClone(web1?.spec ?? {});
+    delete spec.domainName;
+    delete spec.providerID;
+    delete spec.network;
+    const machine = { ...machineRef('libvirt', env.ns, 'no-nic'), spec };
+    await t.apply(machine);
+    const ready = await t.condition(machine, 'Ready', 'True', 'Reconciled', 120_000);
+    expect(ready.status).toMatchObject({ observedPowerState: 'PoweredOn', addresses: [] });
+    await t.delete(machine);
+    await t.gone(machine, 120_000);
+  }, 300_000);
+
   it('drives the domain to spec.desiredPowerState: off (shut down), suspended (managed save), on again', async () => {
     const uuid = await libvirtUuidOf(env.ns, 'web-1');
     const domain = await domainOf(env.anchor, uuid);

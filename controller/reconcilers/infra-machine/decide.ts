@@ -147,7 +147,7 @@ function readyFor(observation: MachineObservation, desired: PowerState): Conditi
   if (observation.powerState !== desired) {
     return { type: ConditionType.Ready, status: 'False', reason: Reason.Pending, message: `the VM is ${observation.powerState}, to be ${desired}` };
   }
-  if (desired === 'PoweredOn' && observation.addresses.length === 0) {
+  if (desired === 'PoweredOn' && observation.addresses.length === 0 && observation.withoutNetwork !== true) {
     return { type: ConditionType.Ready, status: 'False', reason: Reason.WaitingForAddress, message: 'powered on; waiting for the guest to report an IP address' };
   }
   return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: observation.pending ?? '' };

@@ -81,6 +81,7 @@ async function ensure(host: HostRuntime, request: Request, options: EnsureOption
       ref: paths.dir,
       powerState: observedPower(live),
       addresses: found.addresses,
+      ...(record.taps.length === 0 ? { withoutNetwork: true } : {}),
       actions,
       statusFields: { hostUid: host.config.hostName, ...(found.source ? { addressSource: found.source } : {}), ...(exit ? { lastVmmExit: `${exit.at}: ${exit.note}` } : {}) },
       ...(notes.length > 0 ? { pending: notes.join('; ') } : {}),

@@ -105,6 +105,7 @@ async function ensure(client: LibvirtClient, memory: MachineMemory, request: Req
       ref: domain.name,
       powerState: power,
       addresses: found.addresses,
+      ...(macs.length === 0 ? { withoutNetwork: true } : {}),
       actions,
       statusFields: { domainUuid: domain.uuid, ...(found.source ? { addressSource: found.source } : {}) },
       ...(notes.length > 0 ? { pending: notes.join('; ') } : {}),

@@ -233,6 +233,13 @@ describe('InfraMachine status', () => {
       });
     });
 
+    it('is Ready with no address when the VM has no network interface: none will come', () => {
+      const status = decideMachineStatus(machine(), observed(observation({ addresses: [], withoutNetwork: true })), T0);
+
+      expect(status).toMatchObject({ observedPowerState: 'PoweredOn', addresses: [] });
+      expect(ready(status)).toMatchObject({ status: 'True', reason: Reason.Reconciled });
+    });
+
     it.each([
       [undefined, 'PoweredOff', 'the VM is PoweredOff, to be PoweredOn'],
       ['PoweredOn', 'Suspended', 'the VM is Suspended, to be PoweredOn'],
