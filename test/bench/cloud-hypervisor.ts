@@ -12,7 +12,7 @@ import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
 import { processesMentioning, simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chWorld, createTestHost, machineDirs, withHostConfig, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chWorld, createTestHost, hostConfigEnv, machineDirs, type TestHost } from '../support/cloud-hypervisor-host.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
@@ -86,7 +86,7 @@ async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env>
   say('Starting banlieue controller and banlieue provider cloud-hypervisor');
   const controller = await startRole(['controller', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--namespace', NS]);
   teardown.defer('controller', () => stopRole(controller));
-  const provider = await withHostConfig(host, () => startRole(['provider', 'cloud-hypervisor', '--kubeconfig', cp.kubeconfigPath, ...PROVIDER_FLAGS]));
+  const provider = await startRole(['provider', 'cloud-hypervisor', '--kubeconfig', cp.kubeconfigPath, ...PROVIDER_FLAGS], { env: hostConfigEnv(host) });
   teardown.defer('provider', () => stopRole(provider));
   await waitFor('Provider host-a Ready', async () => isReady(await api.get<Obj>(world.provider)), 120_000);
   return { cp, api, user, host, world, controller, provider };

@@ -13,7 +13,6 @@
 // reads guest addresses from).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_CONFIG_ENV } from '../../controller/backends/cloud-hypervisor/host-config.js';
 import { readHostProcess } from '../../controller/backends/cloud-hypervisor/host-process.js';
 import { IpLinks } from '../../controller/backends/cloud-hypervisor/host/ip-links.js';
 import { derivedMac } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
@@ -22,7 +21,7 @@ import { parseOwnerMark } from '../../controller/backends/cloud-hypervisor/machi
 import { listMachineUuids, vmmPaths } from '../../controller/backends/cloud-hypervisor/state-dir.js';
 import { providerLeaseName } from '../../controller/cli/controller-command.js';
 import { processesMentioning, simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chProvider, chWorld, createTestHost, TEST_BRIDGE, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chProvider, chWorld, createTestHost, hostConfigEnv, TEST_BRIDGE, type TestHost } from '../support/cloud-hypervisor-host.js';
 import type { Obj } from '../support/fixtures.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import type { BackendVm } from './fleet-check.js';
@@ -37,15 +36,6 @@ export const startCloudHypervisorFaultWorld: StartFaultWorld = async (teardown, 
   const host = await createTestHost(simulatorPeer, { simulator: { guest: 'acpi', delaysMs: DELAYS_MS } });
   // Every VMM process, disk, tap and the namespace go, frozen or not, whatever the run's end.
   teardown.defer('Cloud Hypervisor test host', () => host.remove());
-  // The provider replicas are (re)started by the run at any time: they read the host config from the
-  // environment they inherit, as the systemd unit sets it on a host.
-  const previous = process.env[HOST_CONFIG_ENV];
-  process.env[HOST_CONFIG_ENV] = host.configPath;
-  teardown.defer('BANLIEUE_CH_HOST_CONFIG', () => {
-    if (previous === undefined) delete process.env[HOST_CONFIG_ENV];
-    else process.env[HOST_CONFIG_ENV] = previous;
-    return Promise.resolve();
-  });
   const world = chWorld(namespace, host, 'faults');
   const provider = chProvider(namespace, host, PROVIDER);
   // DHCP: the address is read from the bridge's neighbour table, which playGuest fills.
@@ -63,6 +53,8 @@ export const startCloudHypervisorFaultWorld: StartFaultWorld = async (teardown, 
     vmImageName: world.vmImage.metadata.name,
     cloneMs: DELAYS_MS['vm.create'] + DELAYS_MS['vm.boot'],
     // Resynced often: a converged machine must meet its hung VMM within the outage to say so.
+    // The replicas read the host config from their environment, as the systemd unit sets it on a host.
+    providerEnv: hostConfigEnv(host),
     providerArgs: ['provider', 'cloud-hypervisor', '--provider', PROVIDER, '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8', '--resync-period', '10'],
     outageShownOn: 'machines',
     uuidOf: uuidOfProviderID,

@@ -162,7 +162,7 @@ async function setUp(teardown: Teardown, say: (m: string) => void, ns: string, n
   const election = (userName: string, identity: string): string[] => ['--kubeconfig', cp.kubeconfigOf(userName), '--namespace', ns, '--leader-election-namespace', ns, '--leader-election-identity', identity, '--lease-duration', String(LEASE_SECONDS)];
   const replicas = {
     controller: new RoleReplicas('controller', users.controller, (u, id) => ['controller', ...election(u, id)]),
-    provider: new RoleReplicas('provider', users.provider, (u, id) => [...world.providerArgs, ...election(u, id)]),
+    provider: new RoleReplicas('provider', users.provider, (u, id) => [...world.providerArgs, ...election(u, id)], world.providerEnv),
   };
   say(`Starting two replicas of banlieue controller and of banlieue ${world.providerArgs.slice(0, 2).join(' ')}`);
   teardown.defer('controller replicas', () => replicas.controller.stop());

@@ -26,6 +26,8 @@ export interface FaultWorld {
   readonly cloneMs: number;
   /** `provider <backend> …` without the kubeconfig, namespace and election flags. */
   readonly providerArgs: readonly string[];
+  /** Added to the provider role's environment (a host agent's config, as its unit sets it). */
+  readonly providerEnv?: Readonly<Record<string, string>>;
   /** The UUID a machine's spec.providerID names, lower case. */
   uuidOf(providerID: string): string;
   /** The run's VMs in the backend (not templates). */

@@ -39,11 +39,12 @@ export class RoleReplicas {
   private readonly killing = new Set<RoleProcess>();
   readonly exits: ReplicaExit[] = [];
 
-  /** `argsOf(user, identity)`: the role's command line for a process that runs as `user` with Lease identity `identity`. */
+  /** `argsOf(user, identity)`: the role's command line for a process that runs as `user` with Lease identity `identity`; `env` added to its environment. */
   constructor(
     readonly role: Role,
     users: readonly string[],
     private readonly argsOf: (user: string, identity: string) => string[],
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {
     this.slots = users.map((user) => ({ user, starts: 0, process: undefined, starting: undefined, pastLogs: '' }));
   }
@@ -108,7 +109,7 @@ export class RoleReplicas {
     for (;;) {
       try {
         slot.starts += 1;
-        const process = await startRole(this.argsOf(slot.user, `${slot.user}-${slot.starts}`), { startTimeoutMs: START_TIMEOUT_MS });
+        const process = await startRole(this.argsOf(slot.user, `${slot.user}-${slot.starts}`), { startTimeoutMs: START_TIMEOUT_MS, env: this.env });
         slot.process = process;
         process.child.once('exit', (code, signal) => this.onExit(slot, process, code, signal));
         return;

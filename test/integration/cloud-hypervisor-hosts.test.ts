@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { tapName } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
 import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chProvider, chWorld, createTestHost, machineDirs, withHostConfig, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chProvider, chWorld, createTestHost, machineDirs, hostConfigEnv, type TestHost } from '../support/cloud-hypervisor-host.js';
 import { chUuidOf, hostKubeconfig } from '../support/cloud-hypervisor-env.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
@@ -32,7 +32,7 @@ interface Host {
 /** The host's role as its unit runs it: its namespace, its Provider, its Lease (the default one for --provider). */
 function startHostRole(ns: string, h: Pick<Host, 'provider' | 'host' | 'kubeconfig'>): Promise<RoleProcess> {
   const args = ['provider', 'cloud-hypervisor', '--kubeconfig', h.kubeconfig, '--namespace', ns, '--provider', h.provider.metadata.name, '--leader-election-namespace', ns, '--poll-period', '1', '--rediscover-period', '3'];
-  return withHostConfig(h.host, () => startRole(args));
+  return startRole(args, { env: hostConfigEnv(h.host) });
 }
 
 /** The field managers of an object's status subresource. */

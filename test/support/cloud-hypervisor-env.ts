@@ -18,7 +18,7 @@ import { HostRoleRules } from '../../infra/install/host-role-rules.js';
 import { renderInstall } from '../../infra/install/render.js';
 import type { SimulatorOptions } from '../peers/cloud-hypervisor/vmm-peers.js';
 import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chWorld, createTestHost, withHostConfig, type TestHost } from './cloud-hypervisor-host.js';
+import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './cloud-hypervisor-host.js';
 import { startRole, type RoleProcess } from './controller-process.js';
 import { CORE, INFRA, TestApi, vm, type Obj } from './fixtures.js';
 import { createNamespace, testKubeConfig } from './kube.js';
@@ -59,7 +59,7 @@ export function chProviderArgs(ns: string, kubeconfig: string, extra: readonly s
 
 /** Starts the provider role with the host's config in its environment. */
 export function startChProvider(env: Pick<ChEnv, 'ns' | 'host' | 'kubeconfig'>, extra: readonly string[] = []): Promise<RoleProcess> {
-  return withHostConfig(env.host, () => startRole(chProviderArgs(env.ns, env.kubeconfig, extra)));
+  return startRole(chProviderArgs(env.ns, env.kubeconfig, extra), { env: hostConfigEnv(env.host) });
 }
 
 export async function startChEnv(prefix: string, options: ChEnvOptions = {}): Promise<ChEnv> {

@@ -126,20 +126,9 @@ export function chProvider(ns: string, host: TestHost, name = 'host-a'): Obj {
   };
 }
 
-/**
- * Runs `spawn` (which must start its process before its first await, as startRole
- * does) with BANLIEUE_CH_HOST_CONFIG naming the host's config: the provider reads it
- * as on a host; the variable is restored before anything else runs.
- */
-export function withHostConfig<T>(host: TestHost, spawn: () => Promise<T>): Promise<T> {
-  const previous = process.env[HOST_CONFIG_ENV];
-  process.env[HOST_CONFIG_ENV] = host.configPath;
-  try {
-    return spawn();
-  } finally {
-    if (previous === undefined) delete process.env[HOST_CONFIG_ENV];
-    else process.env[HOST_CONFIG_ENV] = previous;
-  }
+/** The environment a provider role needs to run as on this host: BANLIEUE_CH_HOST_CONFIG naming its config (startRole's `env`). */
+export function hostConfigEnv(host: TestHost): Record<string, string> {
+  return { [HOST_CONFIG_ENV]: host.configPath };
 }
 
 /** The Provider, VMClass (1 CPU, 128 MiB, a 1 GiB disk, eth0 static) and VMImage a user writes for this host. */

@@ -31,11 +31,13 @@ export function sumOfMetric(text: string, name: string, labels: Record<string, s
 export interface StartRoleOptions {
   /** How long the role may take to serve health and metrics; it is killed if it does not. @default 60000 */
   readonly startTimeoutMs?: number;
+  /** Variables added to this process's environment for the role (a host's config, as on a host). @default none */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startRole(args: string[], options: StartRoleOptions = {}): Promise<RoleProcess> {
-  // The environment as it is when called: a caller may set a variable for this start only (withHostConfig).
-  const env = { ...process.env };
+  // The environment as it is when called (the bundle is awaited before the spawn).
+  const env = { ...process.env, ...options.env };
   // node itself (not npx) so that a kill reaches the process that holds the lease.
   const [node, command] = await banlieueCommand([...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1']);
   const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'], env });

@@ -15,7 +15,7 @@ import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { startProxmoxSim, type ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
 import { chProviderArgs } from './cloud-hypervisor-env.js';
-import { chWorld, createTestHost, withHostConfig, type TestHost } from './cloud-hypervisor-host.js';
+import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './cloud-hypervisor-host.js';
 import { startRole, type RoleProcess } from './controller-process.js';
 import { TestApi, type Obj } from './fixtures.js';
 import { createNamespace } from './kube.js';
@@ -134,7 +134,7 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
     };
     const providers = {} as Record<Backend, RoleProcess>;
     for (const backend of BACKENDS) {
-      const role = await (backend === 'cloud-hypervisor' ? withHostConfig(chHost, () => startRole(args[backend])) : startRole(args[backend]));
+      const role = await startRole(args[backend], backend === 'cloud-hypervisor' ? { env: hostConfigEnv(chHost) } : {});
       teardown.add(() => role.stop());
       providers[backend] = role;
     }
