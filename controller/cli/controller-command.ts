@@ -4,6 +4,7 @@ import { DEFAULT_NAMESPACE } from '../../infra/install/install-props.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
 import { newLogger, type LogLevel } from '../runtime/log.js';
 import { runRole } from '../runtime/role-runner.js';
+import { boundedName, OBJECT_NAME_MAX } from '../../infra/api/bounded-name.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
 import { runProviderRole } from './provider-role.js';
@@ -92,7 +93,8 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
 
 /** The Lease (and default Event identity) of a provider role: one per backend, or per Provider when scoped to one (a host's own). */
 export function providerLeaseName(backend: string, provider?: string): string {
-  return provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`;
+  // A Provider's name runs to the 253 characters an object name may have: cut with a hash.
+  return boundedName(provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`, OBJECT_NAME_MAX);
 }
 
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {

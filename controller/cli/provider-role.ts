@@ -52,7 +52,9 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const manager = FieldManager.provider(backend.name, scope);
   const providers = new Informer<Provider>(api, { apiVersion: apiVersionOf(ProviderKind), kind: ProviderKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
   const ssa = new ServerSideApply(api, manager);
-  const events = new EventRecorder(api, manager, options.identity, log);
+  // The reporting controller is the role's kind, not its scope: it must be a qualified name (one slash); which
+  // host's role reported is the instance.
+  const events = new EventRecorder(api, FieldManager.provider(backend.name), options.identity, log);
   const machineKind = backend.api.machine;
   const machineFinalizer = Finalizer.infraMachine(machineKind.kind);
   // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from './log.js';
 import type { KubeApi } from './kube-api.js';
 import { bounded, EVENT_NOTE_MAX_BYTES } from './bounded-text.js';
+import { boundedName, OBJECT_NAME_MAX } from '../../infra/api/bounded-name.js';
 
 export interface EventTarget {
   apiVersion: string;
@@ -15,6 +16,8 @@ export interface EventTarget {
 }
 
 const DEDUP_WINDOW_MS = 10 * 60_000;
+/** The longest reportingInstance the API server takes (a pod name runs to 253 characters). */
+const REPORTING_INSTANCE_MAX = 128;
 /** Events waiting to be sent; beyond this the oldest are dropped (a burst the API server cannot take). */
 const MAX_PENDING = 1000;
 /** POSTs in flight at once. */
@@ -30,13 +33,16 @@ export class EventRecorder {
   private readonly recent = new Map<string, number>();
   private readonly pending: Pending[] = [];
   private sending = 0;
+  private readonly reportingInstance: string;
 
   constructor(
     private readonly api: KubeApi,
     private readonly reportingController: string,
-    private readonly reportingInstance: string,
+    reportingInstance: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.reportingInstance = boundedName(reportingInstance, REPORTING_INSTANCE_MAX);
+  }
 
   /**
    * Record an event: queued at once, sent in the background; the promise
@@ -54,7 +60,8 @@ export class EventRecorder {
     const event = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
+      // The object's name may take all 253 characters an Event's name may have.
+      metadata: { name: `${boundedName(name, OBJECT_NAME_MAX - 17)}.${randomBytes(8).toString('hex')}`, namespace },
       eventTime: new Date(now).toISOString().replace('Z', '000Z'),
       reportingController: this.reportingController,
       reportingInstance: this.reportingInstance,

@@ -1,6 +1,14 @@
 // Names other components agree on: field managers, finalizers, labels,
 // annotations. Defined once; call sites never spell them.
 
+import { boundedName } from './bounded-name.js';
+
+/**
+ * The longest field manager the API server takes; also the longest Event
+ * reportingController. A Provider's name runs to 253 characters.
+ */
+const FIELD_MANAGER_MAX = 128;
+
 /** Server-side-apply field managers, one per writer (DESIGN §3). */
 export const FieldManager = {
   controller: 'banlieue.io/controller',
@@ -10,7 +18,7 @@ export const FieldManager = {
    * per Provider, so that hosts sharing a namespace never take each other's fields
    * (their VMImage rows, list-map entries of one status).
    */
-  provider: (backend: string, scope?: string): string => `banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`,
+  provider: (backend: string, scope?: string): string => boundedName(`banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`, FIELD_MANAGER_MAX),
 } as const;
 
 export const Finalizer = {

@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { tapName } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
+import { FieldManager } from '../../infra/api/well-known.js';
 import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
 import { chProvider, chWorld, createTestHost, machineDirs, hostConfigEnv, type TestHost } from '../support/cloud-hypervisor-host.js';
 import { chUuidOf, hostKubeconfig } from '../support/cloud-hypervisor-env.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
+import { eventsWith } from '../support/events.js';
 import { createNamespace } from '../support/kube.js';
 import { waitFor } from '../support/wait.js';
 
@@ -22,7 +24,7 @@ const t = new TestApi();
 const MANAGER = 'banlieue.io/provider-cloud-hypervisor';
 
 interface Host {
-  readonly name: 'a' | 'b';
+  readonly name: 'a' | 'b' | 'c';
   readonly provider: Obj;
   readonly host: TestHost;
   readonly kubeconfig: string;
@@ -139,6 +141,11 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
       expect(machineDirs(h.host)).toEqual([chUuidOf(machine?.spec?.providerID as string)]);
       expect(await statusManagers(machineRef('cloud-hypervisor', ns, name))).toEqual([`${MANAGER}/host-${h.name}`]);
     }
+    // Each host's role records its Events (its reporting controller is the role's kind, one qualified name).
+    for (const h of hosts) {
+      const seen = await eventsWith(t.api, ns, `vm-${h.name}`, ['Created', 'PoweredOn']);
+      expect(seen.filter((e) => e.regarding?.kind === 'CloudHypervisorMachine').map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
+    }
     // Neither host met the other's Provider or machine: nothing refused, nothing forbidden.
     for (const h of hosts) expect(h.role.logs()).not.toMatch(/WrongHost|forbidden/i);
     for (const h of hosts) expect(await statusManagers(h.provider)).toEqual([`${MANAGER}/host-${h.name}`]);
@@ -181,5 +188,29 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(foreign.map((d) => existsSync(d))).toEqual([true, true]);
     expect(machineDirs(byName('a').host)).toHaveLength(1);
     for (const d of foreign) rmSync(d, { recursive: true, force: true });
+  }, 180_000);
+
+  it('a host whose Provider is named with 253 characters serves it: its field manager, Lease and Events fit their limits', async () => {
+    const name = `${'host-c.'.repeat(36)}x`;
+    expect(name).toHaveLength(253);
+    const host = await createTestHost(simulatorPeer, { hostName: 'hostc', simulator: { guest: 'acpi' } });
+    const provider = chProvider(ns, host, name);
+    provider.metadata.labels = { host: 'c' };
+    await t.apply(provider);
+    const kubeconfig = await hostKubeconfig(ns, host, name);
+    hosts.push({ name: 'c', provider, host, kubeconfig, role: await startHostRole(ns, { provider, host, kubeconfig }) });
+    await t.condition(provider, 'Ready', 'True', 'Reconciled', 60_000);
+    const manager = FieldManager.provider('cloud-hypervisor', name);
+    expect(manager.length).toBeLessThanOrEqual(128);
+    expect(await statusManagers(provider)).toEqual([manager]);
+    const leases = await t.api.request<{ items: Obj[] }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`);
+    expect(leases.items.map((l) => l.metadata.name).filter((n) => n.startsWith('banlieue-provider-cloud-hypervisor-host-c.'))).toHaveLength(1);
+
+    await t.apply(hostVm('vm-c', 'c', '10.88.2.12'));
+    await t.condition(vm(ns, 'vm-c', '', ''), 'Ready', 'True', 'Reconciled', 120_000);
+    expect(await statusManagers(machineRef('cloud-hypervisor', ns, 'vm-c'))).toEqual([manager]);
+    const seen = await eventsWith(t.api, ns, 'vm-c', ['Created', 'PoweredOn']);
+    expect(seen.filter((e) => e.regarding?.kind === 'CloudHypervisorMachine').map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
+    expect(byName('c').role.logs()).not.toMatch(/Could not record event/);
   }, 180_000);
 });

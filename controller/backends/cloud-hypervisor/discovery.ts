@@ -8,6 +8,7 @@ import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClas
 import { BackendError, BackendErrorKind } from '../backend-error.js';
 import type { HostConfig } from './host-config.js';
 import type { HostFacts } from './host/host-facts.js';
+import { boundedName, LABEL_VALUE_MAX } from '../../../infra/api/bounded-name.js';
 
 /** raw keys a machine pass reads back: the host class behind a Provider class. */
 export const RAW_HOST = 'host';
@@ -66,7 +67,8 @@ export function toFailureDomains(provider: Provider, config: HostConfig, facts: 
   const network = mapClasses(capabilities?.networkClasses, config.networkClasses, 'bridge', (hostClass) => facts.bridges.includes(hostClass));
   const withdrawn = overCapacity(config, facts, [...storage.keys()]);
   if (withdrawn) return { failureDomains: [], withdrawn };
-  const name = provider.metadata.name ?? config.hostName;
+  // A failure domain name is at most 63 characters; a Provider's name may run to 253.
+  const name = boundedName(provider.metadata.name ?? config.hostName, LABEL_VALUE_MAX);
   const raw: Record<string, string> = {
     [RAW_HOST]: config.hostName,
     cpus: String(facts.cpus),

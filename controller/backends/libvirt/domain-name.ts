@@ -4,14 +4,7 @@
 // is cut and ended by a hash of the whole, so it stays the same on every
 // pass and two machines cut alike still get two names. The domain is found
 // by its UUID, never by this name.
-import { createHash } from 'node:crypto';
+import { boundedName } from '../../../infra/api/bounded-name.js';
 import { LIBVIRT_MAX_DOMAIN_NAME_LENGTH } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 
-const HASH_LENGTH = 8;
-
-export function defaultDomainName(namespace: string, name: string): string {
-  const whole = `${namespace}-${name}`;
-  if (whole.length <= LIBVIRT_MAX_DOMAIN_NAME_LENGTH) return whole;
-  const hash = createHash('sha256').update(whole).digest('hex').slice(0, HASH_LENGTH);
-  return `${whole.slice(0, LIBVIRT_MAX_DOMAIN_NAME_LENGTH - HASH_LENGTH - 1)}-${hash}`;
-}
+export const defaultDomainName = (namespace: string, name: string): string => boundedName(`${namespace}-${name}`, LIBVIRT_MAX_DOMAIN_NAME_LENGTH);

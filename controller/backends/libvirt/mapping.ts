@@ -11,6 +11,7 @@ import type {
   Provider,
   StorageClassCapability,
 } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What discovery.ts reads from the host. */
 export interface HostInventory {
@@ -70,7 +71,7 @@ export function toFailureDomains(provider: Provider, host: HostInventory): Failu
 /** The Provider's name, or the override whose `cluster` is the hostname; as a DNS label. */
 export function failureDomainName(provider: Provider, hostname: string): string {
   const override = provider.spec.failureDomainNameOverrides?.find((o) => o.cluster === hostname);
-  return dnsLabel(override?.name ?? provider.metadata.name ?? hostname);
+  return failureDomainLabel(override?.name ?? provider.metadata.name ?? hostname);
 }
 
 function available(classes: readonly (StorageClassCapability | NetworkClassCapability)[] | undefined, host: HostInventory): string[] {
@@ -97,14 +98,4 @@ function reaches(target: Readonly<Record<string, string>> | undefined, host: Hos
   });
 }
 
-const MAX_NAME = 63;
 
-/** Lower-case, runs of anything but [a-z0-9] as one '-', trimmed, at most 63 characters. */
-function dnsLabel(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_NAME)
-    .replace(/-+$/, '');
-}

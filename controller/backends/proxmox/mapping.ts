@@ -15,6 +15,7 @@
 // class's VLAN tag, read by the machine builder), `version`, `endpoint`, and
 // the node's capacity: `cpus`, `memoryGiB`, `memoryFreeGiB`, `storageFreeGiB.<storage>`.
 import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { failureDomainLabel } from '../failure-domain-name.js';
 
 export interface NodeStorage {
   readonly storage: string;
@@ -41,15 +42,13 @@ export interface NodeInventory {
 /** The storage class whose storage receives seed ISOs when it is usable on a node. */
 export const SEED_ISO_CLASS = 'seed-iso';
 const GIB = 1024 ** 3;
-const MAX_NAME = 63;
-const HASH_LENGTH = 8;
 
 /** `<provider>-<node>` as a DNS label, or the override naming this node (`cluster: <node>`). */
 export function failureDomainName(provider: Provider, node: NodeInventory): string {
   const override = (provider.spec.failureDomainNameOverrides ?? []).find(
     (o) => o.cluster === node.node && (o.datacenter === undefined || o.datacenter === node.clusterName),
   );
-  return dnsLabel(override?.name ?? `${provider.metadata.name ?? ''}-${node.node}`);
+  return failureDomainLabel(override?.name ?? `${provider.metadata.name ?? ''}-${node.node}`);
 }
 
 export function toFailureDomains(provider: Provider, nodes: readonly NodeInventory[], endpoint: string): FailureDomainStatus[] {
@@ -140,22 +139,4 @@ function hasBridge(target: Readonly<Record<string, string>> | undefined, node: N
   return /^[1-9][0-9]{0,3}$/.test(target.vlan) && Number(target.vlan) <= 4094 && bridge.vlanAware;
 }
 
-/**
- * Lower-case, runs of anything but [a-z0-9] become one '-', no '-' at either
- * end; over 63 characters, cut and suffixed with `-<fnv1a32 hex8>` of the full slug.
- */
-function dnsLabel(text: string): string {
-  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  if (slug.length <= MAX_NAME) return slug;
-  const head = slug.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/-+$/, '');
-  return `${head}-${fnv1a32(slug)}`;
-}
 
-function fnv1a32(text: string): string {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(HASH_LENGTH, '0');
-}

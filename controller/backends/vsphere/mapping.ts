@@ -7,6 +7,7 @@ import type {
   Provider,
   StorageClassCapability,
 } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What one cluster reaches, as discovered (see discovery.ts). */
 export interface ClusterInventory {
@@ -20,13 +21,11 @@ export interface ClusterInventory {
   networks: { name: string; distributed: boolean }[];
 }
 
-const MAX_NAME = 63;
-const HASH_LENGTH = 8;
 
 /** `<provider>-<dc>-<cluster>` as a DNS label, or the matching override (slugified). */
 export function failureDomainName(provider: Provider, datacenter: string, cluster: string): string {
   const override = bestMatch(provider.spec.failureDomainNameOverrides ?? [], datacenter, cluster);
-  return dnsLabel(override?.name ?? `${provider.metadata.name}-${datacenter}-${cluster}`);
+  return failureDomainLabel(override?.name ?? `${provider.metadata.name}-${datacenter}-${cluster}`);
 }
 
 /** One failure domain per cluster, sorted by name; throws on a duplicate name. */
@@ -117,22 +116,4 @@ function bestMatch<T extends { datacenter?: string; cluster?: string }>(
   return best;
 }
 
-/**
- * Lower-case, runs of anything but [a-z0-9] become one '-', no '-' at either
- * end; over 63 characters, cut and suffixed with `-<fnv1a32 hex8>` of the full slug.
- */
-function dnsLabel(text: string): string {
-  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  if (slug.length <= MAX_NAME) return slug;
-  const head = slug.slice(0, MAX_NAME - HASH_LENGTH - 1).replace(/-+$/, '');
-  return `${head}-${fnv1a32(slug)}`;
-}
 
-function fnv1a32(text: string): string {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(HASH_LENGTH, '0');
-}

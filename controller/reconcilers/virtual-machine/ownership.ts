@@ -4,9 +4,9 @@
 // user-data) is reported and left alone, never written, deleted or referred
 // to. Pure: decide.ts judges what it observed with these, reconciler.ts
 // judges an object found in its place on create the same way.
-import { createHash } from 'node:crypto';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
+import { boundedName, LABEL_VALUE_MAX, sha256Hex } from '../../../infra/api/bounded-name.js';
 import { API_VERSION, CORE_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
 import { Label, SecretType } from '../../../infra/api/well-known.js';
 import { userDataBytes, type UserData } from '../../backends/user-data-bytes.js';
@@ -58,9 +58,6 @@ type Owned = { readonly metadata: { readonly ownerReferences?: readonly OwnerRef
 
 export const userDataSecretName = (vm: VirtualMachine): string => `${vm.metadata.name ?? ''}-user-data`;
 
-/** Longest label value the API server takes. */
-const LABEL_VALUE_MAX = 63;
-
 /**
  * The value of Label.ownedBy for the VM named `name`: the name itself when it
  * fits a label value; a name up to 253 characters does not (issue 15: the
@@ -68,11 +65,7 @@ const LABEL_VALUE_MAX = 63;
  * one becomes its start and a hash of the whole. The ownerReference carries
  * the full name.
  */
-export function ownedByLabelValue(name: string): string {
-  if (name.length <= LABEL_VALUE_MAX) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
-  return `${name.slice(0, LABEL_VALUE_MAX - hash.length - 1)}-${hash}`;
-}
+export const ownedByLabelValue = (name: string): string => boundedName(name, LABEL_VALUE_MAX, sha256Hex(10));
 
 /** Whether `vm` is the controller of `object`: an ownerReference with controller true and the VM's uid. */
 export function isControlledBy(object: Owned, vm: VirtualMachine): boolean {

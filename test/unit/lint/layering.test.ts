@@ -56,6 +56,7 @@ describe('Layering lint (STYLE §2: cli → reconcilers → backends → runtime
     ['controller/scheduler/example.ts', "import { providerSchema } from '../../infra/api/banlieue.io/v1alpha1/provider.js';", TYPES_ONLY],
     ['controller/scheduler/example.ts', "import { readFileSync } from 'node:fs';", TYPES_ONLY],
     ['controller/backends/vsphere/mapping.ts', "import { toWireValue } from './client/wire-values.js';", TYPES_ONLY],
+    ['controller/backends/vsphere/mapping.ts', "import { toBackendError } from '../backend-error.js';", TYPES_ONLY],
   ])('reports %s importing: %s', async (filePath, code, rule) => {
     expect(await reportingRules(eslint, filePath, code)).toEqual([rule]);
   });
@@ -79,6 +80,7 @@ describe('Layering lint (STYLE §2: cli → reconcilers → backends → runtime
     ['controller/scheduler/example.ts', "import { Reason } from '../../infra/api/conditions.js';"],
     ['controller/scheduler/example.ts', "import { compareText } from './compare-text.js';"],
     ['controller/backends/vsphere/mapping.ts', "import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';"],
+    ['controller/backends/vsphere/mapping.ts', "import { failureDomainLabel } from '../failure-domain-name.js';"],
     ['controller/cli/example.ts', "import { BUILT_IN_BACKENDS } from '../backends/registry.js';"],
     ['test/unit/example.test.ts', "import { VsphereBackend } from '../../controller/backends/vsphere/vsphere-backend.js';"],
   ])('allows %s importing: %s', async (filePath, code) => {

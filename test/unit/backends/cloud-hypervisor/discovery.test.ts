@@ -47,6 +47,18 @@ describe('Cloud Hypervisor discovery', () => {
     ]);
   });
 
+  it('names the failure domain after a Provider named with 253 characters within 63, distinct from a Provider that shares its start', () => {
+    const named = (name: string): string => {
+      const long = { ...provider({}), metadata: { name, namespace: 'vms' } } as Provider;
+      const [domain] = toFailureDomains(long, config, facts).failureDomains;
+      expect(domain?.labels?.name).toBe(domain?.name);
+      return domain?.name ?? '';
+    };
+    const a = named(`${'host.'.repeat(50)}abc`);
+    expect(a).toMatch(/^(host\.){10}host-[0-9a-f]{8}$/);
+    expect(named(`${'host.'.repeat(50)}abd`)).not.toBe(a);
+  });
+
   it('withdraws the failure domain while memory is over the threshold', () => {
     const result = toFailureDomains(provider({ storageClasses: [{ name: 'fast' }] }), config, { ...facts, memoryAvailableMiB: 1024 });
     expect(result).toEqual({ failureDomains: [], withdrawn: 'memory 97% used, at or over capacity.maxMemoryUsedPercent 90' });

@@ -52,6 +52,13 @@ describe('libvirt failure domain', () => {
     expect(fd?.attributes?.features).toEqual(['vtpm']);
   });
 
+  it('is a DNS label of at most 63 characters, distinct for two Providers whose long names share their start', () => {
+    const named = (name: string): string => failureDomainName({ ...provider(), metadata: { name, namespace: 'vms' } } as Provider, 'kvm01.lab');
+    const a = named(`${'kvm.'.repeat(60)}a`);
+    expect(a).toMatch(/^(kvm-){13}kv-[0-9a-f]{8}$/);
+    expect(named(`${'kvm.'.repeat(60)}b`)).not.toBe(a);
+  });
+
   it('offers the classes whose pool or network the host has active, and the declared bridges', () => {
     const [fd] = toFailureDomains(provider(), host);
     expect(fd?.attributes?.availableStorageClasses).toEqual(['standard', 'fast']);
