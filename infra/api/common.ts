@@ -144,10 +144,13 @@ export const MachineAddress = Type.Object(
 );
 export type MachineAddress = Static<typeof MachineAddress>;
 
+/** The most addresses a status holds; a provider reports the first ones. */
+export const MAX_ADDRESSES = 32;
+
 export function Addresses(): ReturnType<typeof Type.Array<typeof MachineAddress>> {
   return Type.Array(MachineAddress, {
-    description: 'Addresses of the machine, as CAPI copies them to the Machine.',
-    maxItems: 32,
+    description: `Addresses of the machine, as CAPI copies them to the Machine; the first ${MAX_ADDRESSES} found.`,
+    maxItems: MAX_ADDRESSES,
   });
 }
 

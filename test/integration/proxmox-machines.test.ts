@@ -185,6 +185,24 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     await t.condition(machineRef('proxmox', env.ns, 'on-pve2'), 'Ready', 'True', 'Reconciled', 60_000);
   }, 180_000);
 
+  it("a Kubernetes node's VM reports the addresses of its own NIC, not the hundreds its agent lists for kube-ipvs0 and docker0", async () => {
+    await create('k8s-node');
+    const uuid = await proxmoxUuidOf(env.ns, 'k8s-node');
+    await waitFor('VM k8s-node in the simulator', () => {
+      const [found] = simVmsWithUuid(env.sim, uuid);
+      if (!found) return undefined;
+      const serviceIps = Array.from({ length: 200 }, (_, i) => ({ ip: `10.96.${i >> 8}.${(i & 255) + 1}`, prefix: 32 }));
+      found.agent.interfaces = [
+        { name: 'kube-ipvs0', mac: '6e:12:34:56:78:9a', addresses: serviceIps },
+        { name: 'docker0', mac: '02:42:ac:11:00:01', addresses: [{ ip: '172.17.0.1', prefix: 16 }] },
+      ];
+      return true;
+    }, 120_000);
+    const ready = await readyWithAgentAddress(env, 'k8s-node', '10.80.0.5');
+    expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);
+    expect((await t.get(machineRef('proxmox', env.ns, 'k8s-node')))?.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);
+  }, 180_000);
+
   it('made no call the PVE schema refuses, over the whole run', async () => {
     await waitFor('the simulator to be quiet', () => env.sim.tasks.idle, 30_000);
     expect(env.sim.violations).toEqual([]);

@@ -1,7 +1,7 @@
 // InfraMachine status from the outcome of one pass (pure). Fields other passes
 // wrote (addresses, backend references) are kept when this pass learned
 // nothing new, so a blocked pass never erases what is known.
-import type { PowerState } from '../../../infra/api/common.js';
+import { MAX_ADDRESSES, type PowerState } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachineContractSpec, InfraMachineContractStatus, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineObservation } from '../../backends/backend.js';
@@ -136,7 +136,8 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
   }
   status.initialization = { provisioned: true };
   status.observedPowerState = observation.powerState;
-  status.addresses = [...observation.addresses];
+  // The first ones (primary first): a guest may report more than a status holds, and a refused status says nothing.
+  status.addresses = observation.addresses.slice(0, MAX_ADDRESSES);
   const ready: ConditionInput = outcome.placementChange
     ? { type: ConditionType.Ready, status: 'False', reason: Reason.PlacementChanged, message: outcome.placementChange }
     : readyFor(observation, desired);

@@ -166,14 +166,12 @@ export const qemuRoutes: Routes = {
     if (vm.agent.responding === false || (vm.startedAt ?? Infinity) + delay > Date.now()) throw failure('QEMU guest agent is not running');
     const mac = /^[a-z0-9-]+=([0-9A-Fa-f:]{17})/.exec(String(vm.config.net0 ?? ''))?.[1]?.toLowerCase() ?? '00:00:00:00:00:00';
     const addresses = vm.agent.addresses ?? [{ ip: `10.0.${(vm.vmid >> 8) & 255}.${vm.vmid & 255}`, prefix: 24 }];
+    const ipAddresses = (list: readonly { ip: string; prefix: number }[]) => list.map((a) => ({ 'ip-address': a.ip, 'ip-address-type': a.ip.includes(':') ? 'ipv6' : 'ipv4', prefix: a.prefix }));
     return {
       result: [
         { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] },
-        {
-          name: 'eth0',
-          'hardware-address': mac,
-          'ip-addresses': addresses.map((a) => ({ 'ip-address': a.ip, 'ip-address-type': a.ip.includes(':') ? 'ipv6' : 'ipv4', prefix: a.prefix })),
-        },
+        { name: 'eth0', 'hardware-address': mac, 'ip-addresses': ipAddresses(addresses) },
+        ...(vm.agent.interfaces ?? []).map((i) => ({ name: i.name, 'hardware-address': i.mac, 'ip-addresses': ipAddresses(i.addresses) })),
       ],
     };
   },

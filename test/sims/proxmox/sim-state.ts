@@ -51,6 +51,8 @@ export interface SimAgent {
   addresses?: readonly { readonly ip: string; readonly prefix: number }[];
   /** False: installed but never answering. @default true */
   responding?: boolean;
+  /** Interfaces of the guest's own besides lo and eth0, e.g. a Kubernetes node's kube-ipvs0 holding every Service IP. */
+  interfaces?: readonly { readonly name: string; readonly mac: string; readonly addresses: readonly { readonly ip: string; readonly prefix: number }[] }[];
 }
 
 export interface SimVm {

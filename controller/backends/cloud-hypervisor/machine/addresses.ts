@@ -4,6 +4,7 @@
 // entries only, link-local addresses left out.
 import type { MachineAddress } from '../../../../infra/api/common.js';
 import type { Neighbour } from '../host/ip-links.js';
+import { internalAddresses } from '../../machine-addresses.js';
 
 export interface AddressNic {
   readonly mac: string;
@@ -26,20 +27,12 @@ export function isStaticOnly(nics: readonly AddressNic[]): boolean {
 }
 
 export function toAddresses(nics: readonly AddressNic[], neighbours: readonly Neighbour[]): Addresses {
-  if (isStaticOnly(nics)) return { addresses: unique(nics.map((nic) => nic.staticAddress ?? '')), source: 'static' };
+  if (isStaticOnly(nics)) return { addresses: internalAddresses(nics.map((nic) => nic.staticAddress)), source: 'static' };
   const found = nics.flatMap((nic) => {
     if (nic.staticAddress !== undefined) return [nic.staticAddress];
     return neighbours
-      .filter((n) => n.mac === nic.mac.toLowerCase() && n.device === nic.bridge && !n.state.some((s) => UNUSABLE.has(s)) && !isLinkLocal(n.address))
-      .map((n) => n.address.toLowerCase());
+      .filter((n) => n.mac === nic.mac.toLowerCase() && n.device === nic.bridge && !n.state.some((s) => UNUSABLE.has(s)))
+      .map((n) => n.address);
   });
-  return { addresses: unique(found), source: 'neighbour' };
-}
-
-function isLinkLocal(address: string): boolean {
-  return /^(fe[89ab][0-9a-f]:|169\.254\.)/i.test(address);
-}
-
-function unique(addresses: readonly string[]): MachineAddress[] {
-  return [...new Set(addresses)].map((address) => ({ type: 'InternalIP', address }));
+  return { addresses: internalAddresses(found), source: 'neighbour' };
 }

@@ -11,6 +11,7 @@ import type { Domain } from '../client/handles.js';
 import type { InterfaceAddresses } from '../client/domains.js';
 import type { LibvirtClient } from '../client/libvirt-client.js';
 import { isLibvirtError } from '../client/libvirt-error.js';
+import { internalAddresses } from '../../machine-addresses.js';
 
 /** status.addressSource values. */
 export type AddressSourceName = 'dhcpLease' | 'guestAgent' | 'arpTable';
@@ -47,7 +48,5 @@ export async function readAddresses(client: LibvirtClient, domain: Domain, macs:
 /** Addresses of the machine's NICs (by MAC, where the source names one), without loopback and link-local ones. */
 export function usableAddresses(interfaces: readonly InterfaceAddresses[], macs: readonly string[]): MachineAddress[] {
   const ours = new Set(macs.map((m) => m.toLowerCase()));
-  const all = interfaces.filter((i) => i.mac === undefined || ours.has(i.mac.toLowerCase())).flatMap((i) => i.addresses.map((a) => a.address.toLowerCase()));
-  const usable = all.filter((ip) => !/^(fe[89ab][0-9a-f]:|169\.254\.|127\.|::1$|::ffff:127\.)/i.test(ip));
-  return [...new Set(usable)].map((address) => ({ type: 'InternalIP', address }));
+  return internalAddresses(interfaces.filter((i) => i.mac === undefined || ours.has(i.mac.toLowerCase())).flatMap((i) => i.addresses.map((a) => a.address)));
 }

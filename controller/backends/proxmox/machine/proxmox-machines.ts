@@ -17,6 +17,7 @@ import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAc
 import { withSignal } from '../../cancellation.js';
 import { toNoCloudIso } from '../../cloud-init/nocloud-iso.js';
 import { assertOwnedBy } from '../../ownership.js';
+import { macOf } from './mac-address.js';
 import type { ProxmoxClientPool } from '../client-pool.js';
 import { isProxmoxError } from '../client/proxmox-error.js';
 import type { VmRef } from '../client/qemu.js';
@@ -199,7 +200,8 @@ async function addressesOf(view: PassView, request: Request, ref: VmRef, status:
   if (fixed.length > 0) return { addresses: fixed, source: 'static' };
   if (power !== 'PoweredOn' || status.agent === false) return { addresses: [] };
   try {
-    return { addresses: agentAddresses(await view.client.qemu.agentInterfaces(ref)), source: 'guestAgent' };
+    const macs = request.spec.nics.map((nic) => macOf(request.uuid, nic));
+    return { addresses: agentAddresses(await view.client.qemu.agentInterfaces(ref), macs), source: 'guestAgent' };
   } catch (err) {
     // 500 "QEMU guest agent is not running": the guest has not started it yet.
     if (isProxmoxError(err) && err.status === 500) return { addresses: [] };

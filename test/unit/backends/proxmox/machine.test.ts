@@ -183,11 +183,24 @@ describe('ProxmoxMachine addresses and MACs', () => {
           { 'ip-address': '2001:DB8::5', 'ip-address-type': 'ipv6', prefix: 64 },
         ],
       },
-    ]);
+    ], []);
     expect(addresses).toEqual([
       { type: 'InternalIP', address: '10.0.0.5' },
       { type: 'InternalIP', address: '2001:db8::5' },
     ]);
+  });
+
+  it("reports only its own NICs' addresses (by MAC) when they have any: not a Kubernetes node's kube-ipvs0, CNI bridge or docker0", () => {
+    const ips = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ 'ip-address': `${prefix}${i + 1}`, 'ip-address-type': 'ipv4' as const, prefix: 32 }));
+    const node = [
+      { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': ips('127.0.0.', 1) },
+      { name: 'kube-ipvs0', 'hardware-address': '6e:12:34:56:78:9a', 'ip-addresses': ips('10.96.0.', 200) },
+      { name: 'docker0', 'hardware-address': '02:42:ac:11:00:01', 'ip-addresses': ips('172.17.0.', 1) },
+      { name: 'eth0', 'hardware-address': 'BC:24:11:00:00:01', 'ip-addresses': ips('10.0.0.', 1) },
+    ];
+    expect(agentAddresses(node, ['bc:24:11:00:00:01'])).toEqual([{ type: 'InternalIP', address: '10.0.0.1' }]);
+    // None on its own NICs (its address is on a guest bridge): every interface's but lo.
+    expect(agentAddresses(node, ['bc:24:11:00:00:99'])).toHaveLength(202);
   });
 
   it('reports static addresses from the spec', () => {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { GuestNic, VmSummary } from '../../../../controller/backends/vsphere/client/vim-types.js';
 import { addressesOf } from '../../../../controller/backends/vsphere/machine/vsphere-machines.js';
 
-function guestNic(ipAddresses: string[], macAddress = '00:50:56:00:00:01'): GuestNic {
-  return { macAddress, network: 'VM Network', ipAddresses, connected: true, deviceConfigId: 4000 };
+function guestNic(ipAddresses: string[], macAddress = '00:50:56:00:00:01', deviceConfigId = 4000): GuestNic {
+  return { macAddress, network: 'VM Network', ipAddresses, connected: true, deviceConfigId };
 }
 
 function summary(ipAddress: string | undefined, nics: GuestNic[]): VmSummary {
@@ -58,6 +58,14 @@ describe('vSphere machine addresses', () => {
     ['an IPv4 address with 127 elsewhere', '10.127.0.1'],
   ])('keeps %s (%s)', (_what, address) => {
     expect(addresses(summary(undefined, [guestNic([address])]))).toEqual([address]);
+  });
+
+  it("reports only its own NICs' addresses when they have any: not a Kubernetes node's kube-ipvs0 or docker0 (deviceConfigId -1)", () => {
+    const ipvs = guestNic(Array.from({ length: 200 }, (_, i) => `10.96.0.${i + 1}`), '6e:12:34:56:78:9a', -1);
+    const docker = guestNic(['172.17.0.1'], '02:42:ac:11:00:01', -1);
+    expect(addresses(summary('10.0.0.5', [ipvs, guestNic(['10.0.0.5']), docker]))).toEqual(['10.0.0.5']);
+    // Tools has not named a primary yet and no NIC of the VM has an address (it is on a guest bridge): the others'.
+    expect(addresses(summary(undefined, [guestNic([]), guestNic(['192.0.2.7'], '02:00:00:00:00:01', -1)]))).toEqual(['192.0.2.7']);
   });
 
   it('is empty before VMware Tools reports anything', () => {

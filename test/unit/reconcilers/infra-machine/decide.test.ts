@@ -217,6 +217,13 @@ describe('InfraMachine status', () => {
       expect(isProvisioned({ status })).toBe(true);
     });
 
+    it('reports the first addresses a status holds when the guest reports more, and is Ready', () => {
+      const many = Array.from({ length: 300 }, (_, i): MachineAddress => ({ type: 'InternalIP', address: `10.96.${i >> 8}.${i & 255}` }));
+      const status = decideMachineStatus(machine({ status: PROVISIONED }), observed(observation({ addresses: many })), T0);
+      expect(status.addresses).toEqual(many.slice(0, 32));
+      expect(findCondition(status.conditions, ConditionType.Ready)?.status).toBe('True');
+    });
+
     it('replaces the addresses, failure domain and backend fields an earlier pass wrote', () => {
       const status = decideMachineStatus(machine({ status: PROVISIONED }), observed(observation({ addresses: [ADDRESSES[0] as MachineAddress] })), T0);
       expect(status).toMatchObject({ addresses: [ADDRESSES[0]], failureDomain: 'fd-2', vmRef: 'vm-42', observedGeneration: 2 });
