@@ -2,7 +2,7 @@
 // (from the working tree's bundle: cli-bundle.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { banlieueCommand } from './bundles.js';
-import { waitFor } from './wait.js';
+import { StopWaiting, waitFor } from './wait.js';
 
 export interface RoleProcess {
   readonly healthPort: number;
@@ -48,7 +48,7 @@ export async function startRole(args: string[], options: StartRoleOptions = {}):
   const ports = await waitFor(
     'the role to serve health and metrics',
     () => {
-      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}:\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new StopWaiting(`the role exited (${child.exitCode ?? child.signalCode}) before serving health and metrics:\n${output}`);
       const line = output.split('\n').find((l) => l.includes('Serving health and metrics'));
       return line ? (JSON.parse(line) as { healthPort: number; metricsPort: number }) : undefined;
     },
