@@ -9,13 +9,18 @@ import type { KubeConfig } from '@kubernetes/client-node';
 
 /** An HTTP error answer of the API server; `body` is the Status JSON text. */
 export class ApiStatusError extends Error {
+  /** The API server's own words (its Status message). */
+  readonly serverMessage: string;
+
   constructor(
     readonly code: number,
     readonly body: string,
     what: string,
   ) {
-    super(`${what}: HTTP ${code}: ${statusMessage(body)}`);
+    const serverMessage = statusMessage(body);
+    super(`${what}: HTTP ${code}: ${serverMessage}`);
     this.name = 'ApiStatusError';
+    this.serverMessage = serverMessage;
   }
 }
 

@@ -1,6 +1,7 @@
 // The one status writer: server-side apply of the fields this manager owns,
 // skipped when the live object already says the same (idle means zero writes).
 import type { ObjectMeta } from '../../infra/api/kind.js';
+import { ApiStatusError } from './kube-api.js';
 import type { ServerSideApply } from './server-side-apply.js';
 
 /** Whether every field of `desired` has the same value in `current` (arrays: same length, elementwise). */
@@ -31,4 +32,13 @@ export async function applyStatus(ssa: ServerSideApply, obj: StatusTarget, statu
     { subresource: 'status' },
   );
   return true;
+}
+
+/**
+ * The API server's words when it refused a status as invalid (422): a value its
+ * schema does not take. A reconciler says so in a condition (Reason.StatusRefused)
+ * instead of retrying the same refused write without a word to the user.
+ */
+export function statusRefusal(err: unknown): string | undefined {
+  return err instanceof ApiStatusError && err.code === 422 ? err.serverMessage : undefined;
 }

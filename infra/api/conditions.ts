@@ -210,6 +210,13 @@ export const Reason = {
   Deleting: 'Deleting',
   /** InfraMachine: being deleted; the VM could not be removed yet (see the message). */
   DeletionFailed: 'DeletionFailed',
+  /**
+   * Provider or InfraMachine Ready=False, with a Warning Event: the API server refused the status a
+   * pass found (a value its schema does not take, e.g. more failure domains than a Provider status
+   * holds); the message has its words, naming the field. The rest of the status stays as last
+   * written. An inventory beyond banlieue's limits, or a bug of banlieue: report it.
+   */
+  StatusRefused: 'StatusRefused',
   /** VMImage row: the backend has no image of that reference (e.g. no vSphere template of that name). */
   ImageSourceNotFound: 'ImageSourceNotFound',
   /** VMImage row: the source kind is not one this backend can use (e.g. an ISO for vSphere). */

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { eventsWhere, eventsWith } from '../support/events.js';
+import { proxmoxWorld } from '../support/proxmox-world.js';
+import { startProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
 import {
   proxmoxUuidOf,
   readyWithAgentAddress,
@@ -202,6 +204,30 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);
     expect((await t.get(machineRef('proxmox', env.ns, 'k8s-node')))?.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);
   }, 180_000);
+
+  it('a Provider whose cluster has more nodes than a Provider status holds says so in Ready, naming the field', async () => {
+    const big = await startProxmoxSim({ nodes: Array.from({ length: 260 }, (_, i) => `node${i}`) });
+    const { secret, provider } = proxmoxWorld(env.ns, big, 'big');
+    secret.metadata.name = 'pve-big-token';
+    provider.metadata.name = 'pve-big';
+    provider.metadata.labels = { backend: 'proxmox-big' };
+    (provider.spec as { connection: { credentialsRef: { name: string } } }).connection.credentialsRef.name = 'pve-big-token';
+    try {
+      await t.apply(secret);
+      await t.apply(provider);
+      const refused = await t.condition(provider, 'Ready', 'False', 'StatusRefused', 120_000);
+      const ready = readyOf(refused);
+      expect(ready?.message).toMatch(/status\.failureDomains: Too many: 260: must have at most 256 items/);
+      expect(ready?.message).not.toMatch(/HTTP|PATCH/);
+      expect((await eventsWith(t.api, env.ns, 'pve-big', ['StatusRefused'])).map((e) => e.reason)).toContain('StatusRefused');
+      expect(big.violations).toEqual([]);
+    } finally {
+      await t.delete(provider);
+      await t.gone(provider, 60_000);
+      await t.delete(secret);
+      await big.stop();
+    }
+  }, 240_000);
 
   it('made no call the PVE schema refuses, over the whole run', async () => {
     await waitFor('the simulator to be quiet', () => env.sim.tasks.idle, 30_000);

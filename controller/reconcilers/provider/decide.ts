@@ -44,6 +44,13 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
   };
 }
 
+/** The API server refused the status a discovery found (`message`, its words): Ready=False, the rest as last written. */
+export function refusedProviderStatus(provider: Provider, message: string, now: Date): ProviderStatus {
+  const current = provider.status ?? {};
+  const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.StatusRefused, message };
+  return { ...current, conditions: setConditions(current.conditions, [ready], now) };
+}
+
 /** Declared storage and network classes that no failure domain offers, e.g. `storage class fast`. */
 function unusableClasses(provider: Provider, domains: readonly FailureDomainStatus[]): string[] {
   const offered = (pick: (fd: FailureDomainStatus) => readonly string[] | undefined): Set<string> => new Set(domains.flatMap((fd) => pick(fd) ?? []));

@@ -17,10 +17,10 @@ import type { Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { applyStatus } from '../../runtime/status-writer.js';
+import { applyStatus, statusRefusal } from '../../runtime/status-writer.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from './connection.js';
-import { decideProviderStatus, type DiscoveryOutcome } from './decide.js';
+import { decideProviderStatus, refusedProviderStatus, type DiscoveryOutcome } from './decide.js';
 import { findOlderOnEndpoint } from './endpoint.js';
 
 export class ProviderReconciler implements Reconciler {
@@ -64,10 +64,22 @@ export class ProviderReconciler implements Reconciler {
     }
     const outcome = isPaused(provider) ? undefined : await this.discover(provider, log, signal);
     const olderOnEndpoint = findOlderOnEndpoint(provider, this.providers.list());
-    const status = decideProviderStatus(provider, outcome, this.clock.now(), olderOnEndpoint);
+    let status = decideProviderStatus(provider, outcome, this.clock.now(), olderOnEndpoint);
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
     const shareBefore = findCondition(provider.status?.conditions, ConditionType.EndpointExclusive);
-    if (await applyStatus(this.ssa, provider, status as Record<string, unknown>)) {
+    let written: boolean;
+    try {
+      written = await applyStatus(this.ssa, provider, status as Record<string, unknown>);
+    } catch (err) {
+      const refusal = statusRefusal(err);
+      if (refusal === undefined) throw err;
+      // What discovery found cannot be written: say so, keeping what was written before.
+      log.warn({ err: refusal }, 'Provider status refused by the API server');
+      status = refusedProviderStatus(provider, refusal, this.clock.now());
+      written = await applyStatus(this.ssa, provider, status as Record<string, unknown>);
+      if (written) void this.events.record(provider, 'Warning', Reason.StatusRefused, refusal);
+    }
+    if (written) {
       const after = findCondition(status.conditions, ConditionType.ProviderReachable);
       if (after && (after.status !== before?.status || after.reason !== before?.reason)) {
         void this.events.record(provider, after.status === 'True' ? 'Normal' : 'Warning', after.reason, after.message || 'Connected');

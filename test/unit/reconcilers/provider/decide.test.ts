@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../../infra/api/conditions.js';
-import { decideProviderStatus } from '../../../../controller/reconcilers/provider/decide.js';
+import { decideProviderStatus, refusedProviderStatus } from '../../../../controller/reconcilers/provider/decide.js';
 
 const now = new Date('2030-01-01T00:00:00Z');
 const provider: Provider = {
@@ -19,6 +19,14 @@ describe('Provider status', () => {
     const status = decideProviderStatus(provider, { ok: true, failureDomains: [{ name: 'host-a' }] }, now);
     expect(status.failureDomains).toEqual([{ name: 'host-a' }]);
     expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled, message: '1 failure domain' });
+  });
+
+  it('says a status the API server refused in Ready=False StatusRefused, with its words, keeping what was written before', () => {
+    const words = 'Provider.banlieue.io "host-a" is invalid: status.failureDomains: Too many: 260: must have at most 256 items';
+    const status = refusedProviderStatus(provider, words, now);
+    expect(status.failureDomains).toEqual([{ name: 'host-a' }]);
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: Reason.StatusRefused, message: words });
+    expect(condition(status, 'ProviderReachable')).toBeUndefined();
   });
 
   it('withdraws the failure domains with the reason the backend gives: reachable, Ready=False CapacityExceeded', () => {
