@@ -72,4 +72,20 @@ describe('gzip user-data', () => {
     expect(Buffer.from(rendered?.data?.value ?? '', 'base64')).toEqual(GZIP);
     await waitFor(`${name} to be Ready`, async () => (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined, 120_000);
   }, 300_000);
+
+  it('reaches the VM of a VirtualMachine named with 253 characters: its rendered Secret is named within 253', async () => {
+    const cp = plane();
+    const name = `${'long.'.repeat(50)}vm1`;
+    expect(name).toHaveLength(253);
+    await applyObjects(cp, [vm(name, { secretRef: { name: 'gz-secret' } })]);
+
+    const created = await waitFor('the fake VM of the long-named VirtualMachine', async () => [...cloud.vms.values()].find((v) => v.name === name), 120_000);
+    expect(userDataBytes(created.userData ?? '')).toEqual(GZIP);
+    await waitFor('it to be Ready', async () => (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined, 120_000);
+    const secrets = JSON.parse(await cp.kubectl(['get', 'secrets', '-n', NS, '-o', 'json'])) as { items: { metadata: { name: string; ownerReferences?: { name: string }[] } }[] };
+    const rendered = secrets.items.filter((o) => o.metadata.ownerReferences?.some((r) => r.name === name)).map((o) => o.metadata.name);
+    expect(rendered).toHaveLength(1);
+    expect(rendered[0]?.length).toBeLessThanOrEqual(253);
+    expect(rendered[0]?.startsWith('long.long.')).toBe(true);
+  }, 300_000);
 });

@@ -15,6 +15,7 @@
 import { isIpAddress, type IpPoolReference, type Ipam, type StaticAddress } from '../../../infra/api/common.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import { boundedName, OBJECT_NAME_MAX } from '../../../infra/api/bounded-name.js';
 
 export const IPAM_GROUP = 'ipam.cluster.x-k8s.io';
 /** The version CAPI v1.11+ stores (the pinned CAPI module serves v1alpha1, v1beta1 and v1beta2). */
@@ -62,7 +63,8 @@ export function decidePoolClaims(machineName: string, spec: object): PoolClaim[]
   if (!list) return [];
   return list.nics.flatMap((nic, nicIndex) =>
     (nic.ipam?.addressesFromPools ?? []).map((pool, poolIndex) => ({
-      name: `${machineName}-${nicIndex}-${poolIndex}`,
+      // A machine's name may take all 253 characters a claim's may have.
+      name: boundedName(`${machineName}-${nicIndex}-${poolIndex}`, OBJECT_NAME_MAX),
       nicIndex,
       pool,
       at: `spec.${list.field}[${nicIndex}].ipam.addressesFromPools[${poolIndex}]`,

@@ -6,7 +6,7 @@
 // judges an object found in its place on create the same way.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
-import { boundedName, LABEL_VALUE_MAX, sha256Hex } from '../../../infra/api/bounded-name.js';
+import { boundedName, LABEL_VALUE_MAX, OBJECT_NAME_MAX, sha256Hex } from '../../../infra/api/bounded-name.js';
 import { API_VERSION, CORE_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
 import { Label, SecretType } from '../../../infra/api/well-known.js';
 import { userDataBytes, type UserData } from '../../backends/user-data-bytes.js';
@@ -56,7 +56,8 @@ export type UserDataSecretWrite = { readonly ok: true; readonly write?: UserData
 
 type Owned = { readonly metadata: { readonly ownerReferences?: readonly OwnerReference[] } };
 
-export const userDataSecretName = (vm: VirtualMachine): string => `${vm.metadata.name ?? ''}-user-data`;
+/** `<vm>-user-data`; a VM's name may take all 253 characters a Secret's may have, so a longer one is cut with a hash. */
+export const userDataSecretName = (vm: VirtualMachine): string => boundedName(`${vm.metadata.name ?? ''}-user-data`, OBJECT_NAME_MAX);
 
 /**
  * The value of Label.ownedBy for the VM named `name`: the name itself when it

@@ -24,6 +24,14 @@ describe('IPAddressClaims of a machine', () => {
     expect(decidePoolClaims('db', { network: spec.nics }).map((c) => c.at)).toEqual(['spec.network[0].ipam.addressesFromPools[0]', 'spec.network[2].ipam.addressesFromPools[0]']);
   });
 
+  it('names the claims of a machine named with 253 characters within 253, each its own', () => {
+    const spec = { nics: [{ name: 'eth0', ipam: { addressesFromPools: [POOL_V4, POOL_MGMT] } }] };
+    const names = decidePoolClaims('m'.repeat(253), spec).map((c) => c.name);
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(253);
+    expect(new Set(names).size).toBe(2);
+  });
+
   it('gives the backend each pooled NIC with its bound address as a static one, and leaves the other NICs as they are', () => {
     const spec = { cpus: 2, network: [{ name: 'eth0', ipam: { addressesFromPools: [POOL_V4] } }, { name: 'eth1', macAddress: '00:50:56:00:00:01' }] };
     const bound = new Map([[0, { address: '10.0.0.15', prefix: 24, gateway: '10.0.0.1' }]]);
