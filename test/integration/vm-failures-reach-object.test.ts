@@ -1,10 +1,11 @@
 // Every failure reaches the object (issue 15, point 3), against the real API
 // server with `banlieue controller` running: a VirtualMachine name longer than
-// a label value no longer breaks the objects made for it, and a write the API
-// server refuses is reported on the VM in the API server's words, not only
-// logged while the VM says it is pending.
+// a label value, or than leaves room for `-user-data`, no longer breaks the
+// objects made for it, and a write the API server refuses is reported on the
+// VM in the API server's words, not only logged while the VM says it is pending.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllerNamespace } from '../support/kube.js';
+import { waitFor } from '../support/wait.js';
 import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
 
 const WAIT_MS = 120_000;
@@ -43,14 +44,30 @@ describe('VirtualMachine failures on the object', () => {
     expect((machine.metadata as { ownerReferences?: { name: string }[] }).ownerReferences?.[0]?.name).toBe(name);
   }, WAIT_MS);
 
-  it('says on the VM why the API server refused to create its user-data Secret', async () => {
-    const name = `web-${'b'.repeat(241)}`; // 245 characters: `<name>-user-data` is past the 253 of a Secret name
+  it('renders the user-data Secret of a VM whose name leaves no room for `-user-data` (245 characters): its name is cut with a hash', async () => {
+    const name = `web-${'b'.repeat(241)}`;
     await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'long-source', namespace: ns }, stringData: { 'user-data': '#cloud-config\n' } });
     const v = await t.apply(vm(ns, name, cls, image, { userData: { secretRef: { name: 'long-source' } } }));
+    // (A VSphereMachine takes no name over 80 characters, vCenter's limit: that one is refused, and said, after the Secret is made.)
+    const rendered = await waitFor('the rendered user-data Secret', async () => {
+      const secrets = await t.api.request<{ items: Obj[] }>('GET', `/api/v1/namespaces/${ns}/secrets`);
+      const owned = secrets.items.filter((o) => (o.metadata as { ownerReferences?: { uid: string }[] }).ownerReferences?.some((r) => r.uid === v.metadata.uid));
+      return owned.length > 0 ? owned : undefined;
+    }, WAIT_MS);
+    expect(rendered.map((o) => o.metadata.name.length)).toEqual([253]);
+    expect((rendered[0] as { type?: string } | undefined)?.type).toBe('banlieue.io/user-data');
+  }, WAIT_MS);
+
+  it('says on the VM why the API server refused to create its user-data Secret', async () => {
+    // 400 KB of user-data whose placeholders render to 1.6 MB: past the 1 MiB a Secret holds.
+    const name = `web-${'c'.repeat(56)}`;
+    const script = `#!/bin/sh\n${'echo ${VM_NAME}\n'.repeat(25_000)}`;
+    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'big-source', namespace: ns }, stringData: { 'user-data': script } });
+    const v = await t.apply(vm(ns, name, cls, image, { userData: { secretRef: { name: 'big-source' } } }));
     const live = await t.condition(v, 'Scheduled', 'False', 'CreateRefused', WAIT_MS);
     const scheduled = (live.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Scheduled');
     expect(scheduled?.message).toContain(`Secret ${name}-user-data could not be created`);
-    expect(scheduled?.message).toContain('253');
+    expect(scheduled?.message).toContain('1048576');
     expect(await t.get(machineRef('vsphere', ns, name))).toBeUndefined();
   }, WAIT_MS);
 });
