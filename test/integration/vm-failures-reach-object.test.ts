@@ -3,7 +3,9 @@
 // a label value, or than leaves room for `-user-data`, no longer breaks the
 // objects made for it, and a write the API server refuses is reported on the
 // VM in the API server's words, not only logged while the VM says it is pending.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { auditOffset, countWrites } from '../support/audit-writes.js';
 import { startControllerNamespace } from '../support/kube.js';
 import { waitFor } from '../support/wait.js';
 import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, vmImage, type Obj } from '../support/fixtures.js';
@@ -69,5 +71,10 @@ describe('VirtualMachine failures on the object', () => {
     expect(scheduled?.message).toContain(`Secret ${name}-user-data could not be created`);
     expect(scheduled?.message).toContain('1048576');
     expect(await t.get(machineRef('vsphere', ns, name))).toBeUndefined();
+    // Said, then tried again on its backoff: not at each event of the status that says so (that ran many times a second).
+    const from = auditOffset(inject('auditLogPath'));
+    await delay(15_000);
+    const writes = countWrites(inject('auditLogPath'), from, { namespace: ns }).controller?.total ?? 0;
+    expect(writes).toBeLessThanOrEqual(4);
   }, WAIT_MS);
 });

@@ -26,7 +26,7 @@ interface AuditEvent {
   stage?: string;
   verb?: string;
   userAgent?: string;
-  objectRef?: { resource?: string; subresource?: string };
+  objectRef?: { resource?: string; subresource?: string; namespace?: string };
   responseStatus?: { code?: number };
 }
 
@@ -37,8 +37,11 @@ export function auditOffset(path: string): number {
   return readFileSync(path).lastIndexOf(0x0a) + 1;
 }
 
-/** banlieue's writes between two offsets (`to` defaults to the end of the last complete line). */
-export function countWrites(path: string, from: number, to = auditOffset(path)): WriteCounts {
+/**
+ * banlieue's writes from offset `from` (to `to`, by default the end of the last complete line), in
+ * `namespace` only when given (tests share one API server).
+ */
+export function countWrites(path: string, from: number, { to = auditOffset(path), namespace }: { to?: number; namespace?: string } = {}): WriteCounts {
   const counts: WriteCounts = {};
   for (const line of readFileSync(path).subarray(from, to).toString('utf8').split('\n')) {
     if (!line) continue;
@@ -47,6 +50,7 @@ export function countWrites(path: string, from: number, to = auditOffset(path)):
     const role = ROLE_AGENT.exec(event.userAgent ?? '')?.[1];
     // ResponseComplete, once per request (ResponseStarted is only for watches).
     if (event.stage !== 'ResponseComplete' || !verb || !role) continue;
+    if (namespace !== undefined && event.objectRef?.namespace !== namespace) continue;
     const writes = (counts[role] ??= { create: 0, update: 0, patch: 0, delete: 0, total: 0, failed: 0, failedBy: {}, byResource: {} });
     writes[verb] += 1;
     writes.total += 1;

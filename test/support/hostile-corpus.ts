@@ -119,6 +119,8 @@ function metadataVariants(base: CorpusObject): CorpusCase[] {
     ['an underscore and capitals in the name', (o) => (o.metadata.name = 'Web_1')],
     ['a 254-character name', (o) => (o.metadata.name = 'a'.repeat(254))],
     ['a 64-character name', (o) => (o.metadata.name = 'a'.repeat(64))],
+    // The longest a name may be: every name derived from it (field managers, Leases, Events, Secrets, failure domains) must fit too.
+    ['a 253-character name', (o) => (o.metadata.name = `${'long.'.repeat(50)}abc`)],
     ['a unicode name', (o) => (o.metadata.name = 'vm-名前')],
     ['a name starting with a dash', (o) => (o.metadata.name = '-web')],
     ['a name that is a number', (o) => (o.metadata.name = 42 as unknown as string)],

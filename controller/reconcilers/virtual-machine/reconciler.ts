@@ -21,7 +21,7 @@ import { Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
-import { done, type ReconcileResult } from '../../runtime/errors.js';
+import { blocked, done, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ensureFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
@@ -90,6 +90,9 @@ interface OwnedWrite<T extends ObjectWithUid> {
   readonly upToDate: (existing: T) => boolean;
 }
 
+/** The first retry of a refused write when its plan names none. */
+const CONFLICT_RETRY_MS = 60_000;
+
 type ObjectWithUid = { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; uid?: string } };
 
 export class VirtualMachineReconciler implements Reconciler {
@@ -122,12 +125,18 @@ export class VirtualMachineReconciler implements Reconciler {
     const observed = this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced);
     const plan = decideVirtualMachine(observed, now);
     this.assume(key, plan, latest);
+    let conflicted = false;
     const requeueAfterMs = await this.apply(latest, plan, log, (refusal) => {
       // The machine stays where it runs, as it was: only the status changes.
       if (refusal.reason === Reason.SpecNotApplied) return decideSpecNotApplied(latest, plan, refusal, now);
       this.assumed.delete(key); // Nothing was placed.
+      conflicted = true;
       return decideWriteConflict(observed, refusal, now);
     });
+    // A write refused (a create admission refuses, another's object in the way) is tried again on the key's
+    // backoff, not on the events of the status that says so: each pass writes the placement it decided, then
+    // the refusal, so those events ran the next pass at once, a refused create many times a second.
+    if (conflicted) return blocked(requeueAfterMs ?? CONFLICT_RETRY_MS);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
   }
 
