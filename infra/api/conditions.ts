@@ -61,7 +61,8 @@ export const Reason = {
   /**
    * VirtualMachine Scheduled=False: the API server refused to create its infrastructure machine or
    * its user-data Secret (a value that kind does not take); the message has the API server's words,
-   * naming the field. Fix the VirtualMachine (or its VMClass/VMImage) accordingly.
+   * naming the field. Fix the VirtualMachine (or its VMClass/VMImage) accordingly. Tried again ever
+   * less often, up to every 5 minutes, and at once when the VirtualMachine changes.
    */
   CreateRefused: 'CreateRefused',
   /** Providers matched but publish no failure domains yet. */
