@@ -1,6 +1,6 @@
 // The failure domain name a backend derives from a Provider and its inventory
-// (`<provider>-<datacenter>-<cluster>`, `<provider>-<node>`, the host's
-// Provider): a DNS label, at most 63 characters. A longer one is cut and ended
+// (`<provider>-<datacenter>-<cluster>`, `<provider>-<node>`, a libvirt
+// host's Provider): a DNS label, at most 63 characters. A longer one is cut and ended
 // by an FNV-1a hash of the whole slug, so two Providers or clusters that share
 // a long prefix still publish two failure domains.
 import { boundedName, LABEL_VALUE_MAX } from '../../infra/api/bounded-name.js';

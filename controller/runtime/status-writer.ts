@@ -34,11 +34,25 @@ export async function applyStatus(ssa: ServerSideApply, obj: StatusTarget, statu
   return true;
 }
 
+/** What applyStatusOrRefusal wrote: the status decided, or (`refusal`, the API server's words) the one saying it was refused. */
+export interface StatusApplied<S> {
+  readonly written: boolean;
+  readonly status: S;
+  readonly refusal?: string;
+}
+
 /**
- * The API server's words when it refused a status as invalid (422): a value its
- * schema does not take. A reconciler says so in a condition (Reason.StatusRefused)
- * instead of retrying the same refused write without a word to the user.
+ * applyStatus; when the API server refuses `status` as invalid (422: a value
+ * its schema does not take), applies `refused(itsWords)` instead, so the
+ * object says why (Reason.StatusRefused) rather than the same refused write
+ * being retried without a word to the user.
  */
-export function statusRefusal(err: unknown): string | undefined {
-  return err instanceof ApiStatusError && err.code === 422 ? err.serverMessage : undefined;
+export async function applyStatusOrRefusal<S extends object>(ssa: ServerSideApply, obj: StatusTarget, status: S, refused: (message: string) => S): Promise<StatusApplied<S>> {
+  try {
+    return { written: await applyStatus(ssa, obj, status as Record<string, unknown>), status };
+  } catch (err) {
+    if (!(err instanceof ApiStatusError && err.code === 422)) throw err;
+    const instead = refused(err.serverMessage);
+    return { written: await applyStatus(ssa, obj, instead as Record<string, unknown>), status: instead, refusal: err.serverMessage };
+  }
 }

@@ -18,7 +18,7 @@ import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { applyStatus, containsAll, statusRefusal } from '../../runtime/status-writer.js';
+import { applyStatusOrRefusal, containsAll } from '../../runtime/status-writer.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
@@ -357,18 +357,12 @@ export class InfraMachineReconciler implements Reconciler {
   }
 
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
-    let status = decideMachineStatus(machine, outcome, this.clock.now());
+    const now = this.clock.now();
     const before = findCondition(machine.status?.conditions, ConditionType.Ready);
-    let written: boolean;
-    try {
-      written = await applyStatus(this.ssa, machine, status);
-    } catch (err) {
-      const refusal = statusRefusal(err);
-      if (refusal === undefined) throw err;
-      // What this pass found cannot be written: say so, keeping what was written before.
-      status = decideMachineStatus(machine, { kind: 'blocked', reason: Reason.StatusRefused, message: refusal }, this.clock.now());
-      written = await applyStatus(this.ssa, machine, status);
-    }
+    // What this pass found, or, should the API server refuse it, that it did (keeping what was written before).
+    const { written, status } = await applyStatusOrRefusal(this.ssa, machine, decideMachineStatus(machine, outcome, now), (message) =>
+      decideMachineStatus(machine, { kind: 'blocked', reason: Reason.StatusRefused, message }, now),
+    );
     if (written) this.writtenStatus.set(keyOf(machine), { uid: machine.metadata.uid, status });
     if (written) {
       const after = findCondition(status.conditions, ConditionType.Ready);

@@ -17,7 +17,7 @@ import type { Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { applyStatus, statusRefusal } from '../../runtime/status-writer.js';
+import { applyStatusOrRefusal } from '../../runtime/status-writer.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from './connection.js';
 import { decideProviderStatus, refusedProviderStatus, type DiscoveryOutcome } from './decide.js';
@@ -64,19 +64,15 @@ export class ProviderReconciler implements Reconciler {
     }
     const outcome = isPaused(provider) ? undefined : await this.discover(provider, log, signal);
     const olderOnEndpoint = findOlderOnEndpoint(provider, this.providers.list());
-    let status = decideProviderStatus(provider, outcome, this.clock.now(), olderOnEndpoint);
+    const now = this.clock.now();
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
     const shareBefore = findCondition(provider.status?.conditions, ConditionType.EndpointExclusive);
-    let written: boolean;
-    try {
-      written = await applyStatus(this.ssa, provider, status as Record<string, unknown>);
-    } catch (err) {
-      const refusal = statusRefusal(err);
-      if (refusal === undefined) throw err;
-      // What discovery found cannot be written: say so, keeping what was written before.
+    // What discovery found, or, should the API server refuse it, that it did (keeping what was written before).
+    const { written, status, refusal } = await applyStatusOrRefusal(this.ssa, provider, decideProviderStatus(provider, outcome, now, olderOnEndpoint), (message) =>
+      refusedProviderStatus(provider, message, now),
+    );
+    if (refusal !== undefined) {
       log.warn({ err: refusal }, 'Provider status refused by the API server');
-      status = refusedProviderStatus(provider, refusal, this.clock.now());
-      written = await applyStatus(this.ssa, provider, status as Record<string, unknown>);
       if (written) void this.events.record(provider, 'Warning', Reason.StatusRefused, refusal);
     }
     if (written) {

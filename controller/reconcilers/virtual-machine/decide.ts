@@ -100,7 +100,8 @@ export interface VmPlan {
   readonly requeueAfterMs?: number;
 }
 
-const RECHECK_MS = 60_000;
+/** How soon a VM blocked by a conflict is looked at again (the reconciler's backoff starts there). */
+export const RECHECK_MS = 60_000;
 const WAIT_MS = 5_000;
 
 export function decideVirtualMachine(observed: VmObserved, now: Date): VmPlan {

@@ -31,7 +31,7 @@ import type { Metrics } from '../../runtime/metrics.js';
 import { readBinaryData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
-import { decideVirtualMachine, decideWriteConflict, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
+import { decideVirtualMachine, decideWriteConflict, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
 import type { InfraMachineObject } from './infra-builders.js';
 import {
   createRefused,
@@ -90,9 +90,6 @@ interface OwnedWrite<T extends ObjectWithUid> {
   readonly upToDate: (existing: T) => boolean;
 }
 
-/** The first retry of a refused write when its plan names none. */
-const CONFLICT_RETRY_MS = 60_000;
-
 type ObjectWithUid = { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; uid?: string } };
 
 export class VirtualMachineReconciler implements Reconciler {
@@ -136,7 +133,7 @@ export class VirtualMachineReconciler implements Reconciler {
     // A write refused (a create admission refuses, another's object in the way) is tried again on the key's
     // backoff, not on the events of the status that says so: each pass writes the placement it decided, then
     // the refusal, so those events ran the next pass at once, a refused create many times a second.
-    if (conflicted) return blocked(requeueAfterMs ?? CONFLICT_RETRY_MS);
+    if (conflicted) return blocked(requeueAfterMs ?? RECHECK_MS);
     return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
   }
 

@@ -10,7 +10,7 @@ import { VSPHERE_MAX_VM_NAME_LENGTH, type VSphereMachineSpec } from '../../../..
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
-import { internalAddresses } from '../../machine-addresses.js';
+import { ownNicAddresses } from '../../machine-addresses.js';
 import { assertOwnedBy, ownerMark } from '../../ownership.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
@@ -270,14 +270,8 @@ async function destroy(client: VsphereClient, request: Request, { log }: Destroy
 
 const POWER_STATE: Record<VirtualMachinePowerState, PowerState> = { poweredOn: 'PoweredOn', poweredOff: 'PoweredOff', suspended: 'Suspended' };
 
-/**
- * Guest-reported addresses, primary first: those of the VM's own NICs. Tools
- * also reports the guest's internal interfaces (deviceConfigId -1: a
- * Kubernetes node's kube-ipvs0 holds every Service IP, CNI bridges, docker0);
- * they count only when no NIC of the VM has an address (the IP on a guest bridge).
- */
+/** Guest-reported addresses, primary first: those of the NICs backed by the VM's devices (Tools gives the guest's own interfaces deviceConfigId -1). */
 export function addressesOf(summary: VmSummary): MachineAddress[] {
   const ofVnics = summary.guestNics.filter((nic) => nic.deviceConfigId !== -1).flatMap((nic) => nic.ipAddresses);
-  const own = internalAddresses([summary.ipAddress, ...ofVnics]);
-  return own.length > 0 ? own : internalAddresses(summary.guestNics.flatMap((nic) => nic.ipAddresses));
+  return ownNicAddresses([summary.ipAddress, ...ofVnics], summary.guestNics.flatMap((nic) => nic.ipAddresses));
 }
