@@ -65,8 +65,11 @@ describe('VirtualMachine failures on the object', () => {
     const name = `web-${'c'.repeat(56)}`;
     const script = `#!/bin/sh\n${'echo ${VM_NAME}\n'.repeat(25_000)}`;
     await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'big-source', namespace: ns }, stringData: { 'user-data': script } });
+    const applied = auditOffset(inject('auditLogPath'));
     const v = await t.apply(vm(ns, name, cls, image, { userData: { secretRef: { name: 'big-source' } } }));
     const live = await t.condition(v, 'Scheduled', 'False', 'CreateRefused', WAIT_MS);
+    // Said by the pass that was refused (or the one its own finalizer patch ran), not only by the retry a backoff later.
+    expect(countWrites(inject('auditLogPath'), applied, { namespace: ns }).controller?.failedBy['create secrets 422']).toBeLessThanOrEqual(2);
     const scheduled = (live.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Scheduled');
     expect(scheduled?.message).toContain(`Secret ${name}-user-data could not be created`);
     expect(scheduled?.message).toContain('1048576');

@@ -294,8 +294,11 @@ export class VirtualMachineReconciler implements Reconciler {
       }
     } finally {
       await decided;
-      // Status is written even when applying failed, from what was decided.
-      if (outcome.status && (!decided || outcome !== plan)) await this.writeStatus(vm, outcome.status, log);
+      // Status is written even when applying failed, from what was decided. After the decided status, it is
+      // judged against that one, not the cache from before this pass: the cache may already say what the
+      // refusal does (an earlier pass), while this pass has just written the placement over it.
+      const current = decided && status ? { ...vm, status: { ...vm.status, ...status } } : vm;
+      if (outcome.status && (!decided || outcome !== plan)) await this.writeStatus(current, outcome.status, log);
     }
     await finalizer;
     if (plan.removeFinalizer) {
