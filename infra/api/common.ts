@@ -12,6 +12,17 @@ export function DesiredPowerState(): ReturnType<typeof StringEnum<typeof POWER_S
   });
 }
 
+export const DELETION_POLICIES = ['Delete', 'Retain'] as const;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+
+/** What deleting the object does to its backend VM (the PersistentVolume reclaim-policy idea). */
+export function DeletionPolicy(object: string): ReturnType<typeof StringEnum<typeof DELETION_POLICIES>> {
+  return StringEnum(DELETION_POLICIES, {
+    description: `What deleting this ${object} does to its backend VM. Delete: the VM and its disks are destroyed. Retain: the VM is left as it is on the backend (running, if it was), its banlieue ownership mark removed so that banlieue never touches it again, and an Event names it; its IPAddressClaims are left too.`,
+    default: 'Delete',
+  });
+}
+
 export function ObservedPowerState(): ReturnType<typeof StringEnum<typeof POWER_STATES>> {
   return StringEnum(POWER_STATES, { description: 'Power state last read from the backend.' });
 }

@@ -90,13 +90,53 @@ export const Reason = {
   SpecNotApplied: 'SpecNotApplied',
   /** A static address in spec.networkOverrides is already held by another VirtualMachine. */
   DuplicateAddress: 'DuplicateAddress',
-  /** PlacementValid=False: the chosen Provider no longer fits. */
+  /**
+   * PlacementValid=False: the VirtualMachine has infrastructure machines of two backends; the one it
+   * does not run on is deleted (said in a Warning Event first).
+   */
   ProviderChanged: 'ProviderChanged',
-  /** PlacementValid=False: the chosen failure domain no longer fits. */
+  /**
+   * PlacementValid=False: the Provider the VM runs on no longer exists or is being deleted, so the
+   * VM cannot stay there. spec.migrationPolicy says what happens (manual: annotate
+   * banlieue.io/migrate=true to recreate it elsewhere, which destroys its disks).
+   */
+  ProviderGone: 'ProviderGone',
+  /**
+   * PlacementValid=False: the failure domain the VM runs in is no longer published by its Provider
+   * and its infrastructure machine reports the backend unreachable. spec.migrationPolicy says what
+   * happens.
+   */
+  FailureDomainGone: 'FailureDomainGone',
+  /**
+   * PlacementValid=False: spec.placement (a selector or a required anti-affinity term) was changed
+   * since the VM was placed and now excludes where it runs; the message names the field.
+   * spec.migrationPolicy says what happens; set spec.placement back to keep it without a warning.
+   */
+  PlacementExcluded: 'PlacementExcluded',
+  /**
+   * PlacementValid=False, with a Warning Event: the VM is about to be recreated elsewhere (its
+   * placement is impossible and spec.migrationPolicy allows moving it): its infrastructure machine,
+   * the backend VM and its disks are deleted on the next pass, and a new one is cloned from its
+   * image where the message says.
+   */
+  Recreating: 'Recreating',
+  /**
+   * PlacementValid=False: the VM would be recreated elsewhere, but as many VMs of its namespace as
+   * the controller allows per minute (--max-recreates-per-minute) were recreated already; it is
+   * tried again when the message says. Protects a namespace from a mass re-clone.
+   */
+  RecreateDeferred: 'RecreateDeferred',
+  /**
+   * PlacementValid=True: the VM runs in a failure domain its Provider no longer offers to new VMs
+   * (withdrawn over a capacity threshold, or no longer discovered): it keeps running there, and
+   * nothing new is placed there. The message says why, from the Provider's status.
+   */
+  FailureDomainWithdrawn: 'FailureDomainWithdrawn',
+  /** @deprecated Replaced by FailureDomainGone and PlacementExcluded; removed with the drift rewrite. */
   FailureDomainChanged: 'FailureDomainChanged',
-  /** PlacementValid=False: a storage class now resolves differently. */
+  /** @deprecated No longer drift: a running VM keeps the targets its machine carries. */
   StorageMappingChanged: 'StorageMappingChanged',
-  /** PlacementValid=False: a network class now resolves differently. */
+  /** @deprecated No longer drift: a running VM keeps the targets its machine carries. */
   NetworkMappingChanged: 'NetworkMappingChanged',
   /** PlacementValid=True: the placement matches the spec. */
   PlacementMatches: 'PlacementMatches',
@@ -209,6 +249,12 @@ export const Reason = {
    * being removed from the backend (the message says what is awaited). Nothing to do but wait.
    */
   Deleting: 'Deleting',
+  /**
+   * Normal Event on an InfraMachine (and its VirtualMachine) deleted with spec.deletionPolicy
+   * Retain: its VM was left on the backend as it was, without banlieue's ownership mark; the
+   * message names it. banlieue no longer manages it: it is the backend operator's.
+   */
+  VMRetained: 'VMRetained',
   /** InfraMachine: being deleted; the VM could not be removed yet (see the message). */
   DeletionFailed: 'DeletionFailed',
   /**

@@ -1,6 +1,7 @@
 import {
   Addresses,
   Conditions,
+  DeletionPolicy,
   DesiredPowerState,
   InterfaceName,
   KeySelector,
@@ -86,10 +87,11 @@ export const VirtualMachineSpec = Type.Object(
     migrationPolicy: Type.Optional(
       StringEnum(MIGRATION_POLICIES, {
         description:
-          'What to do when the placement no longer fits: automatic (recreate elsewhere), manual (recreate once annotated banlieue.io/migrate=true), never (keep it).',
-        default: 'automatic',
+          'What to do when the place the VM runs is no longer possible (its Provider is gone or being deleted, its failure domain is gone and its machine reports it unreachable, or spec.placement was changed to exclude it); nothing else moves a running VM. manual (the default): say so in PlacementValid=False and recreate only once annotated banlieue.io/migrate=true. never: keep it where it is. automatic: recreate it elsewhere at once, which destroys the VM and its disks and clones it afresh from its image (at most a few VMs of a namespace per minute).',
+        default: 'manual',
       }),
     ),
+    deletionPolicy: Type.Optional(DeletionPolicy('VirtualMachine')),
     paused: Type.Optional(Type.Boolean({ description: 'Stop reconciling this VM.', default: false })),
     networkOverrides: Type.Optional(
       ListMap(

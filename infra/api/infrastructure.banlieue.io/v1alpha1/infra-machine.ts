@@ -3,6 +3,7 @@
 import {
   Addresses,
   Conditions,
+  DeletionPolicy,
   DesiredPowerState,
   KeySelector,
   LocalObjectReference,
@@ -29,6 +30,7 @@ export function machineSpecFields(providerIDScheme: string) {
       Type.String({ description: 'Failure domain (as published by a Provider) to place the VM in; omit it rather than leave it empty.', minLength: 1, maxLength: 256 }),
     ),
     desiredPowerState: Type.Optional(DesiredPowerState()),
+    deletionPolicy: Type.Optional(DeletionPolicy('machine')),
     userDataSecretRef: Type.Optional(
       Type.Object(KeySelector('value', 'Secret').properties, {
         description:
