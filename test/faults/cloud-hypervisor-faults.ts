@@ -11,12 +11,13 @@
 // The guest's side is played by the run: once a machine's VMM runs, its DHCP
 // guest "answers ARP" (a neighbour entry on the bridge, where the provider
 // reads guest addresses from).
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHostProcess } from '../../controller/backends/cloud-hypervisor/host-process.js';
 import { IpLinks } from '../../controller/backends/cloud-hypervisor/host/ip-links.js';
 import { derivedMac } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
 import { readRecord } from '../../controller/backends/cloud-hypervisor/machine/machine-record.js';
+import { OS_DISK } from '../../controller/backends/cloud-hypervisor/machine/os-disk.js';
 import { parseOwnerMark } from '../../controller/backends/cloud-hypervisor/machine/sweep.js';
 import { listMachineUuids, vmmPaths } from '../../controller/backends/cloud-hypervisor/state-dir.js';
 import { providerLeaseName } from '../../controller/cli/controller-command.js';
@@ -113,7 +114,7 @@ interface HostVm extends BackendVm {
  * What the host holds of the run's machines, by UUID: one entry per VMM process
  * (two for one machine are a duplicate), and one for a machine directory, OS disk
  * or tap with no VMM (what a deletion left is an orphan). Named by the machine
- * its record's ownership mark names.
+ * its record's ownership mark names; its id is its OS disk's (osDiskId).
  */
 async function hostVms(host: TestHost): Promise<HostVm[]> {
   const root = host.config.stateRoot;
@@ -129,9 +130,11 @@ async function hostVms(host: TestHost): Promise<HostVm[]> {
   const vms: HostVm[] = [];
   for (const uuid of uuids) {
     const record = existsSync(join(root, uuid)) ? await readRecord(vmmPaths(root, uuid)).catch(() => undefined) : undefined;
-    const name = (record && parseOwnerMark(record.owner)?.name) ?? `(no record) ${uuid}`;
+    const owner = record?.owner;
+    const name = (owner !== undefined ? parseOwnerMark(owner)?.name : undefined) ?? `(no record) ${uuid}`;
     const processes = vmms.get(uuid) ?? 0;
-    for (let i = 0; i < Math.max(1, processes); i++) vms.push({ name, uuid, running: processes > 0 });
+    const instance = osDiskId(host, uuid);
+    for (let i = 0; i < Math.max(1, processes); i++) vms.push({ name, uuid, running: processes > 0, ...(instance === undefined ? {} : { instance }) });
   }
   // Taps are named after the first 10 hex digits of their machine's UUID (nic-identity.ts).
   const known = [...uuids].map((u) => u.replaceAll('-', '').slice(0, 10));
@@ -140,6 +143,23 @@ async function hostVms(host: TestHost): Promise<HostVm[]> {
     if (prefix !== undefined && !known.includes(prefix)) vms.push({ name: `tap ${link}`, uuid: `tap ${link}`, running: false });
   }
   return vms;
+}
+
+/**
+ * The machine's OS disk (`<storage class directory>/<uuid>/os.qcow2`) by inode and birth time: the
+ * VM's disk, which a VM made again has anew (a VMM restarted or adopted keeps it; growing it keeps
+ * it). Undefined while there is none.
+ */
+function osDiskId(host: TestHost, uuid: string): string | undefined {
+  for (const dir of Object.values(host.config.storageClasses)) {
+    try {
+      const disk = statSync(join(dir, uuid, OS_DISK));
+      return `OS disk inode ${disk.ino} born ${disk.birthtime.toISOString()}`;
+    } catch {
+      // Not in this storage class.
+    }
+  }
+  return undefined;
 }
 
 /** The pids of the host's VMM processes (the simulator's, run through its wrapper, are node). */

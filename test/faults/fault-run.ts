@@ -5,9 +5,13 @@
 // replicas (kill -9), deletes 10 of them, stops the API server and freezes the
 // peer. Then it waits for the fleet to settle and checks what a user would:
 // every kept VM Ready, every deleted one gone, the backend holding exactly the
-// kept VMs, no finalizer stuck, and from the audit log, no write by a replica
+// kept VMs, no finalizer stuck, no VM re-created unasked (checked all along the
+// run, recreation-check.ts), and from the audit log, no write by a replica
 // that did not lead. What differs per backend is its FaultWorld.
 import { KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
@@ -23,7 +27,9 @@ import { decideFaultPlan, describeStep, type FaultStep, type Role } from './faul
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import { checkFleet, type FleetObject, type FleetReport } from './fleet-check.js';
 import { checkLeaseWriters, readAudit, type LeaseHistory } from './lease-writers.js';
+import { checkRecreation, NO_RECREATION, toRecreationReport, type FleetObservation, type RecreationReport } from './recreation-check.js';
 import { RoleReplicas, START_TIMEOUT_MS } from './replicas.js';
+import { Rounds } from './rounds.js';
 import { isFailureReason } from './verdict.js';
 
 const CORE = `${CORE_GROUP}/${API_VERSION}`;
@@ -41,6 +47,8 @@ const CONTROLLER_LEASE = 'banlieue-controller';
 /** After the last fault: time to settle. Generous: the machine is shared. */
 const SETTLE_MS = 240_000;
 const POLL_MS = 500;
+/** Between two checks for re-created VMs while the plan runs (settling checks at each of its rounds). */
+const CHECK_MS = 1_000;
 
 export interface FaultCounts {
   readonly kills: Readonly<Record<`${Role} ${'leader' | 'standby'}`, number>>;
@@ -66,12 +74,16 @@ export interface FaultRun {
   readonly plan: readonly FaultStep[];
   readonly counts: FaultCounts;
   readonly fleet: FleetReport;
+  /** VirtualMachines whose VM was re-created while nobody asked, over the whole run. */
+  readonly recreation: RecreationReport;
   readonly leases: Readonly<Record<Role, LeaseHistory>>;
   /** What the peer saw go wrong (e.g. calls off its API schema). */
   readonly peerProblems: readonly string[];
   readonly durationMs: number;
   /** Replica log tails, for a failed run. */
   readonly logs: string;
+  /** Where every replica's whole output was written, to read a problem up. */
+  readonly logsPath: string;
 }
 
 interface Env {
@@ -89,8 +101,16 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
   const names = Array.from({ length: VMS }, (_, i) => `${PREFIX}${String(i).padStart(2, '0')}`);
   const plan = decideFaultPlan(random, { names, deletions: DELETIONS, kills: KILLS, outageMs: OUTAGE_MS, gapMs: [1_000, 4_000], leaderShare: 0.7 });
   const env = await setUp(teardown, say, `faults-${backend}`, names, startWorld);
-  const guest = new GuestPlayer(env);
-  const player = guest.run();
+  const guest = new Rounds(guestRound(env), POLL_MS);
+  const playing = guest.run();
+  let recreation = NO_RECREATION;
+  const check = (observation: FleetObservation): void => {
+    const before = toRecreationReport(recreation).details.length;
+    recreation = checkRecreation(recreation, observation, new Date().toISOString());
+    for (const line of toRecreationReport(recreation).details.slice(before)) say(`  ${line}`);
+  };
+  const watch = new Rounds(async () => check(await observeFleet(env)), CHECK_MS);
+  const watching = watch.run();
   const counts = { kills: { 'controller leader': 0, 'controller standby': 0, 'provider leader': 0, 'provider standby': 0 }, apiserverOutages: 0, backendOutages: 0, unreachableSeen: false, failedDuringOutage: [] as string[], recovered: false };
   const deleted: string[] = [];
   const auditFrom = 0;
@@ -117,14 +137,17 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
           say('  kube-apiserver serves again');
           break;
         case 'backend-outage':
-          Object.assign(counts, await backendOutage(env, guest, step.downMs, say));
+          Object.assign(counts, await backendOutage(env, [guest, watch], step.downMs, say));
           counts.backendOutages += 1;
           break;
       }
     }
     say(`Plan done; waiting up to ${SETTLE_MS / 1000} s for the fleet to settle`);
     const kept = names.filter((n) => !deleted.includes(n));
-    const fleet = await settle(env, kept, deleted);
+    // Settling checks from here on, one at a time.
+    watch.stop();
+    await watching;
+    const fleet = await settle(env, kept, deleted, check);
     const audit = readAudit(env.cp.auditLogPath, auditFrom);
     const leases = {
       controller: checkLeaseWriters(audit, { namespace: env.ns, lease: CONTROLLER_LEASE, users: env.replicas.controller.users }),
@@ -132,14 +155,23 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
     };
     const otherExits = [...env.replicas.controller.exits, ...env.replicas.provider.exits].filter((e) => !e.killed).length;
     const logs = `${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`;
-    return { title: env.world.title, peer: env.world.peer, outageSign: outageSign(env.world), seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs };
+    const logsPath = keepLogs(env, backend, random.seed);
+    return { title: env.world.title, peer: env.world.peer, outageSign: outageSign(env.world), seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, recreation: toRecreationReport(recreation), leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs, logsPath };
   } catch (err) {
-    say(`${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`);
+    say(`${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}\nevery replica's whole output: ${keepLogs(env, backend, random.seed)}`);
     throw err;
   } finally {
     guest.stop();
-    await player;
+    watch.stop();
+    await Promise.all([playing, watching]);
   }
+}
+
+/** Writes every replica's whole output to a new file under the temp directory; its path. */
+function keepLogs(env: Pick<Env, 'replicas'>, backend: string, seed: number): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'banlieue-faults-')), `${backend}-seed-${seed}.log`);
+  writeFileSync(path, `${env.replicas.controller.logs()}\n${env.replicas.provider.logs()}\n`);
+  return path;
 }
 
 /** Control plane (one API user per replica), the backend's peer and the user's objects, both roles twice. */
@@ -178,13 +210,13 @@ export function outageSign(world: Pick<FaultWorld, 'outageShownOn'>): string {
 }
 
 /** The peer frozen for `downMs`: the Provider (or its machines) must say so, no machine may fail, and all must recover. */
-async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: (m: string) => void): Promise<Partial<FaultCounts>> {
+async function backendOutage(env: Env, rounds: readonly Rounds[], downMs: number, say: (m: string) => void): Promise<Partial<FaultCounts>> {
   // The outage is judged from the Provider's condition, which only a leader writes: freeze once one leads
   // (a kill just before may leave both replicas starting or waiting for the Lease).
   // Both replicas may have just been killed: a replacement starts, then takes the Lease.
   await waitFor('a provider replica leading', async () => (await env.replicas.provider.replicaThatIs('leader')) !== undefined, START_TIMEOUT_MS + 120_000);
   // The run's own backend client would hang on a frozen peer too.
-  await guest.pause();
+  await Promise.all(rounds.map((r) => r.pause()));
   env.world.freeze();
   const frozenAt = Date.now();
   let unreachableSeen = false;
@@ -201,7 +233,7 @@ async function backendOutage(env: Env, guest: GuestPlayer, downMs: number, say: 
     }
   } finally {
     env.world.resume();
-    guest.resume();
+    for (const r of rounds) r.resume();
   }
   const failedDuringOutage = [...(await list(env, CORE, 'VirtualMachine')), ...(await list(env, INFRA, env.world.machineKind))]
     .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined)))
@@ -231,73 +263,42 @@ async function isRecovered(env: Env): Promise<boolean> {
 
 const isUnreachableMachine = (machine: Obj): boolean => conditionsOf(machine).some((c) => c.type === ConditionType.Ready && c.status === 'False' && c.reason === Reason.ConnectFailed);
 
-/** Wait until every kept VM is Ready and every deleted one gone (or the deadline), then check the fleet. */
-async function settle(env: Env, kept: readonly string[], deleted: readonly string[]): Promise<FleetReport> {
+/** Wait until every kept VM is Ready and every deleted one gone (or the deadline), then check the fleet; each round is a check for re-created VMs too. */
+async function settle(env: Env, kept: readonly string[], deleted: readonly string[], check: (observation: FleetObservation) => void): Promise<FleetReport> {
   const deadline = Date.now() + SETTLE_MS;
   for (;;) {
-    const report = await observeFleet(env, kept, deleted);
+    const observation = await observeFleet(env);
+    check(observation);
+    const report = checkFleet({ kept, deleted }, observation.vms, observation.machines, observation.backend);
     const settled = report.notReady.length === 0 && report.notGone.length === 0 && report.stuckFinalizers === 0 && report.duplicates === 0 && report.orphans === 0;
     if (settled || Date.now() > deadline) return report;
     await delay(2_000);
   }
 }
 
-async function observeFleet(env: Env, kept: readonly string[], deleted: readonly string[]): Promise<FleetReport> {
+/** The backend, then the machines, then the VirtualMachines: in that order (FleetObservation says why). */
+async function observeFleet(env: Env): Promise<FleetObservation> {
   const toFleet = (o: Obj): FleetObject => {
     const providerID = o.spec?.providerID;
     return {
       name: o.metadata.name,
+      uid: o.metadata.uid ?? '',
       deleting: o.metadata.deletionTimestamp !== undefined,
       finalizers: o.metadata.finalizers ?? [],
       ready: conditionIs(o, ConditionType.Ready, 'True'),
-      ...(typeof providerID === 'string' ? { uuid: env.world.uuidOf(providerID) } : {}),
+      ...(typeof providerID === 'string' ? { providerID, uuid: env.world.uuidOf(providerID) } : {}),
     };
   };
-  const vms = (await list(env, CORE, 'VirtualMachine')).map(toFleet);
+  const backend = await env.world.backendVms();
   const machines = (await list(env, INFRA, env.world.machineKind)).map(toFleet);
-  return checkFleet({ kept, deleted }, vms, machines, await env.world.backendVms());
+  const vms = (await list(env, CORE, 'VirtualMachine')).map(toFleet);
+  return { backend, machines, vms };
 }
 
-/**
- * Plays the guest side where the world needs it (VMware Tools reporting an IP
- * on vcsim): every round hands the world the run's machines. Paused while the
- * peer is frozen; idle for a world whose peer plays its own guests.
- */
-class GuestPlayer {
-  private stopped = false;
-  private paused = false;
-  private idle: Promise<void> = Promise.resolve();
-
-  constructor(private readonly env: Env) {}
-
-  async run(): Promise<void> {
-    const play = this.env.world.playGuest?.bind(this.env.world);
-    if (!play) return;
-    while (!this.stopped) {
-      if (!this.paused) {
-        // The API server may be down: the round fails and the next one tries again.
-        this.idle = list(this.env, INFRA, this.env.world.machineKind)
-          .then(play)
-          .catch(() => undefined);
-        await this.idle;
-      }
-      await delay(POLL_MS);
-    }
-  }
-
-  /** Resolves once no round is under way. */
-  async pause(): Promise<void> {
-    this.paused = true;
-    await this.idle;
-  }
-
-  resume(): void {
-    this.paused = false;
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
+/** A round of the guest's side, where the world plays it: handed the run's machines. */
+function guestRound(env: Env): (() => Promise<void>) | undefined {
+  const play = env.world.playGuest?.bind(env.world);
+  return play && (async () => play(await list(env, INFRA, env.world.machineKind)));
 }
 
 function virtualMachine(env: Env, name: string): Obj {

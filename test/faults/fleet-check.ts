@@ -5,9 +5,12 @@
 
 export interface FleetObject {
   readonly name: string;
+  readonly uid: string;
   readonly deleting: boolean;
   readonly finalizers: readonly string[];
   readonly ready: boolean;
+  /** A machine's spec.providerID, as written. */
+  readonly providerID?: string;
   /** A machine's BIOS UUID (from spec.providerID), lower case. */
   readonly uuid?: string;
 }
@@ -16,6 +19,12 @@ export interface BackendVm {
   readonly name: string;
   /** Lower case. */
   readonly uuid: string;
+  /**
+   * The backend's own id of this VM, one a re-creation changes even when the
+   * UUID is the same (vSphere's managed object id, PVE's VMID and vmgenid, …);
+   * undefined where the backend shows none for it.
+   */
+  readonly instance?: string;
 }
 
 export interface FleetExpectation {

@@ -9,8 +9,11 @@
 // reads RPC messages, so the Provider speaks plain `test+tcp://` to it (TLS
 // would hide them; `+tcp` is a transport the product supports, not one made
 // for this). The test driver's running domains report addresses of their
-// own, so the run plays no guest.
+// own, so the run plays no guest. A domain undefined and defined again keeps
+// its UUID and name: the run tells it by the lifecycle events a user would
+// watch (`virsh event --loop`), counting each UUID's new definitions.
 import type { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
+import { LifecycleEvent } from '../../controller/backends/libvirt/client/constants.js';
 import { Procedures } from '../../controller/backends/libvirt/client/procedures.js';
 import { LOOPBACK, startLibvirtd } from '../peers/libvirt/libvirtd.js';
 import { startRpcHoldProxy } from '../peers/libvirt/rpc-hold-proxy.js';
@@ -23,6 +26,8 @@ import type { BackendVm } from './fleet-check.js';
 const HOLD_MS = { volumeCreate: 2_000, domainDefine: 6_000 };
 /** One machine's creation in the peer: its three volumes, then its definition. */
 const CREATE_MS = 3 * HOLD_MS.volumeCreate + HOLD_MS.domainDefine;
+/** A Defined event's detail for a new definition, not an update of one (virDomainEventDefinedDetailType ADDED). */
+const DEFINED_ADDED = 0;
 
 export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namespace, prefix, say }) => {
   say(`Starting libvirtd (test driver) behind a proxy holding volume creations ${HOLD_MS.volumeCreate / 1000} s and domain definitions ${HOLD_MS.domainDefine / 1000} s`);
@@ -33,6 +38,12 @@ export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namesp
   const anchor = await anchorClient(daemon, { keepalive: false });
   teardown.defer('libvirt anchor connection', () => anchor.close());
   await makeImageVolume(anchor, await anchor.pools.lookupByName(TEST_POOL));
+  // Before any machine: every definition of the run is counted.
+  const definitions = new Map<string, number>();
+  const stopEvents = await anchor.events.onLifecycle(({ domain, event, detail }) => {
+    if (event === LifecycleEvent.Defined && detail === DEFINED_ADDED) definitions.set(domain.uuid, (definitions.get(domain.uuid) ?? 0) + 1);
+  });
+  teardown.defer('libvirt lifecycle events', () => stopEvents());
   const holds = {
     [Procedures.storageVolCreateXml.number]: HOLD_MS.volumeCreate,
     [Procedures.storageVolCreateXmlFrom.number]: HOLD_MS.volumeCreate,
@@ -65,7 +76,7 @@ export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namesp
     cloneMs: CREATE_MS,
     providerArgs: ['provider', 'libvirt', '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8'],
     uuidOf: (providerID) => providerID.replace(/^libvirt:\/\//, '').toLowerCase(),
-    backendVms: () => fleetDomains(anchor, `${namespace}-${prefix}`, namespace),
+    backendVms: () => fleetDomains(anchor, `${namespace}-${prefix}`, namespace, definitions),
     freeze: () => daemon.freeze(),
     resume: () => daemon.thaw(),
   };
@@ -74,9 +85,15 @@ export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namesp
 
 /**
  * The run's domains, read through the anchor: those named `<namespace>-<prefix>…` (the
- * provider names a domain `<namespace>-<machine>`), each under its machine's name.
+ * provider names a domain `<namespace>-<machine>`), each under its machine's name, with how
+ * many times its UUID was defined anew (`definitions`, from the lifecycle events) as its id.
  */
-async function fleetDomains(anchor: LibvirtClient, domainPrefix: string, namespace: string): Promise<BackendVm[]> {
+async function fleetDomains(anchor: LibvirtClient, domainPrefix: string, namespace: string, definitions: ReadonlyMap<string, number>): Promise<BackendVm[]> {
   const domains = await anchor.domains.list();
-  return domains.filter((d) => d.name.startsWith(domainPrefix)).map((d) => ({ name: d.name.slice(namespace.length + 1), uuid: d.uuid.toLowerCase() }));
+  return domains
+    .filter((d) => d.name.startsWith(domainPrefix))
+    .map((d) => {
+      const defined = definitions.get(d.uuid);
+      return { name: d.name.slice(namespace.length + 1), uuid: d.uuid.toLowerCase(), ...(defined === undefined ? {} : { instance: `definition ${defined}` }) };
+    });
 }

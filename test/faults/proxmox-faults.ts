@@ -30,7 +30,7 @@ export const startProxmoxFaultWorld: StartFaultWorld = async (teardown, { namesp
     providerArgs: ['provider', 'proxmox', '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8'],
     uuidOf: (providerID) => providerID.replace(/^proxmox:\/\//, '').toLowerCase(),
     // In memory: a clone shows from its start (PVE writes the new VM's config first), as a VM locked by the clone.
-    backendVms: () => Promise.resolve([...sim.state.vms.values()].filter((vm) => isRunVm(vm, prefix)).map((vm) => ({ name: String(vm.config.name), uuid: uuidOfVm(vm) }))),
+    backendVms: () => Promise.resolve([...sim.state.vms.values()].filter((vm) => isRunVm(vm, prefix)).map((vm) => ({ name: String(vm.config.name), uuid: uuidOfVm(vm), instance: instanceOf(vm) }))),
     freeze: () => sim.pause(),
     resume: () => sim.resume(),
     // A call PVE would refuse is a provider bug even when the fleet ends well.
@@ -40,6 +40,12 @@ export const startProxmoxFaultWorld: StartFaultWorld = async (teardown, { namesp
 };
 
 const isRunVm = (vm: SimVm, prefix: string): boolean => vm.config.template !== 1 && String(vm.config.name ?? '').startsWith(prefix);
+
+/**
+ * What a VM made again changes: its VMID may be handed out again (nextid gives the lowest free one),
+ * but PVE gives every clone a new vmgenid.
+ */
+const instanceOf = (vm: SimVm): string => `VMID ${vm.vmid} vmgenid ${String(vm.config.vmgenid ?? 'none')}`;
 
 /** The UUID in a VM's smbios1 (`uuid=<uuid>[,…]`), lower case; empty when it has none. */
 const uuidOfVm = (vm: SimVm): string => /(?:^|,)uuid=([0-9a-fA-F-]+)/.exec(String(vm.config.smbios1 ?? ''))?.[1]?.toLowerCase() ?? '';

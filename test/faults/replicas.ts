@@ -86,6 +86,11 @@ export class RoleReplicas {
     return slot.user;
   }
 
+  /** Every replica's whole output (current and past processes), one section per replica. */
+  logs(): string {
+    return this.slots.map((s) => `--- ${this.role} ${s.user} ---\n${s.pastLogs}${s.process?.logs() ?? ''}`).join('\n');
+  }
+
   /** The tail of every replica's output (current and past processes). */
   logTails(lines = 40): string {
     return this.slots.map((s) => `--- ${this.role} ${s.user} ---\n${tail(s.pastLogs + (s.process?.logs() ?? ''), lines)}`).join('\n');

@@ -1,8 +1,9 @@
 // `make test-faults`: kills and outages against the real API server and the
 // backend peers, bounded and reproducible by seed (FAULT_SEED, printed). Prints
 // a table and a `FAULTS_RESULT {...}` line on stdout, progress on stderr; exits
-// non-zero when the fleet did not end as asked (a duplicate, an orphan, a stuck
-// finalizer, a VM not Ready or not gone, a second writer, a missed outage).
+// non-zero when the fleet did not end as asked (a duplicate, an orphan, a VM
+// re-created unasked, a stuck finalizer, a VM not Ready or not gone, a second
+// writer, a missed outage).
 // Every backend with a fault world runs in turn, each on its own control
 // plane, one table each (FAULT_BACKEND=vsphere|proxmox|libvirt|cloud-hypervisor runs one); the run
 // fails when any backend's does.
@@ -44,6 +45,7 @@ function table(run: FaultRun): string {
       ['VMs not Ready / deleted not gone', `${fleet.notReady.length} / ${fleet.notGone.length}`, ''],
       ['duplicates', String(fleet.duplicates), ''],
       ['orphans', String(fleet.orphans), ''],
+      ['recreated', String(run.recreation.recreated), 'VirtualMachines whose machine or backend VM was made again unasked'],
       ['stuck finalizers', String(fleet.stuckFinalizers), ''],
       ['second writers (audit log)', String(leases.controller.secondWriters.length + leases.provider.secondWriters.length), `of ${leases.controller.writesChecked + leases.provider.writesChecked} writes checked`],
     ]),
@@ -59,13 +61,14 @@ async function runBackend(backend: string, startWorld: StartFaultWorld, seed: nu
     const run = await runFaults(teardown, say, new SeededRandom(seed), backend, startWorld);
     const verdict = decideVerdict(run);
     process.stdout.write(`\n${table(run)}\n`);
-    for (const line of run.fleet.details) process.stdout.write(`  ${line}\n`);
+    for (const line of [...run.fleet.details, ...run.recreation.details]) process.stdout.write(`  ${line}\n`);
     for (const problem of verdict.problems) process.stdout.write(`  problem: ${problem}\n`);
     for (const w of [...run.leases.controller.secondWriters, ...run.leases.provider.secondWriters].slice(0, 20)) {
       process.stdout.write(`  second writer: ${w.user} (holder ${w.holder ?? 'none'}) at ${w.at}: ${w.what}\n`);
     }
-    process.stdout.write(`\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`);
+    process.stdout.write(`\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, recreated: run.recreation.recreated, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`);
     if (!verdict.passed) say(`${backend} FAILED (replay with FAULT_BACKEND=${backend} FAULT_SEED=${seed}):\n${run.logs}`);
+    say(`${backend}: every replica's whole output is in ${run.logsPath}`);
     return verdict.passed;
   } catch (err) {
     say(`the ${backend} fault run did not complete (FAULT_BACKEND=${backend} FAULT_SEED=${seed}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -6,7 +6,7 @@ import type { FaultRun } from './fault-run.js';
 /** At least this many kill -9 per run. */
 export const MIN_KILLS = 10;
 
-export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' | 'peerProblems' | 'outageSign'>): { passed: boolean; problems: string[] } {
+export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'recreation' | 'leases' | 'peerProblems' | 'outageSign'>): { passed: boolean; problems: string[] } {
   const { counts, fleet, leases } = run;
   const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
   const secondWriters = leases.controller.secondWriters.length + leases.provider.secondWriters.length;
@@ -14,6 +14,7 @@ export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'leases' 
     ...(kills < MIN_KILLS ? [`only ${kills} kills (at least ${MIN_KILLS})`] : []),
     ...(fleet.duplicates > 0 ? [`${fleet.duplicates} duplicate VMs`] : []),
     ...(fleet.orphans > 0 ? [`${fleet.orphans} orphan VMs`] : []),
+    ...(run.recreation.recreated > 0 ? [`${run.recreation.recreated} VirtualMachines whose VM was re-created unasked`] : []),
     ...(fleet.stuckFinalizers > 0 ? [`${fleet.stuckFinalizers} objects stuck with a finalizer`] : []),
     ...(fleet.notReady.length > 0 ? [`${fleet.notReady.length} VirtualMachines not Ready`] : []),
     ...(fleet.notGone.length > 0 ? [`${fleet.notGone.length} deleted objects not gone`] : []),

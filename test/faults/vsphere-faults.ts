@@ -55,8 +55,11 @@ export const startVsphereFaultWorld: StartFaultWorld = async (teardown, { namesp
   return faultWorld;
 };
 
-/** The run's VMs in vcsim (not templates): one property-collector call for the whole inventory. */
+/**
+ * The run's VMs in vcsim (not templates): one property-collector call for the whole inventory. Each
+ * with its managed object id (`vm-42`), which a clone gets anew: a VM made again has another.
+ */
 async function fleetVms(client: VsphereClient, prefix: string): Promise<BackendVm[]> {
   const vms = await client.vms.list(client.session.serviceContent.rootFolder);
-  return vms.filter((vm) => !vm.template && vm.name.startsWith(prefix)).map((vm) => ({ name: vm.name, uuid: (vm.uuid ?? '').toLowerCase() }));
+  return vms.filter((vm) => !vm.template && vm.name.startsWith(prefix)).map((vm) => ({ name: vm.name, uuid: (vm.uuid ?? '').toLowerCase(), instance: vm.ref.value }));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkFleet, type FleetObject } from '../../faults/fleet-check.js';
 
-const ready = (name: string, uuid: string): FleetObject => ({ name, deleting: false, finalizers: ['f'], ready: true, uuid });
+const ready = (name: string, uuid: string): FleetObject => ({ name, uid: `uid-${name}`, deleting: false, finalizers: ['f'], ready: true, uuid });
 
 describe('fault run fleet check', () => {
   it('counts nothing amiss when the backend holds exactly the kept machines', () => {
@@ -16,7 +16,7 @@ describe('fault run fleet check', () => {
   });
 
   it('reports a deleted object that keeps its finalizer as stuck and not gone, and a kept VM not Ready', () => {
-    const deleting: FleetObject = { name: 'c', deleting: true, finalizers: ['banlieue.io/machine'], ready: false };
+    const deleting: FleetObject = { name: 'c', uid: 'uid-c', deleting: true, finalizers: ['banlieue.io/machine'], ready: false };
     const report = checkFleet({ kept: ['a'], deleted: ['c'] }, [{ ...ready('a', 'u1'), ready: false }], [ready('a', 'u1'), deleting], [{ name: 'a', uuid: 'u1' }]);
     expect(report).toMatchObject({ stuckFinalizers: 1, notReady: ['a'], notGone: ['machine c'] });
   });

@@ -2,7 +2,7 @@
 // reason, not the backend's reachability that the outage is meant to show.
 import { describe, expect, it } from 'vitest';
 import { Reason } from '../../../infra/api/conditions.js';
-import { isFailureReason } from '../../faults/verdict.js';
+import { decideVerdict, isFailureReason } from '../../faults/verdict.js';
 
 describe('fault run verdict: failed machines', () => {
   it('counts a reason ending in Failed as a failure (ProvisionFailed, DeletionFailed)', () => {
@@ -20,5 +20,33 @@ describe('fault run verdict: failed machines', () => {
     expect(isFailureReason(Reason.DeletionFailed, true)).toBe(false);
     expect(isFailureReason(Reason.ProvisionFailed, true)).toBe(true);
     expect(isFailureReason(Reason.DeletionFailed, false)).toBe(true);
+  });
+});
+
+describe('fault run verdict: re-created VMs', () => {
+  const history = { failovers: 1, secondWriters: [], writesChecked: 100 };
+  const run = (recreated: number): Parameters<typeof decideVerdict>[0] => ({
+    counts: {
+      kills: { 'controller leader': 4, 'controller standby': 2, 'provider leader': 4, 'provider standby': 2 },
+      otherExits: 0,
+      apiserverOutages: 1,
+      backendOutages: 1,
+      unreachableSeen: true,
+      failedDuringOutage: [],
+      recovered: true,
+    },
+    fleet: { expected: 20, found: 20, duplicates: 0, orphans: 0, stuckFinalizers: 0, notReady: [], notGone: [], details: [] },
+    recreation: { recreated, details: [] },
+    leases: { controller: history, provider: history },
+    peerProblems: [],
+    outageSign: 'Provider ProviderReachable=False',
+  });
+
+  it('passes a run that ended as asked with no VM re-created', () => {
+    expect(decideVerdict(run(0))).toEqual({ passed: true, problems: [] });
+  });
+
+  it('fails a run that re-created a VM nobody asked to, and names how many', () => {
+    expect(decideVerdict(run(2))).toEqual({ passed: false, problems: ['2 VirtualMachines whose VM was re-created unasked'] });
   });
 });
