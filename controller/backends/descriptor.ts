@@ -5,7 +5,7 @@
 import type { BackendApi } from '../../infra/api/backends.js';
 import type { InfraMachine, InfraMachineContractSpec, NodeArchitecture } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { Backend, BackendContext } from './backend.js';
-import type { BuildResult, MachineBuildContext } from './machine-build.js';
+import type { BuildResult, CarriedTargets, MachineBuildContext } from './machine-build.js';
 
 /** What one machine of a spec offers the Node it becomes (a *MachineTemplate's status, for autoscaling from zero). */
 export interface MachineCapacity {
@@ -21,6 +21,8 @@ export interface BackendDescriptor<Spec extends InfraMachineContractSpec = Infra
   readonly credentialKeys: readonly string[];
   /** The machine object of a placed VirtualMachine (pure); a message for InfraBuildFailed otherwise. */
   buildMachine(context: MachineBuildContext): BuildResult<InfraMachine<Spec>>;
+  /** The image and targets `buildMachine` wrote into `spec`, read back (pure; the inverse of the builder for those). */
+  carriedTargets(spec: Spec): CarriedTargets;
   /** The CPUs, memory and architecture a machine of this spec gets (pure; read off a template's spec.template.spec). */
   machineCapacity(spec: Spec): MachineCapacity;
   /** The provider role's backend; absent while this version has no provider role for it. */

@@ -10,7 +10,7 @@ import type { InfraMachineContractSpec } from '../../infra/api/infrastructure.ba
 import type { ObjectMeta } from '../../infra/api/kind.js';
 
 /** Contract fields every machine kind shares, as the controller sets them (never providerID: the provider writes it). */
-export type CommonMachineSpec = Pick<InfraMachineContractSpec, 'providerRef' | 'failureDomain' | 'desiredPowerState' | 'userDataSecretRef'>;
+export type CommonMachineSpec = Pick<InfraMachineContractSpec, 'providerRef' | 'failureDomain' | 'desiredPowerState' | 'deletionPolicy' | 'userDataSecretRef'>;
 
 export type BuildResult<T> = { readonly ok: true; readonly object: T } | { readonly ok: false; readonly message: string };
 
@@ -55,6 +55,20 @@ export interface MachineBuildContext {
   readonly failureDomainName: string;
   /** Failure-domain placement facts (datacenter, cluster, node, ...). */
   readonly raw: Readonly<Record<string, string>>;
+}
+
+/**
+ * The image and backend targets a machine's spec carries, as its builder wrote them from
+ * `imageRef`, `disks[].backendId` and `nics[].backendId`: what a running VM keeps, whatever its
+ * Provider and VMImage publish today (a VM is never rebuilt onto other targets). A list is
+ * undefined when the kind names classes rather than targets (its host resolves them).
+ */
+export interface CarriedTargets {
+  readonly imageRef?: string;
+  /** One per machine disk, in class disk order. */
+  readonly storage?: readonly string[];
+  /** One per machine interface, in class interface order. */
+  readonly networks?: readonly string[];
 }
 
 /** The one backend target shared by every disk, or a message when the class spreads them. */

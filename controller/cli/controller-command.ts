@@ -50,6 +50,7 @@ export interface ControllerFlags extends RoleFlags {
   namespace?: string;
   concurrency: number;
   resyncPeriod: number;
+  maxRecreatesPerMinute: number;
 }
 
 export interface ProviderFlags extends RoleFlags {
@@ -127,6 +128,7 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       concurrency: flags.concurrency,
       resyncMs: flags.resyncPeriod * 1000,
+      recreatesPerMinute: flags.maxRecreatesPerMinute,
       identity: options.identity ?? 'banlieue-controller',
     }),
   );

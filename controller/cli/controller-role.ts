@@ -30,6 +30,8 @@ export interface ControllerRoleOptions {
   readonly namespace?: string;
   readonly concurrency: number;
   readonly resyncMs: number;
+  /** VirtualMachines of one namespace recreated per minute at most. @default 5 */
+  readonly recreatesPerMinute?: number;
   readonly identity: string;
 }
 
@@ -69,7 +71,20 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs, held: true };
 
   const vmController = new Controller(
-    new VirtualMachineReconciler({ api, ssa, events, clock: systemClock, metrics, backends: options.backends, vms, providers, classes, images, machines }),
+    new VirtualMachineReconciler({
+      api,
+      ssa,
+      events,
+      clock: systemClock,
+      metrics,
+      backends: options.backends,
+      vms,
+      providers,
+      classes,
+      images,
+      machines,
+      ...(options.recreatesPerMinute !== undefined ? { recreatesPerMinute: options.recreatesPerMinute } : {}),
+    }),
     metrics,
     log,
     controllerOptions,

@@ -4,6 +4,7 @@ import { BACKENDS, type Backend } from '../../infra/api/banlieue.io/v1alpha1/pro
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
+import { DEFAULT_RECREATES_PER_MINUTE } from '../reconcilers/virtual-machine/recreate-budget.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { hostCommand } from './host-command.js';
@@ -82,6 +83,12 @@ export function buildProgram(): Command {
     // Reconciles wait on the API server, not the CPU: ten at once keep a burst of VMs moving.
     .option('--concurrency <n>', 'objects reconciled at once per controller', toInt('--concurrency'), 10)
     .option('--resync-period <seconds>', 'requeue every object this often without events', toInt('--resync-period'), 300)
+    .option(
+      '--max-recreates-per-minute <n>',
+      'VirtualMachines of one namespace recreated elsewhere per minute at most, when their placement is impossible and migrationPolicy allows (each destroys a VM and its disks)',
+      toInt('--max-recreates-per-minute'),
+      DEFAULT_RECREATES_PER_MINUTE,
+    )
     .addOption(roleOptions.healthPort())
     .addOption(roleOptions.metricsPort())
     .addOption(roleOptions.bindAddress())

@@ -1,5 +1,6 @@
 // Filter 1: the Providers a VM may use — those its providerSelector matches,
-// less the paused ones (a paused Provider reconciles no machines).
+// less the paused ones (a paused Provider reconciles no machines) and those
+// being deleted (they take no new VM, docs/adr/0019).
 import type { Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { compareText } from './compare-text.js';
@@ -21,10 +22,10 @@ export function selectProviders(vm: VirtualMachine, providers: readonly Provider
     const count = providers.length === 1 ? 'the 1 Provider' : `the ${providers.length} Providers`;
     return { ok: false, message: `spec.placement.providerSelector ${formatSelector(selector)} matches none of ${count} in ${where}` };
   }
-  const usable = selected.filter((p) => p.spec.paused !== true);
+  const usable = selected.filter((p) => p.spec.paused !== true && !p.metadata.deletionTimestamp);
   if (usable.length === 0) {
     const names = selected.map((p) => p.metadata.name ?? '').join(', ');
-    return { ok: false, message: `Every Provider matching spec.placement.providerSelector in ${where} is paused: ${names}` };
+    return { ok: false, message: `Every Provider matching spec.placement.providerSelector in ${where} is paused or being deleted: ${names}` };
   }
   return { ok: true, providers: usable };
 }

@@ -46,7 +46,10 @@ export const Label = {
 export const CLUSTERCTL_PROVIDER = 'infrastructure-banlieue';
 
 export const Annotation = {
+  /** On a VirtualMachine whose migrationPolicy is manual: `true` lets the controller recreate it elsewhere when its placement is impossible. */
   migrate: 'banlieue.io/migrate',
+  /** On a VirtualMachine's infrastructure machine: a digest of the VM's spec.placement it was placed for, written by the controller. */
+  placementSpec: 'banlieue.io/placement-spec',
   capiPaused: 'cluster.x-k8s.io/paused',
   /** Set by CAPI's topology controller on its server-side-apply dry runs; template immutability lets those through. */
   capiTopologyDryRun: 'topology.cluster.x-k8s.io/dry-run',

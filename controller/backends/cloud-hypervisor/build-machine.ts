@@ -1,8 +1,8 @@
 // VirtualMachine → CloudHypervisorMachine. The host resolves storage and network
 // classes itself, so the spec carries class names, not backend targets.
-import type { CloudHypervisorMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
+import type { CloudHypervisorMachine, CloudHypervisorMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { CloudHypervisorMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
-import type { MachineBuildContext, BuildResult } from '../machine-build.js';
+import type { BuildResult, CarriedTargets, MachineBuildContext } from '../machine-build.js';
 
 export function buildCloudHypervisorMachine(context: MachineBuildContext): BuildResult<CloudHypervisorMachine> {
   const [osDisk, ...dataDisks] = context.disks;
@@ -31,4 +31,9 @@ export function buildCloudHypervisorMachine(context: MachineBuildContext): Build
       },
     },
   };
+}
+
+/** The boot image only: storage and networks are classes, which the host resolves. */
+export function cloudHypervisorCarriedTargets(spec: CloudHypervisorMachineSpec): CarriedTargets {
+  return { imageRef: spec.bootSource.image };
 }

@@ -2,9 +2,9 @@
 // bridge (the failure domain's raw `bridges`, or every NIC when raw
 // networkKind is "bridge") is plugged into that bridge; otherwise into the
 // libvirt network of that name.
-import type { LibvirtMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
+import type { LibvirtMachine, LibvirtMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
-import { singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
+import { singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
 import { defaultDomainName } from './domain-name.js';
 import { RawKey } from './mapping.js';
 
@@ -36,5 +36,14 @@ export function buildLibvirtMachine(context: MachineBuildContext): BuildResult<L
         })),
       },
     },
+  };
+}
+
+/** Boot volume, the pool of every disk, and where each interface is plugged. */
+export function libvirtCarriedTargets(spec: LibvirtMachineSpec): CarriedTargets {
+  return {
+    imageRef: spec.bootSource.volume,
+    storage: spec.disks.map(() => spec.pool),
+    networks: (spec.network ?? []).map((n) => n.source.name),
   };
 }

@@ -1,7 +1,7 @@
 // The libvirt backend: one libvirt host per Provider, over libvirt's own RPC protocol.
 import { libvirtApi, type LibvirtMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import type { BackendDescriptor } from '../descriptor.js';
-import { buildLibvirtMachine } from './build-machine.js';
+import { buildLibvirtMachine, libvirtCarriedTargets } from './build-machine.js';
 import { createLibvirtBackend } from './libvirt-backend.js';
 
 export const libvirtDescriptor: BackendDescriptor<LibvirtMachineSpec> = {
@@ -11,6 +11,7 @@ export const libvirtDescriptor: BackendDescriptor<LibvirtMachineSpec> = {
   // (credentials.ts, REQUIRED_KEYS).
   credentialKeys: [],
   buildMachine: buildLibvirtMachine,
+  carriedTargets: libvirtCarriedTargets,
   // The domain is built with <os><type arch="x86_64"> (machine/domain-xml.ts).
   machineCapacity: (spec) => ({ cpus: spec.vcpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
   createBackend: createLibvirtBackend,

@@ -1,8 +1,8 @@
 // VirtualMachine → ProxmoxMachine. The node comes from the failure domain; the
 // cloud-init seed ISO (user-data and static addresses) needs an ISO storage.
-import type { ProxmoxMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import type { ProxmoxMachine, ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { ProxmoxMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { missingRaw, type MachineBuildContext, type BuildResult } from '../machine-build.js';
+import { missingRaw, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
 
 /** Template VMIDs, as the VMImage source rule and ProxmoxMachine.spec.templateVmid accept them. */
 const VMID = /^[1-9][0-9]{2,8}$/;
@@ -56,5 +56,14 @@ export function buildProxmoxMachine(context: MachineBuildContext): BuildResult<P
         ...(needsSeedIso && isoStorage ? { isoStorage } : {}),
       },
     },
+  };
+}
+
+/** Template VMID, the OS disk's then each data disk's storage, and each interface's bridge. */
+export function proxmoxCarriedTargets(spec: ProxmoxMachineSpec): CarriedTargets {
+  return {
+    imageRef: String(spec.templateVmid),
+    ...(spec.storage !== undefined ? { storage: [spec.storage, ...(spec.dataDisks ?? []).map((d) => d.storage ?? '')] } : {}),
+    networks: spec.nics.map((n) => n.bridge),
   };
 }

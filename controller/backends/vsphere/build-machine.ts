@@ -1,8 +1,8 @@
 // VirtualMachine → VSphereMachine. Placement facts (datacenter, cluster,
 // resourcePool) come from the failure domain the vSphere provider published.
-import type { VSphereMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import type { VSphereMachine, VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { VSphereMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import { missingRaw, singleStorageTarget, type MachineBuildContext, type BuildResult } from '../machine-build.js';
+import { missingRaw, singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
 
 export function buildVSphereMachine(context: MachineBuildContext): BuildResult<VSphereMachine> {
   const { datacenter, cluster, resourcePool } = context.raw;
@@ -31,5 +31,14 @@ export function buildVSphereMachine(context: MachineBuildContext): BuildResult<V
         network: context.nics.map(({ nic, backendId, ipam }) => ({ name: nic.name, portGroup: backendId, ...(ipam ? { ipam } : {}) })),
       },
     },
+  };
+}
+
+/** Template, the datastore of every disk, and each interface's port group. */
+export function vsphereCarriedTargets(spec: VSphereMachineSpec): CarriedTargets {
+  return {
+    imageRef: spec.template,
+    ...(spec.datastore !== undefined ? { storage: (spec.disks ?? []).map(() => spec.datastore ?? '') } : {}),
+    networks: (spec.network ?? []).map((n) => n.portGroup),
   };
 }

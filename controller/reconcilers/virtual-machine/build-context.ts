@@ -6,12 +6,12 @@ import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/vir
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../../infra/api/kind.js';
-import { Label } from '../../../infra/api/well-known.js';
+import { Annotation, Label } from '../../../infra/api/well-known.js';
 import type { MachineBuildContext } from '../../backends/machine-build.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
 import { computeNicAddressing } from './nic-addressing.js';
 import { ownedByLabelValue } from './ownership.js';
-import type { Placement } from './placement.js';
+import { placementSpecDigest, type Placement } from './placement.js';
 
 export interface InfraBuildInput {
   readonly vm: VirtualMachine;
@@ -20,6 +20,10 @@ export interface InfraBuildInput {
   readonly placement: Placement;
   /** Secret (VM namespace) holding the rendered user-data; no user-data when unset. */
   readonly userDataSecretName?: string;
+  /** The image reference to write; unset: the VMImage's on the placement's Provider. A running VM keeps the one its machine carries. */
+  readonly imageRef?: string;
+  /** Annotation.placementSpec to write; unset: the digest of the VM's spec.placement. */
+  readonly placementSpec?: string;
 }
 
 export type ContextResult = { readonly ok: true; readonly context: MachineBuildContext } | { readonly ok: false; readonly message: string };
@@ -39,7 +43,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
   if (placement.resolvedNetworks.length !== interfaces.length) {
     return fail(`placement resolved ${placement.resolvedNetworks.length} network classes for ${interfaces.length} class interfaces`);
   }
-  const imageRef = resolveImageRef(image, placement);
+  const imageRef = input.imageRef ?? resolveImageRef(image, placement);
   if (imageRef === undefined) {
     return fail(`VMImage "${image.metadata.name ?? ''}" has no source for providerClass ${placement.providerClass}`);
   }
@@ -52,6 +56,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
         name,
         namespace,
         labels: { ...vm.metadata.labels, [Label.ownedBy]: ownedByLabelValue(name) },
+        annotations: { [Annotation.placementSpec]: input.placementSpec ?? placementSpecDigest(vm) },
         ownerReferences: [
           { apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid, controller: true, blockOwnerDeletion: true },
         ],
@@ -60,6 +65,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
         providerRef: { name: placement.providerName },
         failureDomain: placement.failureDomain.name,
         desiredPowerState: vm.spec.desiredPowerState ?? 'PoweredOn',
+        ...(vm.spec.deletionPolicy !== undefined ? { deletionPolicy: vm.spec.deletionPolicy } : {}),
         ...(input.userDataSecretName !== undefined ? { userDataSecretRef: { name: input.userDataSecretName, key: 'value' } } : {}),
       },
       hardware: hw.hardware,

@@ -5,16 +5,15 @@
 // Ownership (issue 10, ownership.ts): an object of the VM's name that is not
 // the VM's is reported and left alone, never written, deleted or referred to.
 //
-// Placement (issue 10, Build 7; placement.ts, drift.ts): where the VM runs is
-// the infrastructure machine it controls, not `status.scheduled`, which
-// anyone with access to the status subresource can write. The controller
-// keeps that record in step with the machine: one that disagrees is
+// Placement (placement.ts, scheduler/running-placement.ts, drift.ts): a VM
+// that runs stays where it runs while that is possible. Where it runs is the
+// infrastructure machine it controls, never `status.scheduled`, which anyone
+// with access to the status subresource can write: a record that disagrees is
 // rewritten from the machine, with a Warning Event, and nothing moves. Only a
-// real drift (the machine's Provider, failure domain or class targets no
-// longer what the scheduler would choose) deletes a machine, as the VM's
-// migrationPolicy allows, and the plan that deletes it carries an Event
-// the reconciler records first.
+// placement that is truly impossible may move it, as its migrationPolicy
+// allows, announced before its machine is deleted.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { DeletionPolicy } from '../../../infra/api/common.js';
 import type { ScheduledPlacement, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -23,10 +22,12 @@ import { INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Annotation, Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { UserData } from '../../backends/user-data-bytes.js';
+import { judgeRunningPlacement, type RunningFacts, type RunningVerdict } from '../../scheduler/running-placement.js';
+import { compareText } from '../../scheduler/compare-text.js';
 import { schedule } from '../../scheduler/schedule.js';
 import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
-import { describeDrift, evaluateDrift, type DriftDecision, type DriftReason } from './drift.js';
+import { decideMove, type RecreateBudget } from './drift.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
 import { buildInfraMachine, type InfraMachineObject } from './infra-builders.js';
 import {
@@ -41,7 +42,8 @@ import {
 } from './ownership.js';
 import {
   describePlacement,
-  readResolvedClasses,
+  keptPlacement,
+  placementSpecDigest,
   recordAgrees,
   recordRunning,
   runningPlacement,
@@ -75,6 +77,8 @@ export interface VmObserved {
   readonly userData?: UserDataSource;
   /** The Secret the user-data is rendered into, when spec.userData is set. @default Absent */
   readonly renderedSecret?: RenderedSecretState;
+  /** Recreates the VM's namespace may still start; unset: no limit. */
+  readonly recreateBudget?: RecreateBudget;
 }
 
 /** An Event about the VM, recorded before the plan's writes (so one announcing a deletion precedes it). */
@@ -89,6 +93,8 @@ export interface VmPlan {
   readonly removeFinalizer: boolean;
   /** Objects the VM controls, to delete (each only while its uid is the one given). */
   readonly deleteInfra: readonly InfraMachineObject[];
+  /** Machines the VM controls whose spec.deletionPolicy is to be set before they are deleted. */
+  readonly setDeletionPolicy?: readonly { readonly machine: InfraMachineObject; readonly deletionPolicy: DeletionPolicy }[];
   /** The infra machine to create, or (metadata.uid set) to update: it is the VM's. */
   readonly applyInfra?: InfraMachineObject;
   /** The rendered user-data Secret to create, or (metadata.uid set) to update; absent when the live one is already right. */
@@ -98,6 +104,8 @@ export interface VmPlan {
   /** The status fields the controller owns; undefined: leave status alone. */
   readonly status?: VirtualMachineStatus;
   readonly requeueAfterMs?: number;
+  /** This plan announces a recreate: one of the namespace's recreates per minute is taken. */
+  readonly takesRecreate?: boolean;
 }
 
 /** How soon a VM blocked by a conflict is looked at again (the reconciler's backoff starts there). */
@@ -135,12 +143,20 @@ function withForeignMarked(o: VmObserved): VmObserved {
   return { ...o, infra: markForeign(o.infra, o.vm) };
 }
 
-/** Delete every infra kind the VM controls, independently; release the VM only when all are gone (another's object is not waited for). */
+/**
+ * Delete every infra kind the VM controls, independently; release the VM only when all are gone
+ * (another's object is not waited for). A machine first gets the VM's spec.deletionPolicy, should
+ * it not carry it yet (set just before the delete): Retain must reach the provider before the delete.
+ */
 function deletionPlan(o: VmObserved): VmPlan {
   const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
+  const policy = o.vm.spec.deletionPolicy ?? 'Delete';
+  const behind = present.filter((m) => (m.spec.deletionPolicy ?? 'Delete') !== policy);
   const allGone = o.infra.every((i) => i.state === 'Absent' || i.state === 'Foreign');
   const holds = (o.vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
-  return { ...noAction, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
+  if (behind.length > 0) return { ...noAction, setDeletionPolicy: behind.map((machine) => ({ machine, deletionPolicy: policy })), requeueAfterMs: WAIT_MS };
+  const retained = policy === 'Retain' ? present.map((m): PlannedEvent => ({ type: 'Normal', reason: Reason.VMRetained, message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})` })) : [];
+  return { ...noAction, events: retained, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
 }
 
 const noAction: VmPlan = { ensureFinalizer: false, removeFinalizer: false, deleteInfra: [], events: [] };
@@ -170,63 +186,93 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
     const message = `address ${duplicate.address} on network class "${duplicate.networkClass}" (interface ${duplicate.interface}) is already held by VirtualMachine ${duplicate.heldBy}`;
     return blocked(o, now, { scheduled: current(o.vm, ConditionType.Scheduled), ready: notReady(Reason.DuplicateAddress, message) });
   }
-  const result = schedule({ vm, vmClass, image, providers: o.providers, siblings: o.siblings });
-  if (!result.ok) {
-    // Nothing fits now: a VM that runs keeps running where it is.
-    const running = runningOn(o);
-    return running ? mirrorOnly(o, now, placementMatches, running) : blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
+  const running = runningOn(o);
+  if (!running) {
+    const result = schedule({ vm, vmClass, image, providers: o.providers, siblings: o.siblings });
+    if (!result.ok) return blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
+    return place(o, now, { placement: result.placement, vmClass, image });
   }
-  const fresh = result.placement;
-  const running = runningOn(o, { vmClass, image, placement: fresh });
-  if (!running) return place(o, now, fresh, vmClass, image, undefined);
-  const drift = evaluateDrift(vm, running.placement, fresh);
-  if (drift.reason && drift.action !== 'InPlace') return driftPlan(o, now, { ...drift, reason: drift.reason }, running, fresh);
   const leftovers = otherKinds(o, running);
   if (leftovers.length > 0) return leftoverPlan(o, now, leftovers, running);
-  return place(o, now, fresh, vmClass, image, running);
+  const verdict = judgeRunningPlacement({ vm, running: runningFacts(vm, running), providers: o.providers, siblings: o.siblings });
+  if (!verdict.stays) return movePlan(o, now, verdict, running, { vmClass, image });
+  const placementValid: ConditionInput = verdict.withdrawn
+    ? { type: ConditionType.PlacementValid, status: 'True', reason: Reason.FailureDomainWithdrawn, message: verdict.withdrawn }
+    : placementMatches;
+  const kept = keptPlacement(running.machine, verdict.provider, verdict.failureDomain, vmClass, o.backends);
+  if (!kept) return mirrorOnly(o, now, placementValid, running);
+  // A withdrawn failure domain's labels are unknown, so its machine keeps the placement it was judged for.
+  const judgedFor = verdict.failureDomain ? undefined : running.machine.metadata.annotations?.[Annotation.placementSpec];
+  return place(o, now, {
+    placement: kept.placement,
+    vmClass,
+    image,
+    running,
+    placementValid,
+    ...(kept.imageRef !== undefined ? { imageRef: kept.imageRef } : {}),
+    ...(judgedFor !== undefined ? { placementSpec: judgedFor } : {}),
+  });
 }
 
 /**
- * The machine the VM runs on: a Present one it controls, of the fresh
- * placement's kind when there is one. Its class targets are read back only
- * at the fresh Provider and failure domain: elsewhere the Provider or
- * failure domain already differs.
+ * The machine the VM runs on and where that is: a Present one it controls; of several (a state
+ * banlieue does not make), one on a Provider of its backend that exists, then the oldest, then by kind.
  */
-function runningOn(o: VmObserved, fresh?: { readonly vmClass: VMClass; readonly image: VMImage; readonly placement: Placement }): Running | undefined {
+function runningOn(o: VmObserved): Running | undefined {
   const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
-  const targetKind = fresh && o.backends.machineKind(fresh.placement.providerClass);
-  const machine = present.find((m) => m.kind === targetKind) ?? present[0];
-  if (!machine) return undefined;
-  const placement = runningPlacement(machine, o.backends);
-  const atFresh = fresh && placement.providerClass === fresh.placement.providerClass && placement.providerName === fresh.placement.providerName && placement.failureDomain === fresh.placement.failureDomain.name;
-  if (!atFresh) return { machine, placement };
-  return { machine, placement: { ...placement, ...readResolvedClasses(machine, { vm: o.vm, vmClass: fresh.vmClass, image: fresh.image, placement: fresh.placement }, o.backends) } };
+  const served = (m: InfraMachineObject): boolean =>
+    o.providers.some((p) => p.metadata.name === m.spec.providerRef?.name && o.backends.machineKind(p.spec.providerClassRef.name) === m.kind);
+  const onKnownProvider = (m: InfraMachineObject): number => (served(m) ? 0 : 1);
+  const [machine] = present.sort(
+    (a, b) => onKnownProvider(a) - onKnownProvider(b) || compareText(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') || compareText(a.kind, b.kind),
+  );
+  return machine && { machine, placement: runningPlacement(machine, o.backends, o.vmClass) };
+}
+
+/** Reasons a machine's Ready gives when it cannot reach its backend. */
+const UNREACHABLE: ReadonlySet<string> = new Set([Reason.ConnectFailed, Reason.ProviderNotFound]);
+
+/** What the scheduler judges a running VM by: where its machine is, what that machine reports, and whether spec.placement changed since. */
+function runningFacts(vm: VirtualMachine, running: Running): RunningFacts {
+  const ready = running.machine.status?.conditions?.find((c) => c.type === ConditionType.Ready);
+  const unreachable = ready?.status === 'False' && UNREACHABLE.has(ready.reason) ? { reason: ready.reason, message: ready.message } : undefined;
+  const placedFor = running.machine.metadata.annotations?.[Annotation.placementSpec];
+  return {
+    providerName: running.placement.providerName,
+    failureDomain: running.placement.failureDomain,
+    ...(unreachable ? { unreachable } : {}),
+    placementChanged: placedFor !== undefined && placedFor !== placementSpecDigest(vm),
+  };
 }
 
 /**
- * The VM runs where it no longer fits. `never` keeps it there; `manual` keeps
- * it and says so (PlacementValid False, a Warning Event when that begins)
- * until annotated; `automatic` (or `manual` annotated) deletes every machine
- * the VM controls, with a Warning Event recorded before the delete, and the
- * next pass creates it at the fresh placement.
+ * The VM runs where it can no longer stay: its migrationPolicy says whether it
+ * stays (PlacementValid False saying why) or is recreated where the scheduler
+ * puts it now (drift.ts: announced first, then its machines deleted; the next
+ * pass places it afresh).
  */
-function driftPlan(o: VmObserved, now: Date, drift: DriftDecision & { readonly reason: DriftReason }, running: Running, fresh: Placement): ActivePlan {
-  const what = describeDrift(drift.reason, running.placement, fresh);
-  if (drift.action === 'StickToOld') return mirrorOnly(o, now, placementMatches, running);
-  if (drift.action === 'SurfaceOnly') {
-    const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${what}; annotate ${Annotation.migrate}=true to move it` };
-    const plan = mirrorOnly(o, now, placementValid, running);
-    const already = o.vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid && c.status === 'False' && c.reason === drift.reason);
-    if (already) return plan;
-    const message = `${what}: migrationPolicy manual keeps the VirtualMachine on ${describePlacement(running.placement)}; annotate ${Annotation.migrate}=true to recreate it on ${describePlacement(fresh)}`;
-    return { ...plan, events: [...plan.events, { type: 'Warning', reason: drift.reason, message }] };
-  }
-  const stale = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
-  const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: drift.reason, message: `${what}; recreating` };
-  const plan = mirrorOnly(o, now, placementValid, running);
-  const policy = o.vm.spec.migrationPolicy === 'manual' ? `manual, ${Annotation.migrate}=true` : 'automatic';
-  const message = `${what}: deleting ${machineName(running.machine)} to recreate the VirtualMachine on ${describePlacement(fresh)} (migrationPolicy ${policy})`;
-  return { ...plan, events: [...plan.events, { type: 'Warning', reason: drift.reason, message }], deleteInfra: stale, requeueAfterMs: WAIT_MS };
+function movePlan(
+  o: VmObserved,
+  now: Date,
+  verdict: Extract<RunningVerdict, { stays: false }>,
+  running: Running,
+  { vmClass, image }: { readonly vmClass: VMClass; readonly image: VMImage },
+): ActivePlan {
+  const result = schedule({ vm: o.vm, vmClass, image, providers: o.providers, siblings: o.siblings });
+  const move = decideMove({
+    vm: o.vm,
+    impossible: verdict,
+    from: describePlacement(running.placement),
+    to: result.ok ? { ok: true, where: describePlacement(result.placement) } : { ok: false, message: result.message },
+    machine: machineName(running.machine),
+    ...(o.recreateBudget ? { budget: o.recreateBudget } : {}),
+    now,
+  });
+  const plan = mirrorOnly(o, now, move.placementValid, running);
+  const events: PlannedEvent[] = [...plan.events, ...(move.event ? [{ type: 'Warning' as const, ...move.event }] : [])];
+  const stale = move.deleteMachines ? o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : [])) : [];
+  const requeueAfterMs = move.deleteMachines ? WAIT_MS : move.requeueAfterMs;
+  return { ...plan, events, deleteInfra: stale, ...(move.takesRecreate ? { takesRecreate: true } : {}), ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
 }
 
 /** Present machines of other kinds the VM controls, besides the one it runs on. */
@@ -243,8 +289,24 @@ function leftoverPlan(o: VmObserved, now: Date, leftovers: readonly InfraMachine
   return { ...plan, events: [...plan.events, ...events], deleteInfra: leftovers, requeueAfterMs: WAIT_MS };
 }
 
-function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass, image: VMImage, running: Running | undefined): ActivePlan {
+/** Where and with what the VM's machine is built: a fresh placement, or (running set) the one it runs at. */
+interface PlaceInput {
+  readonly placement: Placement;
+  readonly vmClass: VMClass;
+  readonly image: VMImage;
+  readonly running?: Running;
+  /** @default PlacementMatches */
+  readonly placementValid?: ConditionInput;
+  /** The image reference the running machine carries. */
+  readonly imageRef?: string;
+  /** Annotation.placementSpec to keep instead of the VM's current digest. */
+  readonly placementSpec?: string;
+}
+
+function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
   const { vm } = o;
+  const { placement, vmClass, image, running } = input;
+  const placementValid = input.placementValid ?? placementMatches;
   if (o.userData && !o.userData.ok) return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
   const backend = o.backends.get(placement.providerClass);
   if (!backend) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${placement.providerClass}" has no infrastructure machine kind`) });
@@ -253,16 +315,27 @@ function place(o: VmObserved, now: Date, placement: Placement, vmClass: VMClass,
   const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
   if (foreign) return conflictPlan(o, now, foreign);
   if (live?.state === 'Terminating' || live?.state === 'Unknown') {
-    return { ...mirrorOnly(o, now, placementMatches, running), requeueAfterMs: WAIT_MS };
+    return { ...mirrorOnly(o, now, placementValid, running), requeueAfterMs: WAIT_MS };
   }
   const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);
-  const built = buildInfraMachine({ vm, vmClass, image, placement, ...(rendered ? { userDataSecretName: userDataSecretName(vm) } : {}) }, o.backends);
+  const built = buildInfraMachine(
+    {
+      vm,
+      vmClass,
+      image,
+      placement,
+      ...(rendered ? { userDataSecretName: userDataSecretName(vm) } : {}),
+      ...(input.imageRef !== undefined ? { imageRef: input.imageRef } : {}),
+      ...(input.placementSpec !== undefined ? { placementSpec: input.placementSpec } : {}),
+    },
+    o.backends,
+  );
   if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });
   const infra = live?.state === 'Present' ? live.object : undefined;
   const userDataSecret = rendered?.write;
   const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: describePlacement(placement) };
-  const status = statusFor(o, now, { scheduled, placementValid: placementMatches, infra, infraKind: targetKind });
+  const status = statusFor(o, now, { scheduled, placementValid, infra, infraKind: targetKind });
   const recorded = vm.status?.scheduled;
   return {
     ...noAction,

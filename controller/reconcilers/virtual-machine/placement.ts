@@ -1,20 +1,27 @@
-// Where a VirtualMachine is placed, in three shapes (issue 10, Build 7):
-// - Placement: where the scheduler would put it now;
+// Where a VirtualMachine is placed, in three shapes:
+// - Placement: where the scheduler puts a new VM, or where a running VM's
+//   machine is rebuilt (keptPlacement);
 // - RunningPlacement: where it runs, read from the infrastructure machine it
 //   controls: the machine's backend (its kind), spec.providerRef and
 //   spec.failureDomain, which the controller wrote by server-side apply, and
-//   the class targets the machine carries, read back through its backend's
-//   builder. This is the truth drift is judged against;
+//   the class targets the machine carries (its backend's carriedTargets).
+//   This is the truth a running VM is judged by;
 // - ScheduledPlacement: `status.scheduled`, the controller's record of the
 //   running placement. Anyone allowed to write the status subresource can
 //   change it, so no decision reads it: a record that disagrees with the
 //   machine is rewritten from the machine, and nothing is moved because of it.
-import type { ResolvedClass, ScheduledPlacement } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import { createHash } from 'node:crypto';
+import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { ResolvedClass, ScheduledPlacement, VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
+import type { CarriedTargets } from '../../backends/machine-build.js';
 import type { Placement } from '../../scheduler/schedule.js';
+import { compareText } from '../../scheduler/compare-text.js';
+import { resolveNetworks, resolveStorage } from '../../scheduler/resolve-class.js';
 import { toTimestamp } from '../../runtime/conditions.js';
-import { buildInfraMachine, type InfraBuildInput, type InfraMachineObject } from './infra-builders.js';
+import type { InfraMachineObject } from './infra-builders.js';
 
 export type { Placement } from '../../scheduler/schedule.js';
 
@@ -23,10 +30,16 @@ export interface RunningPlacement {
   readonly providerClass: Backend;
   readonly providerName: string;
   readonly failureDomain: string;
-  /** Per class disk, read back from the machine; undefined when the machine does not carry them (see readResolvedClasses). */
+  /** Per class disk, as the machine carries them; undefined when it carries none (its host resolves classes) or the class changed shape. */
   readonly resolvedStorage?: readonly ResolvedClass[];
-  /** Per class interface, read back from the machine; undefined when the machine does not carry them. */
+  /** Per class interface, as the machine carries them; undefined likewise. */
   readonly resolvedNetworks?: readonly ResolvedClass[];
+}
+
+/** A running VM's machine rebuilt: where it runs, with the image it carries (undefined: as the VMImage says). */
+export interface KeptPlacement {
+  readonly placement: Placement;
+  readonly imageRef?: string;
 }
 
 /** `status.scheduled` for a placement chosen at `now`. */
@@ -42,45 +55,85 @@ export function toScheduledPlacement(placement: Placement, now: Date): Scheduled
 }
 
 /**
- * Backend, Provider and failure domain of `machine`. A field another writer
- * removed reads as '' and so matches no fresh placement: such a machine is
- * judged like any other that no longer fits (the controller wrote both).
+ * Backend, Provider and failure domain of `machine`, and (given its VMClass) the class targets it
+ * carries. A field another writer removed reads as '': such a machine names no Provider, and is
+ * judged like one whose Provider is gone (the controller wrote both).
  */
-export function runningPlacement(machine: InfraMachineObject, backends: BackendCatalog): RunningPlacement {
-  const backend = backends.all.find((d) => d.api.machine.kind === machine.kind)?.api.name ?? '';
-  return { providerClass: backend as Backend, providerName: machine.spec.providerRef?.name ?? '', failureDomain: machine.spec.failureDomain ?? '' };
+export function runningPlacement(machine: InfraMachineObject, backends: BackendCatalog, vmClass?: VMClass): RunningPlacement {
+  const descriptor = backends.all.find((d) => d.api.machine.kind === machine.kind);
+  const where: RunningPlacement = {
+    providerClass: (descriptor?.api.name ?? '') as Backend,
+    providerName: machine.spec.providerRef?.name ?? '',
+    failureDomain: machine.spec.failureDomain ?? '',
+  };
+  if (!descriptor || !vmClass) return where;
+  const carried = descriptor.carriedTargets(machine.spec);
+  const storage = zipNames(vmClass.spec.hardware.disks.map((d) => d.storageClass), carried.storage);
+  const networks = zipNames(vmClass.spec.network.interfaces.map((i) => i.networkClass), carried.networks);
+  return { ...where, ...(storage ? { resolvedStorage: storage } : {}), ...(networks ? { resolvedNetworks: networks } : {}) };
 }
 
 /**
- * The class targets `live` carries, for a machine at `input.placement`'s
- * Provider and failure domain. Each backend writes targets into its own
- * fields (a vSphere datastore, a Proxmox bridge…), so they are found through
- * its builder: the machine is built once more with each target replaced by a
- * marker, and the live machine's value where a marker lands is the target it
- * carries. Markers go one per class entry; a backend that needs entries to
- * share a target (one datastore for every disk) refuses that, and then entries
- * sharing a fresh target share a marker. A list is returned only when every
- * marker was found with one value: a backend that resolves classes on its
- * host (its machine names classes, not targets) carries none, and nothing is
- * guessed.
+ * The placement a running VM's machine is rebuilt with: where it runs, the failure domain's facts
+ * as recorded when its VM was created (status.placement.location; else as published now), and
+ * the image and class targets the machine carries, today's resolution filling only what it does
+ * not carry. So a Provider or VMImage that now says otherwise changes nothing of a running VM.
+ * Undefined when the facts are known neither way (a machine recorded by no location, in a failure
+ * domain no longer published): the machine is then left as it is.
  */
-export function readResolvedClasses(
-  live: InfraMachineObject,
-  input: InfraBuildInput,
+export function keptPlacement(
+  machine: InfraMachineObject,
+  provider: Provider,
+  published: FailureDomainStatus | undefined,
+  vmClass: VMClass,
   backends: BackendCatalog,
-): Pick<RunningPlacement, 'resolvedStorage' | 'resolvedNetworks'> {
-  for (const share of [false, true]) {
-    const storage = markers('storage', input.placement.resolvedStorage, share);
-    const networks = markers('network', input.placement.resolvedNetworks, share);
-    const probe = buildInfraMachine({ ...input, placement: { ...input.placement, resolvedStorage: storage.marked, resolvedNetworks: networks.marked } }, backends);
-    if (!probe.ok) continue;
-    const found = new Map<string, unknown[]>();
-    collectAtMarkers(probe.object.spec, live.spec, found);
-    const readStorage = storage.readBack(found);
-    const readNetworks = networks.readBack(found);
-    return { ...(readStorage ? { resolvedStorage: readStorage } : {}), ...(readNetworks ? { resolvedNetworks: readNetworks } : {}) };
+): KeptPlacement | undefined {
+  const running = runningPlacement(machine, backends);
+  const descriptor = backends.get(running.providerClass);
+  if (!descriptor) return undefined;
+  const record = machine.status?.placement;
+  const recorded = record?.provider === running.providerName && record.failureDomain === running.failureDomain ? record.location : undefined;
+  const raw = recorded ?? published?.attributes?.raw;
+  if (!raw && !published) return undefined;
+  const failureDomain: FailureDomainStatus = { ...(published ?? { name: running.failureDomain }), attributes: { ...published?.attributes, raw: raw ?? {} } };
+  const carried: CarriedTargets = descriptor.carriedTargets(machine.spec);
+  const storage = resolveStorage(provider, vmClass.spec.hardware.disks, failureDomain);
+  const networks = resolveNetworks(provider, vmClass.spec.network.interfaces, failureDomain);
+  return {
+    placement: {
+      providerName: running.providerName,
+      providerNamespace: provider.metadata.namespace ?? machine.metadata.namespace ?? '',
+      providerClass: running.providerClass,
+      failureDomain,
+      resolvedStorage: storage.map((r, i) => ({ className: r.className, backendId: carried.storage?.[i] ?? r.backendId })),
+      resolvedNetworks: networks.map((r, i) => ({ className: r.className, backendId: carried.networks?.[i] ?? r.backendId })),
+    },
+    ...(carried.imageRef !== undefined ? { imageRef: carried.imageRef } : {}),
+  };
+}
+
+/**
+ * A digest of spec.placement, which the machine carries (Annotation.placementSpec) from when the
+ * VM was placed: a placement the user changed since is told apart from labels changed elsewhere.
+ * Keys are sorted, so the API server's key order does not change it.
+ */
+export function placementSpecDigest(vm: VirtualMachine): string {
+  return createHash('sha256').update(canonicalJson(vm.spec.placement ?? {})).digest('hex').slice(0, 16);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => compareText(a, b)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
-  return {};
+  return JSON.stringify(value);
+}
+
+/** `names` paired with `targets`; undefined when there are no targets or not one per name. */
+function zipNames(names: readonly string[], targets: readonly string[] | undefined): ResolvedClass[] | undefined {
+  if (!targets || targets.length !== names.length) return undefined;
+  return names.map((className, i) => ({ className, backendId: targets[i] ?? '' }));
 }
 
 /** Whether the record says what the machine says: Provider, backend, failure domain, and the targets the machine carries. */
@@ -127,48 +180,3 @@ export function sameResolved(a: readonly ResolvedClass[], b: readonly ResolvedCl
 }
 
 const copyResolved = (r: ResolvedClass): ResolvedClass => ({ className: r.className, backendId: r.backendId });
-
-// NUL never occurs in a target a Provider publishes, so a marker cannot be mistaken for one.
-const MARK = '\u0000';
-
-interface Marked {
-  readonly marked: ResolvedClass[];
-  /** The list as the machine carries it, or undefined when a target was not found or found with two values. */
-  readonly readBack: (found: ReadonlyMap<string, readonly unknown[]>) => ResolvedClass[] | undefined;
-}
-
-/** A marker per entry, or (`share`) per distinct target, entries sharing a target sharing its marker. */
-function markers(list: string, resolved: readonly ResolvedClass[], share: boolean): Marked {
-  const targets = [...new Set(resolved.map((r) => r.backendId))];
-  const markerAt = (i: number): string => `${MARK}${list}${share ? targets.indexOf(resolved[i]?.backendId ?? '') : i}`;
-  return {
-    marked: resolved.map((r, i) => ({ className: r.className, backendId: markerAt(i) })),
-    readBack: (found) => {
-      const carried = resolved.map((_, i) => single(found.get(markerAt(i)) ?? []));
-      if (carried.some((v) => v === undefined)) return undefined;
-      return resolved.map((r, i) => ({ className: r.className, backendId: carried[i] ?? '' }));
-    },
-  };
-}
-
-/** Walks the probe and the live object together, collecting the live value wherever the probe holds a marker. */
-function collectAtMarkers(probe: unknown, live: unknown, found: Map<string, unknown[]>): void {
-  if (typeof probe === 'string') {
-    if (probe.startsWith(MARK)) found.set(probe, [...(found.get(probe) ?? []), live]);
-    return;
-  }
-  if (Array.isArray(probe)) {
-    probe.forEach((p, i) => collectAtMarkers(p, Array.isArray(live) ? live[i] : undefined, found));
-    return;
-  }
-  if (probe !== null && typeof probe === 'object') {
-    const liveObject = live !== null && typeof live === 'object' && !Array.isArray(live) ? (live as Record<string, unknown>) : {};
-    for (const [k, p] of Object.entries(probe)) collectAtMarkers(p, liveObject[k], found);
-  }
-}
-
-/** The one string all `values` are; undefined when there are none, or they differ. */
-function single(values: readonly unknown[]): string | undefined {
-  const [first] = values;
-  return typeof first === 'string' && values.every((v) => v === first) ? first : undefined;
-}

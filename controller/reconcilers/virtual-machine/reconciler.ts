@@ -13,11 +13,12 @@
 // VM or on a sibling its anti-affinity looks at, moves nothing.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { DeletionPolicy } from '../../../infra/api/common.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { API_VERSION, INFRA_GROUP } from '../../../infra/api/kind.js';
-import { Finalizer } from '../../../infra/api/well-known.js';
+import { FieldManager, Finalizer } from '../../../infra/api/well-known.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -49,6 +50,7 @@ import {
 import { runningPlacement } from './placement.js';
 import { decideSpecNotApplied, specRefused, type SpecRefused } from './spec-not-applied.js';
 import { claimedFirst } from '../held-claims.js';
+import { DEFAULT_RECREATES_PER_MINUTE, RecreateBudgets } from './recreate-budget.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
 export type { InfraMachineObject } from './infra-builders.js';
@@ -67,6 +69,8 @@ export interface VirtualMachineReconcilerDeps {
   readonly backends: BackendCatalog;
   /** One informer per infrastructure machine kind, by kind. */
   readonly machines: ReadonlyMap<string, Informer<InfraMachineObject>>;
+  /** VirtualMachines of one namespace the controller may start recreating per minute (migrationPolicy automatic or annotated). @default 5 */
+  readonly recreatesPerMinute?: number;
 }
 
 /** What a decision claimed (placement, addresses) before the informer shows it. */
@@ -101,8 +105,11 @@ export class VirtualMachineReconciler implements Reconciler {
    * take the failure domain a required anti-affinity term forbids sharing.
    */
   private readonly assumed = new Map<string, Assumption>();
+  private readonly recreates: RecreateBudgets;
 
-  constructor(private readonly d: VirtualMachineReconcilerDeps) {}
+  constructor(private readonly d: VirtualMachineReconcilerDeps) {
+    this.recreates = new RecreateBudgets(d.recreatesPerMinute ?? DEFAULT_RECREATES_PER_MINUTE);
+  }
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const vm = this.d.vms.get(key);
@@ -119,9 +126,11 @@ export class VirtualMachineReconciler implements Reconciler {
     const now = this.d.clock.now();
     // What this process last decided for the VM stands until the cache shows it: a status
     // write not yet seen is not mistaken for another writer's.
-    const observed = this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced);
+    const namespace = latest.metadata.namespace ?? '';
+    const observed = { ...this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced), recreateBudget: this.recreates.budget(namespace, now) };
     const plan = decideVirtualMachine(observed, now);
     this.assume(key, plan, latest);
+    if (plan.takesRecreate) this.recreates.take(namespace, now);
     let conflicted = false;
     const requeueAfterMs = await this.apply(latest, plan, log, (refusal) => {
       // The machine stays where it runs, as it was: only the status changes.
@@ -308,8 +317,9 @@ export class VirtualMachineReconciler implements Reconciler {
     return outcome.requeueAfterMs;
   }
 
-  /** Deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal. */
+  /** Deletion policies, deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal. */
   private async write(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<WriteConflict | SpecRefused | undefined> {
+    for (const { machine, deletionPolicy } of plan.setDeletionPolicy ?? []) await this.setDeletionPolicy(machine, deletionPolicy, log);
     for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
     const secret = plan.userDataSecret;
     if (secret) {
@@ -364,6 +374,18 @@ export class VirtualMachineReconciler implements Reconciler {
 
   private contains(live: InfraMachineObject, desired: InfraMachineObject): boolean {
     return containsAll(live.metadata, desired.metadata) && containsAll(live.spec, desired.spec);
+  }
+
+  /** Set spec.deletionPolicy of a machine the VM controls, being deleted: only that object (its uid is the patch's precondition). */
+  private async setDeletionPolicy(machine: InfraMachineObject, deletionPolicy: DeletionPolicy, log: Logger): Promise<void> {
+    log.info({ infra: machine.kind, deletionPolicy }, 'Setting the deletion policy of the infrastructure machine before deleting it');
+    const ref = { apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name ?? '', namespace: machine.metadata.namespace ?? '' } };
+    const body = { metadata: { ...(machine.metadata.uid ? { uid: machine.metadata.uid } : {}) }, spec: { deletionPolicy } };
+    try {
+      await this.d.api.request('PATCH', await this.d.api.pathOf(ref), { body, contentType: 'application/merge-patch+json', query: { fieldManager: FieldManager.controller } });
+    } catch (err) {
+      if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
+    }
   }
 
   /** Delete an infra machine the VM controls: only that object (uid precondition), never one made in its place since. */

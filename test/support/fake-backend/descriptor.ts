@@ -72,6 +72,8 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
         const existed = cloud.destroy(request.uuid, zoneOf(request));
         return Promise.resolve(existed === undefined ? { state: 'InProgress', message: `destroying the fake VM ${request.uuid}` } : { state: 'Gone', existed });
       },
+      // The fake cloud keeps no marks: a VM found is left to itself.
+      release: (_connection, request) => Promise.resolve(cloud.find(request.uuid, zoneOf(request)) ? { state: 'Released', ref: `fake-${request.uuid}` } : { state: 'Absent' }),
     },
     close: () => Promise.resolve(),
   };
@@ -92,6 +94,8 @@ export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineS
       };
       return { ok: true, object };
     },
+    // The fake kind carries no storage target (a zone holds its disks).
+    carriedTargets: (spec) => ({ imageRef: spec.image }),
     machineCapacity: (spec) => ({ cpus: spec.cpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
     createBackend: () => fakeBackend(cloud),
   };

@@ -128,7 +128,7 @@ describe('VirtualMachine scheduling', () => {
       [
         'every matching Provider is paused',
         { vm: withPlacement({ providerSelector: { matchLabels: { region: 'eu' } } }), providers: [provider('vcenter-b', { labels: { region: 'eu' }, paused: true }), pve] },
-        'Every Provider matching spec.placement.providerSelector in namespace team-a is paused: vcenter-b',
+        'Every Provider matching spec.placement.providerSelector in namespace team-a is paused or being deleted: vcenter-b',
       ],
     ])('marks NoProviderMatched when %s', (_, overrides, message) => {
       expect(failure(schedule(scheduleInput(overrides)))).toEqual({ reason: Reason.NoProviderMatched, message });

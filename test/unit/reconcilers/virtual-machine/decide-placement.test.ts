@@ -1,8 +1,8 @@
-// The VirtualMachine decision on placement (issue 10, Build 7): where the VM
-// runs is its infrastructure machine, not status.scheduled. A record another
-// writer changed is restored from the machine with a Warning and moves
-// nothing; a real drift is acted on as migrationPolicy allows, the Event
-// planned with the deletion (the reconciler records it first).
+// The VirtualMachine decision on placement: where the VM runs is its
+// infrastructure machine, not status.scheduled. A record another writer
+// changed is restored from the machine with a Warning and moves nothing; a
+// running VM stays while its placement is possible, whatever else changes;
+// an impossible one is acted on as migrationPolicy allows, announced first.
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ScheduledPlacement, VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
@@ -55,8 +55,8 @@ const absent = (): InfraState[] => KINDS.map((kind) => ({ kind, state: 'Absent' 
 const running = (machine: InfraMachineObject): InfraState[] => KINDS.map((kind): InfraState => (kind === machine.kind ? { kind, state: 'Present', object: machine } : { kind, state: 'Absent' }));
 
 /** `vm` after a first pass on vcenter-a: the machine the controller built (made, with a uid) and the status it recorded. */
-function placed(vm: VirtualMachine): { vm: VirtualMachine; machine: InfraMachineObject; record: ScheduledPlacement } {
-  const first = decideVirtualMachine(observed(vm, absent()), NOW);
+function placed(vm: VirtualMachine, providers: Provider[] = [vcenterA]): { vm: VirtualMachine; machine: InfraMachineObject; record: ScheduledPlacement } {
+  const first = decideVirtualMachine(observed(vm, absent(), providers), NOW);
   if (!first.applyInfra || !first.status?.scheduled) throw new Error('expected a first placement');
   const machine = { ...first.applyInfra, metadata: { ...first.applyInfra.metadata, uid: 'machine-uid', creationTimestamp: MADE } };
   return { vm: { ...vm, status: first.status }, machine, record: first.status.scheduled };
@@ -118,57 +118,153 @@ describe('VirtualMachine placement record', () => {
   });
 });
 
-describe('VirtualMachine placement drift', () => {
-  it.each<[string, Provider[], Reason, string]>([
-    ['its failure domain is gone', [vcenterAWithoutHome], Reason.FailureDomainChanged, `the failure domain no longer fits: ${HOME} → vcenter-a/vcenter-a-dc1-c2`],
-    ['its Provider is gone', [vcenterB], Reason.ProviderChanged, `the Provider no longer fits: ${HOME} → vcenter-b/vcenter-b-dc1-c1`],
-    ['its storage class now maps to another datastore', [vcenterARemapped], Reason.StorageMappingChanged, `a storage class now resolves differently on ${HOME}: class "fast": ds-ssd → ds-new`],
-  ])('announces, then deletes the machine of an automatic VM when %s', (_, providers, reason, what) => {
-    const { vm, machine, record } = placed(aPolicyVm());
-    const plan = decideVirtualMachine(observed(vm, running(machine), providers), NOW);
-    expect(plan.deleteInfra).toEqual([machine]);
-    expect(plan.applyInfra).toBeUndefined();
-    expect(plan.events).toEqual([{ type: 'Warning', reason, message: expect.stringContaining(`${what}: deleting VSphereMachine web-1 to recreate the VirtualMachine on`) }]);
-    expect(plan.events[0]?.message).toMatch(/\(migrationPolicy automatic\)$/);
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason });
-    // The record stays where the VM runs until the next pass places it.
-    expect(plan.status?.scheduled).toBe(record);
+/** A machine whose status records where its VM was created, and reports Ready=`ready`. */
+function recorded(machine: InfraMachineObject, ready?: { reason: string; message: string }): InfraMachineObject {
+  const location = { datacenter: 'dc1', cluster: 'c1', resourcePool: '/dc1/host/c1/Resources' };
+  const conditions = ready ? [{ type: 'Ready', status: 'False' as const, reason: ready.reason, message: ready.message, lastTransitionTime: MADE }] : [];
+  return { ...machine, status: { placement: { provider: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1', location }, conditions } } as InfraMachineObject;
+}
+
+/** vcenter-a publishing no failure domain, Ready=False CapacityExceeded, as a host over its threshold does. */
+const vcenterAOverCapacity: Provider = {
+  ...provider('vcenter-a', { failureDomains: [] }),
+  status: { conditions: [{ type: 'Ready', status: 'False', reason: Reason.CapacityExceeded, message: 'memory 95% > 90%', lastTransitionTime: MADE }] },
+};
+
+describe('a running VirtualMachine stays where it runs', () => {
+  const labelled = (p: Provider, labels: Record<string, string>): Provider => ({ ...p, metadata: { ...p.metadata, labels } });
+  const imageNotReady = (): VmObserved['image'] => vmImage('ubuntu-24.04', { rows: [{ ...readyRow(vcenterA), ready: false, reason: Reason.ImageSourceNotFound, message: 'no template' }] });
+
+  const selecting = (o: VmObserved): VmObserved => ({ ...o, vm: { ...o.vm, spec: { ...o.vm.spec, placement: { providerSelector: { matchLabels: { env: 'prod' } } } } } });
+  it.each<[string, (o: VmObserved) => VmObserved, Provider[]?]>([
+    ['a Provider that sorts first appears', (o) => ({ ...o, providers: [provider('vcenter-0'), vcenterA], image: vmImage('ubuntu-24.04', { rows: [readyRow(provider('vcenter-0')), readyRow(vcenterA)] }) })],
+    ['a failure domain that sorts first appears', (o) => ({ ...o, providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc0', 'c1'), vsphereDomain('vcenter-a', 'dc1', 'c1')] })] })],
+    ['its storage class now maps to another datastore', (o) => ({ ...o, providers: [vcenterARemapped] })],
+    ['its failure domain no longer offers its storage class', (o) => ({ ...o, providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { storage: ['slow'] })] })] })],
+    ['its VMImage is no longer ready on its Provider', (o) => ({ ...o, image: imageNotReady() })],
+    ['its Provider loses the labels its selector matched', (o) => ({ ...selecting(o), providers: [labelled(vcenterA, { env: 'test' })] }), [labelled(vcenterA, { env: 'prod' })]],
+    ['its Provider is paused', (o) => ({ ...o, providers: [{ ...vcenterA, spec: { ...vcenterA.spec, paused: true } }] })],
+  ])('keeps its machine, the same spec, when %s', (_, change, placedOn = [vcenterA]) => {
+    for (const policy of ['automatic', 'manual', 'never', undefined] as const) {
+      // Placed when its selector (if any) still matched: on the Providers of that time.
+      const { vm, machine, record } = placed(change(observed(aPolicyVm(policy), absent())).vm, placedOn);
+      const plan = decideVirtualMachine(change(observed(vm, running(machine))), NOW);
+      expect(plan.deleteInfra).toEqual([]);
+      expect(plan.applyInfra?.metadata.uid).toBe('machine-uid');
+      expect(plan.applyInfra?.spec).toEqual(machine.spec);
+      expect(plan.events).toEqual([]);
+      expect(plan.status?.scheduled).toEqual(record);
+      expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'True', reason: Reason.PlacementMatches });
+    }
   });
 
-  it('warns once, and keeps the machine, when a manual VM drifts', () => {
-    const { vm, machine } = placed(aPolicyVm('manual'));
-    const plan = decideVirtualMachine(observed(vm, running(machine), [vcenterAWithoutHome]), NOW);
+  it('keeps it in a failure domain withdrawn over capacity, says so, and still applies the VM spec', () => {
+    const { vm, machine } = placed(aPolicyVm('automatic'));
+    const resized = { ...vm, spec: { ...vm.spec, hardwareOverride: { cpus: 8 } } };
+    const plan = decideVirtualMachine(observed(resized, running(recorded(machine)), [vcenterAOverCapacity]), NOW);
+    expect(plan.deleteInfra).toEqual([]);
+    expect(plan.applyInfra?.spec).toEqual({ ...machine.spec, numCpus: 8 });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'True', reason: Reason.FailureDomainWithdrawn, message: expect.stringContaining('CapacityExceeded: memory 95% > 90%') as unknown as string });
+    expect(condition(plan, ConditionType.Ready)?.reason).not.toBe(Reason.PlacementInvalid);
+  });
+
+  it('leaves the machine as it is in a withdrawn failure domain whose facts it did not record', () => {
+    const { vm, machine } = placed(aPolicyVm('automatic'));
+    const plan = decideVirtualMachine(observed(vm, running(machine), [vcenterAOverCapacity]), NOW);
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.applyInfra).toBeUndefined();
-    expect(plan.events).toEqual([{ type: 'Warning', reason: Reason.FailureDomainChanged, message: expect.stringContaining(`migrationPolicy manual keeps the VirtualMachine on ${HOME}; annotate ${Annotation.migrate}=true to recreate it`) }]);
-    const again = decideVirtualMachine(observed({ ...vm, status: plan.status }, running(machine), [vcenterAWithoutHome]), NOW);
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'True', reason: Reason.FailureDomainWithdrawn });
+  });
+});
+
+describe('a running VirtualMachine whose placement is impossible', () => {
+  const provisioningUnreachable = { reason: Reason.ConnectFailed, message: 'dial tcp 127.0.0.1:1: connect: connection refused' };
+  const cases: [string, Provider[], (m: InfraMachineObject) => InfraMachineObject, Reason][] = [
+    ['its Provider is gone', [vcenterB], (m) => m, Reason.ProviderGone],
+    ['its Provider is being deleted', [{ ...vcenterA, metadata: { ...vcenterA.metadata, deletionTimestamp: MADE } }, vcenterB], (m) => m, Reason.ProviderGone],
+    ['its failure domain is gone and its machine reports the backend unreachable', [vcenterAWithoutHome], (m) => recorded(m, provisioningUnreachable), Reason.FailureDomainGone],
+  ];
+
+  it.each(cases)('stays, PlacementValid=False and a Warning once, under the default policy (manual) when %s', (_, providers, machineOf, reason) => {
+    const { vm, machine } = placed(aPolicyVm());
+    const plan = decideVirtualMachine(observed(vm, running(machineOf(machine)), providers), NOW);
+    expect(plan.deleteInfra).toEqual([]);
+    expect(plan.applyInfra).toBeUndefined();
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason, message: expect.stringContaining(`annotate ${Annotation.migrate}=true to recreate it on`) as unknown as string });
+    expect(plan.events).toEqual([{ type: 'Warning', reason, message: condition(plan, ConditionType.PlacementValid)?.message }]);
+    const again = decideVirtualMachine(observed({ ...vm, status: plan.status }, running(machineOf(machine)), providers), NOW);
     expect(again.events).toEqual([]);
-    expect(condition(again, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.FailureDomainChanged });
   });
 
-  it('announces, then deletes the machine of a manual VM annotated to migrate', () => {
-    const { vm, machine } = placed(aPolicyVm('manual', { [Annotation.migrate]: 'true' }));
-    const plan = decideVirtualMachine(observed(vm, running(machine), [vcenterAWithoutHome]), NOW);
-    expect(plan.deleteInfra).toEqual([machine]);
-    expect(plan.events[0]?.message).toMatch(/\(migrationPolicy manual, banlieue\.io\/migrate=true\)$/);
-  });
-
-  it('leaves a never VM where it runs, silently', () => {
-    const { vm, machine, record } = placed(aPolicyVm('never'));
-    const plan = decideVirtualMachine(observed(vm, running(machine), [vcenterAWithoutHome]), NOW);
+  it.each(cases)('stays under migrationPolicy never when %s', (_, providers, machineOf, reason) => {
+    const { vm, machine } = placed(aPolicyVm('never'));
+    const plan = decideVirtualMachine(observed(vm, running(machineOf(machine)), providers), NOW);
     expect(plan.deleteInfra).toEqual([]);
-    expect(plan.applyInfra).toBeUndefined();
-    expect(plan.events).toEqual([]);
-    expect(plan.status?.scheduled).toBe(record);
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason, message: expect.stringContaining(`migrationPolicy never keeps it on ${HOME}`) as unknown as string });
   });
 
-  it('judges a real drift by the machine even when the record was forged to match the fresh placement', () => {
-    const { vm, machine, record } = placed(aPolicyVm());
-    const forged = { ...record, failureDomain: 'vcenter-a-dc1-c2' };
-    const plan = decideVirtualMachine(observed(withRecord(vm, forged), running(machine), [vcenterAWithoutHome]), NOW);
-    expect(plan.deleteInfra).toEqual([machine]);
-    expect(plan.events.map((e) => e.reason)).toEqual([Reason.ScheduledRestored, Reason.FailureDomainChanged]);
-    expect(plan.status?.scheduled).toMatchObject({ failureDomain: 'vcenter-a-dc1-c1' });
+  it.each(cases)('announces a recreate first, then deletes the machine, under migrationPolicy automatic when %s', (_, providers, machineOf, reason) => {
+    const { vm, machine, record } = placed(aPolicyVm('automatic'));
+    const live = machineOf(machine);
+    const announce = decideVirtualMachine(observed(vm, running(live), providers), NOW);
+    expect(announce.deleteInfra).toEqual([]);
+    expect(announce.takesRecreate).toBe(true);
+    const said = condition(announce, ConditionType.PlacementValid);
+    expect(said).toMatchObject({ status: 'False', reason: Reason.Recreating });
+    expect(said?.message).toMatch(new RegExp(`^.+: recreating it on vcenter-[ab]/vcenter-[ab]-dc1-c[12]: VSphereMachine web-1 on ${HOME} is deleted with its VM and disks`));
+    expect(announce.events).toEqual([{ type: 'Warning', reason: Reason.Recreating, message: said?.message }]);
+    expect(announce.status?.scheduled).toBe(record);
+    // The next pass sees the announcement on the VM: the machine goes.
+    const next = decideVirtualMachine(observed({ ...vm, status: announce.status }, running(live), providers), NOW);
+    expect(next.deleteInfra).toEqual([live]);
+    expect(next.events.filter((e) => e.reason === Reason.Recreating)).toEqual([]);
+    expect(next.takesRecreate).toBeUndefined();
+    expect(reason).toBeDefined();
+  });
+
+  it('recreates a manual VM annotated to migrate, announced first', () => {
+    const { vm, machine } = placed(aPolicyVm('manual', { [Annotation.migrate]: 'true' }));
+    const announce = decideVirtualMachine(observed(vm, running(machine), [vcenterB]), NOW);
+    expect(condition(announce, ConditionType.PlacementValid)?.message).toMatch(/\(migrationPolicy manual, banlieue\.io\/migrate=true\)$/);
+    const next = decideVirtualMachine(observed({ ...vm, status: announce.status }, running(machine), [vcenterB]), NOW);
+    expect(next.deleteInfra).toEqual([machine]);
+  });
+
+  it('defers a recreate while the namespace has used its recreates of the minute', () => {
+    const { vm, machine } = placed(aPolicyVm('automatic'));
+    const nextAt = new Date(NOW.getTime() + 42_000);
+    const plan = decideVirtualMachine({ ...observed(vm, running(machine), [vcenterB]), recreateBudget: { limit: 5, available: false, nextAt } }, NOW);
+    expect(plan.deleteInfra).toEqual([]);
+    expect(plan.takesRecreate).toBeUndefined();
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.RecreateDeferred, message: expect.stringContaining(`5 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`) as unknown as string });
+    expect(plan.requeueAfterMs).toBeGreaterThanOrEqual(42_000);
+  });
+
+  it('stays, saying why, when there is nowhere to move it', () => {
+    const { vm, machine } = placed(aPolicyVm('automatic'));
+    const plan = decideVirtualMachine(observed(vm, running(machine), []), NOW);
+    expect(plan.deleteInfra).toEqual([]);
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.ProviderGone, message: expect.stringContaining('there is nowhere to move it (No Provider exists in namespace team-a)') as unknown as string });
+  });
+
+  it('moves a VM whose spec.placement the user changed to exclude where it runs, and only then', () => {
+    const { vm, machine } = placed(aPolicyVm('automatic'));
+    const elsewhere = { ...vm, spec: { ...vm.spec, placement: { failureDomainSelector: { matchLabels: { cluster: 'c2' } } } } };
+    const announce = decideVirtualMachine(observed(elsewhere, running(machine)), NOW);
+    expect(condition(announce, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.Recreating, message: expect.stringContaining('spec.placement.failureDomainSelector cluster=c2 no longer matches failure domain vcenter-a/vcenter-a-dc1-c1') as unknown as string });
+    // A machine that does not say what it was placed for (made by an older version) is not moved.
+    const unannotated = { ...machine, metadata: { ...machine.metadata, annotations: {} } };
+    const kept = decideVirtualMachine(observed(elsewhere, running(unannotated)), NOW);
+    expect(kept.deleteInfra).toEqual([]);
+    expect(condition(kept, ConditionType.PlacementValid)).toMatchObject({ status: 'True' });
+  });
+
+  it('judges by the machine even when the record was forged to match elsewhere', () => {
+    const { vm, machine, record } = placed(aPolicyVm('automatic'));
+    const forged = { ...record, providerName: 'vcenter-b', failureDomain: 'vcenter-b-dc1-c1' };
+    const plan = decideVirtualMachine(observed(withRecord(vm, forged), running(machine), [vcenterB]), NOW);
+    expect(plan.events.map((e) => e.reason)).toEqual([Reason.ScheduledRestored, Reason.Recreating]);
+    expect(plan.status?.scheduled).toMatchObject({ providerName: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1' });
   });
 
   it('announces the deletion of a second machine of another kind the VM controls', () => {

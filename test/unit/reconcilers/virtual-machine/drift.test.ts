@@ -1,112 +1,70 @@
-// Placement drift: where the VM runs (read from its infrastructure machine)
-// against where the scheduler would put it now, per migrationPolicy.
+// What a running VM's migrationPolicy allows once its placement is impossible:
+// stay (saying why), or recreate — announced on the VM first, done on the pass
+// that sees the announcement, within the namespace's recreates per minute.
 import { describe, expect, it } from 'vitest';
 import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import { Reason } from '../../../../infra/api/conditions.js';
+import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation } from '../../../../infra/api/well-known.js';
-import { describeDrift, evaluateDrift, type DriftDecision } from '../../../../controller/reconcilers/virtual-machine/drift.js';
-import { toScheduledPlacement, type Placement, type RunningPlacement } from '../../../../controller/reconcilers/virtual-machine/placement.js';
-import { aPlacement, aVm } from './fixtures.js';
+import { decideMove, type MoveInput } from '../../../../controller/reconcilers/virtual-machine/drift.js';
+import { aVm } from './fixtures.js';
 
-const current = aPlacement('vsphere');
-const NOW = new Date('2026-01-02T03:04:05.678Z');
+const NOW = new Date('2026-03-01T12:00:00Z');
+const GONE = { reason: Reason.ProviderGone, message: 'Provider vsphere-a it runs on no longer exists' } as const;
 
-/** The VM runs where `current` says, its machine carrying every class target. */
-const running: RunningPlacement = {
-  providerClass: current.providerClass,
-  providerName: current.providerName,
-  failureDomain: current.failureDomain.name,
-  resolvedStorage: current.resolvedStorage,
-  resolvedNetworks: current.resolvedNetworks,
-};
-/** A machine that names classes, not targets (its host resolves them). */
-const runningWithoutTargets: RunningPlacement = { providerClass: current.providerClass, providerName: current.providerName, failureDomain: current.failureDomain.name };
-
-function vmWith(spec: Partial<VirtualMachine['spec']> = {}, annotations?: Record<string, string>): VirtualMachine {
-  return aVm(spec, annotations ? { annotations } : {});
+function input(vm: VirtualMachine, change: Partial<MoveInput> = {}): MoveInput {
+  return { vm, impossible: GONE, from: 'vsphere-a/fd-1', to: { ok: true, where: 'vsphere-b/fd-1' }, machine: 'VSphereMachine web-1', now: NOW, ...change };
 }
 
-const movedProvider: Placement = { ...current, providerName: 'vsphere-b' };
-const movedFd: Placement = { ...current, failureDomain: { name: 'fd-2' } };
-const movedStorage: Placement = { ...current, resolvedStorage: [{ className: 'fast', backendId: 'ds-other' }, ...current.resolvedStorage.slice(1)] };
-const movedNetwork: Placement = { ...current, resolvedNetworks: [{ className: 'prod', backendId: 'pg-other' }] };
-
-describe('placement drift', () => {
-  it.each<[string, Placement, DriftDecision]>([
-    ['the provider changed', movedProvider, { action: 'Recreate', reason: Reason.ProviderChanged }],
-    ['the backend changed (same Provider name)', { ...current, providerClass: 'proxmox' }, { action: 'Recreate', reason: Reason.ProviderChanged }],
-    ['the failure domain changed', movedFd, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
-    ['a storage class resolves elsewhere', movedStorage, { action: 'Recreate', reason: Reason.StorageMappingChanged }],
-    ['a network class resolves elsewhere', movedNetwork, { action: 'Recreate', reason: Reason.NetworkMappingChanged }],
-    ['provider and storage both changed (provider reported first)', { ...movedStorage, providerName: 'vsphere-b' }, { action: 'Recreate', reason: Reason.ProviderChanged }],
-    ['FD and network both changed (FD reported first)', { ...movedNetwork, failureDomain: { name: 'fd-2' } }, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
-  ])('recreates an automatic VM when %s', (_, fresh, expected) => {
-    expect(evaluateDrift(vmWith(), running, fresh)).toEqual(expected);
-    expect(evaluateDrift(vmWith({ migrationPolicy: 'automatic' }), running, fresh)).toEqual(expected);
-  });
-
-  it.each<[string, VirtualMachine, RunningPlacement | undefined, Placement | undefined, DriftDecision]>([
-    ['runs nowhere', vmWith(), undefined, movedProvider, { action: 'InPlace' }],
-    ['runs nowhere and cannot be placed now', vmWith(), undefined, undefined, { action: 'InPlace' }],
-    ['still fits where it runs', vmWith(), running, aPlacement('vsphere'), { action: 'InPlace' }],
-    ['still fits, though the FD labels changed', vmWith(), running, { ...current, failureDomain: { name: 'fd-1', labels: { zone: 'b' } } }, { action: 'InPlace' }],
-    ['runs but nothing fits any more', vmWith(), running, undefined, { action: 'StickToOld' }],
-    ['drifted under policy never', vmWith({ migrationPolicy: 'never' }), running, movedFd, { action: 'StickToOld', reason: Reason.FailureDomainChanged }],
-    ['drifted under policy manual', vmWith({ migrationPolicy: 'manual' }), running, movedStorage, { action: 'SurfaceOnly', reason: Reason.StorageMappingChanged }],
-    [
-      'drifted under policy manual, annotated migrate=false',
-      vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'false' }),
-      running,
-      movedStorage,
-      { action: 'SurfaceOnly', reason: Reason.StorageMappingChanged },
-    ],
-    [
-      'drifted under policy manual, annotated migrate=true',
-      vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }),
-      running,
-      movedNetwork,
-      { action: 'Recreate', reason: Reason.NetworkMappingChanged },
-    ],
-    ['is annotated migrate=true but did not drift', vmWith({ migrationPolicy: 'manual' }, { [Annotation.migrate]: 'true' }), running, current, { action: 'InPlace' }],
-    ['runs on a machine carrying no class targets, the mapping changed', vmWith(), runningWithoutTargets, movedStorage, { action: 'InPlace' }],
-    ['runs on a machine carrying no class targets, the FD changed', vmWith(), runningWithoutTargets, movedFd, { action: 'Recreate', reason: Reason.FailureDomainChanged }],
-  ])('decides for a VM that %s', (_, vm, where, fresh, expected) => {
-    expect(evaluateDrift(vm, where, fresh)).toEqual(expected);
-  });
-
-  it.each<[string, VirtualMachine['status']]>([
-    ['another Provider', { scheduled: toScheduledPlacement(movedProvider, NOW) }],
-    ['another failure domain', { scheduled: toScheduledPlacement(movedFd, NOW) }],
-    ['other class targets', { scheduled: toScheduledPlacement(movedStorage, NOW) }],
-    ['nothing', {}],
-  ])('ignores status.scheduled naming %s: only the machine says where the VM runs', (_, status) => {
-    const vm = { ...vmWith(), status };
-    expect(evaluateDrift(vm, running, current)).toEqual({ action: 'InPlace' });
-    expect(evaluateDrift(vm, running, movedFd)).toEqual({ action: 'Recreate', reason: Reason.FailureDomainChanged });
-  });
-
-  it.each<[string, Placement, Parameters<typeof describeDrift>[0], string]>([
-    ['the Provider', movedProvider, Reason.ProviderChanged, 'the Provider no longer fits: vsphere-a/fd-1 → vsphere-b/fd-1'],
-    ['the failure domain', movedFd, Reason.FailureDomainChanged, 'the failure domain no longer fits: vsphere-a/fd-1 → vsphere-a/fd-2'],
-    ['a storage target', movedStorage, Reason.StorageMappingChanged, 'a storage class now resolves differently on vsphere-a/fd-1: class "fast": ds-ssd → ds-other'],
-    ['a network target', movedNetwork, Reason.NetworkMappingChanged, 'a network class now resolves differently on vsphere-a/fd-1: class "prod": pg-prod → pg-other'],
-  ])('names the old and the new placement when %s changed', (_, fresh, reason, message) => {
-    expect(describeDrift(reason, running, fresh)).toBe(message);
-  });
+const withPlacementValid = (vm: VirtualMachine, reason: string, message = ''): VirtualMachine => ({
+  ...vm,
+  status: { conditions: [{ type: ConditionType.PlacementValid, status: 'False', reason, message, lastTransitionTime: NOW.toISOString() }] },
 });
 
-describe('recorded placement', () => {
-  it('records provider, failure domain name, resolved classes and the scheduling time at second precision', () => {
-    expect(toScheduledPlacement(current, NOW)).toEqual({
-      providerName: 'vsphere-a',
-      providerClass: 'vsphere',
-      failureDomain: 'fd-1',
-      resolvedStorage: [
-        { className: 'fast', backendId: 'ds-ssd' },
-        { className: 'fast', backendId: 'ds-ssd' },
-      ],
-      resolvedNetworks: [{ className: 'prod', backendId: 'pg-prod' }],
-      scheduledAt: '2026-01-02T03:04:05Z',
-    });
+describe('a VM whose placement is impossible', () => {
+  it.each<[string, VirtualMachine, string]>([
+    ['under the default policy (manual)', aVm(), `annotate ${Annotation.migrate}=true to recreate it on vsphere-b/fd-1 (its VM and disks are deleted`],
+    ['under manual', aVm({ migrationPolicy: 'manual' }), `annotate ${Annotation.migrate}=true`],
+    ['under never', aVm({ migrationPolicy: 'never' }), 'migrationPolicy never keeps it on vsphere-a/fd-1'],
+    ['with nowhere to go, even under automatic', aVm({ migrationPolicy: 'automatic' }), 'there is nowhere to move it (no failure domain fits)'],
+  ])('stays %s, PlacementValid=False saying why, with a Warning when that begins', (name, vm, says) => {
+    const to = name.startsWith('with nowhere') ? ({ ok: false, message: 'no failure domain fits' } as const) : undefined;
+    const move = decideMove(input(vm, to ? { to } : {}));
+    expect(move).toMatchObject({ deleteMachines: false, takesRecreate: false });
+    expect(move.placementValid).toMatchObject({ status: 'False', reason: Reason.ProviderGone, message: expect.stringContaining(says) as unknown as string });
+    expect(move.placementValid.message?.startsWith(GONE.message)).toBe(true);
+    expect(move.event).toEqual({ reason: Reason.ProviderGone, message: move.placementValid.message });
+    const again = decideMove(input(withPlacementValid(vm, Reason.ProviderGone, move.placementValid.message), to ? { to } : {}));
+    expect(again.event).toBeUndefined();
+  });
+
+  it.each<[string, VirtualMachine]>([
+    ['automatic', aVm({ migrationPolicy: 'automatic' })],
+    ['manual annotated to migrate', aVm({ migrationPolicy: 'manual' }, { annotations: { [Annotation.migrate]: 'true' } })],
+  ])('under %s: announces the recreate, naming both placements, and deletes only once the VM says so', (_, vm) => {
+    const announce = decideMove(input(vm));
+    expect(announce).toMatchObject({ deleteMachines: false, takesRecreate: true });
+    expect(announce.placementValid).toMatchObject({ status: 'False', reason: Reason.Recreating });
+    expect(announce.placementValid.message).toContain('recreating it on vsphere-b/fd-1: VSphereMachine web-1 on vsphere-a/fd-1 is deleted with its VM and disks');
+    expect(announce.event).toEqual({ reason: Reason.Recreating, message: announce.placementValid.message });
+    const done = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message)));
+    expect(done).toMatchObject({ deleteMachines: true, takesRecreate: false });
+    expect(done.event).toBeUndefined();
+    // Announced for another target (the scheduler now says elsewhere): announced again, not deleted.
+    const retargeted = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { to: { ok: true, where: 'vsphere-c/fd-9' } }));
+    expect(retargeted).toMatchObject({ deleteMachines: false, takesRecreate: true });
+  });
+
+  it('defers a recreate the namespace has no budget left for, until a recreate is available again', () => {
+    const nextAt = new Date(NOW.getTime() + 30_000);
+    const move = decideMove(input(aVm({ migrationPolicy: 'automatic' }), { budget: { limit: 3, available: false, nextAt } }));
+    expect(move).toMatchObject({ deleteMachines: false, takesRecreate: false, requeueAfterMs: 30_001 });
+    expect(move.placementValid).toMatchObject({ reason: Reason.RecreateDeferred, message: expect.stringContaining(`3 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`) as unknown as string });
+  });
+
+  it('deletes an announced recreate whatever the budget says now: the announcement took it', () => {
+    const vm = aVm({ migrationPolicy: 'automatic' });
+    const announce = decideMove(input(vm));
+    const done = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { budget: { limit: 1, available: false, nextAt: NOW } }));
+    expect(done.deleteMachines).toBe(true);
   });
 });

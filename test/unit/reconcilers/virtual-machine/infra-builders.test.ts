@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, type Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import { Label } from '../../../../infra/api/well-known.js';
+import { Annotation, Label } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { buildInfraMachine as buildWith, type InfraBuildInput } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import { placementSpecDigest } from '../../../../controller/reconcilers/virtual-machine/placement.js';
 import type { CloudHypervisorMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import type { LibvirtMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import type { ProxmoxMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
@@ -54,7 +55,7 @@ const KINDS: Record<Backend, string> = {
 const oneDiskClass = aClass({ hardware: { cpus: 2, memoryMiB: 4096, disks: [{ name: 'os', sizeGiB: 20, storageClass: 'fast' }] } });
 
 describe('infra machine build: what every backend shares', () => {
-  it.each(BACKENDS)('names, labels and owns the %s machine like the VM', (backend) => {
+  it.each(BACKENDS)('names, labels and owns the %s machine like the VM, and says what spec.placement it was placed for', (backend) => {
     const object = build({ vmClass: oneDiskClass, placement: aPlacement(backend, { disks: 1 }) });
     expect(object.apiVersion).toBe('infrastructure.banlieue.io/v1alpha1');
     expect(object.kind).toBe(KINDS[backend]);
@@ -62,10 +63,23 @@ describe('infra machine build: what every backend shares', () => {
       name: 'web-1',
       namespace: 'team-a',
       labels: { app: 'web', [Label.ownedBy]: 'web-1' },
+      annotations: { [Annotation.placementSpec]: placementSpecDigest(aVm()) },
       ownerReferences: [
         { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', name: 'web-1', uid: VM_UID, controller: true, blockOwnerDeletion: true },
       ],
     });
+  });
+
+  it('gives the same placement digest whatever the key order of spec.placement, and another one for another placement', () => {
+    const selector = { matchLabels: { env: 'prod', tier: 'web' } };
+    const reordered = { matchLabels: { tier: 'web', env: 'prod' } };
+    const digest = placementSpecDigest(aVm({ placement: { providerSelector: selector, failureDomainSelector: selector } }));
+    expect(placementSpecDigest(aVm({ placement: { failureDomainSelector: reordered, providerSelector: reordered } }))).toBe(digest);
+    expect(placementSpecDigest(aVm({ placement: { providerSelector: selector } }))).not.toBe(digest);
+  });
+
+  it('copies the VM deletionPolicy into the machine', () => {
+    expect(build({ vm: aVm({ deletionPolicy: 'Retain' }), vmClass: oneDiskClass, placement: aPlacement('vsphere', { disks: 1 }) }).spec.deletionPolicy).toBe('Retain');
   });
 
   it.each(BACKENDS)('sets the %s contract fields and leaves providerID to the provider', (backend) => {

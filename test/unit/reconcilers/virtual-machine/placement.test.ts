@@ -1,12 +1,14 @@
-// Where a VM runs, read from the infrastructure machine it controls, and the
-// record (`status.scheduled`) kept in step with it (issue 10, Build 7).
+// Where a VM runs, read from the infrastructure machine it controls; the
+// placement its machine is rebuilt with; and the record (`status.scheduled`)
+// kept in step with it.
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { BACKENDS, type Backend, type Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ScheduledPlacement } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
+import { resolveImageRef } from '../../../../controller/reconcilers/virtual-machine/build-context.js';
 import { buildInfraMachine, type InfraBuildInput, type InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
 import {
-  readResolvedClasses,
+  keptPlacement,
   recordAgrees,
   recordRunning,
   runningPlacement,
@@ -31,15 +33,6 @@ function machineAt(placement: Placement, change: Partial<InfraBuildInput> = {}):
   return built.object;
 }
 
-/** `placement` with every storage target replaced by `storage` and every network target by `network`. */
-function retargeted(placement: Placement, storage: string, network: string): Placement {
-  return {
-    ...placement,
-    resolvedStorage: placement.resolvedStorage.map((r) => ({ ...r, backendId: storage })),
-    resolvedNetworks: placement.resolvedNetworks.map((r) => ({ ...r, backendId: network })),
-  };
-}
-
 describe('where a VM runs', () => {
   it.each(BACKENDS)('reads backend, Provider and failure domain from the %s machine', (backend) => {
     const placement = aPlacement(backend, { disks: 1 });
@@ -52,16 +45,15 @@ describe('where a VM runs', () => {
     expect(runningPlacement(stripped, BUILT_IN_BACKENDS)).toEqual({ providerClass: 'vsphere', providerName: '', failureDomain: '' });
   });
 
-  it.each<Backend>(['vsphere', 'proxmox', 'libvirt'])('reads back the class targets the %s machine carries, not the fresh ones', (backend) => {
+  it.each<Backend>(['vsphere', 'proxmox', 'libvirt'])('reads the image and class targets the %s machine carries back from its spec', (backend) => {
     const built = aPlacement(backend, { disks: 1 });
     const machine = machineAt(built);
-    expect(readResolvedClasses(machine, input(built), BUILT_IN_BACKENDS)).toEqual({ resolvedStorage: built.resolvedStorage, resolvedNetworks: built.resolvedNetworks });
-    // The Provider now maps the classes elsewhere: the machine still carries what it was built with.
-    const fresh = retargeted(built, 'store-new', 'net-new');
-    expect(readResolvedClasses(machine, input(fresh), BUILT_IN_BACKENDS)).toEqual({ resolvedStorage: built.resolvedStorage, resolvedNetworks: built.resolvedNetworks });
+    expect(runningPlacement(machine, BUILT_IN_BACKENDS, oneDiskClass)).toMatchObject({ resolvedStorage: built.resolvedStorage, resolvedNetworks: built.resolvedNetworks });
+    const descriptor = BUILT_IN_BACKENDS.get(backend);
+    expect(descriptor?.carriedTargets(machine.spec as never).imageRef).toBe(buildContextImage(built));
   });
 
-  it('reads back one target per disk when the disks resolve apart (Proxmox data disks)', () => {
+  it('reads one target per disk when the disks resolve apart (Proxmox data disks)', () => {
     const built: Placement = {
       ...aPlacement('proxmox'),
       resolvedStorage: [
@@ -69,31 +61,55 @@ describe('where a VM runs', () => {
         { className: 'fast', backendId: 'local-lvm' },
       ],
     };
-    const machine = machineAt(built, { vmClass: aClass() });
-    const fresh = retargeted(built, 'ceph', 'vmbr0');
-    expect(readResolvedClasses(machine, input(fresh, { vmClass: aClass() }), BUILT_IN_BACKENDS).resolvedStorage).toEqual(built.resolvedStorage);
+    expect(runningPlacement(machineAt(built, { vmClass: aClass() }), BUILT_IN_BACKENDS, aClass()).resolvedStorage).toEqual(built.resolvedStorage);
   });
 
   it('reads no targets from a Cloud Hypervisor machine: it names classes and its host resolves them', () => {
-    const built = aPlacement('cloud-hypervisor', { disks: 1 });
-    expect(readResolvedClasses(machineAt(built), input(retargeted(built, 'x', 'y')), BUILT_IN_BACKENDS)).toEqual({});
+    const running = runningPlacement(machineAt(aPlacement('cloud-hypervisor', { disks: 1 })), BUILT_IN_BACKENDS, oneDiskClass);
+    expect(running.resolvedStorage).toBeUndefined();
+    expect(running.resolvedNetworks).toBeUndefined();
   });
 
-  it.each<[string, (spec: Record<string, unknown>) => Record<string, unknown>, 'resolvedStorage' | 'resolvedNetworks']>([
-    ['the datastore was removed', ({ datastore: _, ...rest }) => rest, 'resolvedStorage'],
-    ['the NIC list is empty', (spec) => ({ ...spec, network: [] }), 'resolvedNetworks'],
-  ])('leaves a list unread when %s', (_, change, unread) => {
-    const built = aPlacement('vsphere', { disks: 1 });
-    const machine = machineAt(built);
-    const read = readResolvedClasses({ ...machine, spec: change(machine.spec as Record<string, unknown>) } as InfraMachineObject, input(built), BUILT_IN_BACKENDS);
-    expect(read[unread]).toBeUndefined();
-  });
-
-  it('reads nothing when the machine cannot be built at the fresh placement', () => {
-    const built = aPlacement('vsphere', { disks: 1 });
-    expect(readResolvedClasses(machineAt(built), input({ ...built, failureDomain: { name: 'fd-1', attributes: { raw: {} } } }), BUILT_IN_BACKENDS)).toEqual({});
+  it('leaves a list unread when the machine has not one target per class entry (the class changed since)', () => {
+    const machine = machineAt(aPlacement('vsphere', { disks: 1 }));
+    expect(runningPlacement(machine, BUILT_IN_BACKENDS, aClass()).resolvedStorage).toBeUndefined();
   });
 });
+
+describe('the placement a running VM is rebuilt with', () => {
+  const provider = (backend: Backend): Provider => ({
+    apiVersion: 'banlieue.io/v1alpha1',
+    kind: 'Provider',
+    metadata: { name: `${backend}-a`, namespace: 'team-a' },
+    spec: { providerClassRef: { name: backend }, connection: { endpoint: 'https://example.invalid', credentialsSecretRef: { name: 'c' } } },
+  }) as Provider;
+
+  it.each<Backend>(BACKENDS)('rebuilds the %s machine exactly as it is, whatever the Provider publishes now', (backend) => {
+    const built = aPlacement(backend, { disks: 1 });
+    const machine = machineAt(built);
+    // Today the Provider publishes the failure domain with other facts and maps no classes: what the machine carries wins.
+    const published = { name: 'fd-1', attributes: { raw: {} } };
+    const kept = keptPlacement(recordedAt(machine, built), provider(backend), published, oneDiskClass, BUILT_IN_BACKENDS);
+    expect(kept).toBeDefined();
+    const again = buildInfraMachine({ ...input(kept?.placement ?? built), ...(kept?.imageRef !== undefined ? { imageRef: kept.imageRef } : {}) }, BUILT_IN_BACKENDS);
+    expect(again.ok && again.object.spec).toEqual(machine.spec);
+  });
+
+  it('cannot rebuild a machine that recorded no facts, in a failure domain no longer published', () => {
+    const built = aPlacement('vsphere', { disks: 1 });
+    expect(keptPlacement(machineAt(built), provider('vsphere'), undefined, oneDiskClass, BUILT_IN_BACKENDS)).toBeUndefined();
+  });
+});
+
+/** `machine` with status.placement recording where it was created (the failure domain's facts of then). */
+function recordedAt(machine: InfraMachineObject, placement: Placement): InfraMachineObject {
+  return { ...machine, status: { placement: { provider: placement.providerName, failureDomain: placement.failureDomain.name, location: placement.failureDomain.attributes?.raw ?? {} } } } as InfraMachineObject;
+}
+
+/** The image reference the builder writes for `placement` (the VMImage's source for its backend). */
+function buildContextImage(placement: Placement): string | undefined {
+  return resolveImageRef(anImage(), placement);
+}
 
 describe('the record of where a VM runs', () => {
   const placed = aPlacement('vsphere');
