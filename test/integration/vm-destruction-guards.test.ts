@@ -37,6 +37,22 @@ async function vsphereVm(env: VsphereEnv, uuid: string): Promise<string | undefi
   return `${summary.name} ${summary.powerState}`;
 }
 
+/** What an operator does in vCenter: the VM with BIOS UUID `uuid` powered off and destroyed. */
+async function destroyByHand(env: VsphereEnv, uuid: string): Promise<void> {
+  const found = await env.client.search.findVmByBiosUuid(uuid);
+  if (!found) return;
+  await env.client.vms.powerOff(found);
+  await env.client.vms.destroy(found);
+}
+
+/** A deletion unstuck by hand, the usual way: deleted, then its finalizers removed. */
+async function forceDelete(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>): Promise<void> {
+  await t.delete(obj);
+  await t.exists(obj, (o) => Boolean(o.metadata.deletionTimestamp));
+  await t.patch(obj, { metadata: { finalizers: null } });
+  await t.gone(obj, 60_000);
+}
+
 describe('what destroys a VM on vSphere (vcsim)', () => {
   let env: VsphereEnv | undefined;
   afterEach(async () => {
@@ -50,6 +66,13 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
     return env;
   };
   const create = (e: VsphereEnv, name: string): Promise<Obj> => t.apply(vm(e.ns, name, e.world.vmClass.metadata.name, e.world.vmImage.metadata.name));
+  /** A namespace of the test's own with one VirtualMachine `name` Ready at `ip`, and its VM's UUID. */
+  const readyVm = async (prefix: string, name: string, ip: string): Promise<{ e: VsphereEnv; uuid: string }> => {
+    const e = await start(prefix);
+    await create(e, name);
+    await readyWithAddress(e, name, ip);
+    return { e, uuid: await providerIdOf(e.ns, name) };
+  };
 
   it('a VM deleted by hand in vCenter is reported BackendMissing and never cloned again; deleting its VirtualMachine then destroys no other VM', async () => {
     const e = await start('destroy-missing');
@@ -61,10 +84,7 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
     const kept = await providerIdOf(e.ns, 'kept');
     const machine = await t.get(machineRef('vsphere', e.ns, 'lost'));
     // An operator removes the VM in vCenter.
-    const found = await e.client.search.findVmByBiosUuid(lost);
-    if (!found) throw new Error('lost is not in vcsim');
-    await e.client.vms.powerOff(found);
-    await e.client.vms.destroy(found);
+    await destroyByHand(e, lost);
 
     const missing = await t.condition(machineRef('vsphere', e.ns, 'lost'), 'Ready', 'False', 'BackendMissing', 60_000);
     expect(missing.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.message).toContain('it is not re-created');
@@ -82,10 +102,7 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
   }, 300_000);
 
   it('deleting a VirtualMachine with propagationPolicy Foreground destroys its VM, through its machine', async () => {
-    const e = await start('destroy-foreground');
-    await create(e, 'fg');
-    await readyWithAddress(e, 'fg', '10.81.0.10');
-    const uuid = await providerIdOf(e.ns, 'fg');
+    const { e, uuid } = await readyVm('destroy-foreground', 'fg', '10.81.0.10');
     await deleteWith(vm(e.ns, 'fg', '', ''), 'Foreground');
     await t.gone(vm(e.ns, 'fg', '', ''), 60_000);
     await t.gone(machineRef('vsphere', e.ns, 'fg'), 60_000);
@@ -93,10 +110,7 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
   }, 300_000);
 
   it('deleting a VirtualMachine with propagationPolicy Orphan leaves its machine, and its VM running in vCenter with the same UUID', async () => {
-    const e = await start('destroy-orphan');
-    await create(e, 'orphaned');
-    await readyWithAddress(e, 'orphaned', '10.82.0.10');
-    const uuid = await providerIdOf(e.ns, 'orphaned');
+    const { e, uuid } = await readyVm('destroy-orphan', 'orphaned', '10.82.0.10');
     const machine = await t.get(machineRef('vsphere', e.ns, 'orphaned'));
     try {
       // `kubectl delete --cascade=orphan`: delete the VirtualMachine, keep what it owns.
@@ -130,31 +144,18 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
 
     // A deletion stuck (here: no provider to take it), unstuck by hand the usual way.
     await e.provider.stop();
-    await t.delete(machine);
-    await t.exists(machine, (o) => Boolean(o.metadata.deletionTimestamp));
-    await t.patch(machine, { metadata: { finalizers: null } });
-    await t.gone(machine, 60_000);
+    await forceDelete(machine);
     e.provider = await startRole(providerArgs(e.ns, e.providerFlags));
     await afterCalls(e.provider, 'vsphere', 'FindByUuid', 3);
     expect(await vsphereVm(e, uuid)).toBe('let-go poweredOn');
     // Nothing of banlieue's points at it any more: the operator removes it.
-    const found = await e.client.search.findVmByBiosUuid(uuid);
-    if (found) {
-      await e.client.vms.powerOff(found);
-      await e.client.vms.destroy(found);
-    }
+    await destroyByHand(e, uuid);
   }, 300_000);
 
   it('a machine deleted after its Provider was removed (its in-use finalizer forced off) lets go with a ProviderNotFound Warning and leaves its VM in vCenter', async () => {
-    const e = await start('destroy-no-provider');
-    await create(e, 'stranded');
-    await readyWithAddress(e, 'stranded', '10.86.0.10');
-    const uuid = await providerIdOf(e.ns, 'stranded');
+    const { e, uuid } = await readyVm('destroy-no-provider', 'stranded', '10.86.0.10');
     // A cluster admin forces the Provider out while a VM is on it.
-    await t.delete(e.world.provider);
-    await t.exists(e.world.provider, (p) => Boolean(p.metadata.deletionTimestamp));
-    await t.patch(e.world.provider, { metadata: { finalizers: null } });
-    await t.gone(e.world.provider);
+    await forceDelete(e.world.provider);
 
     await t.delete(vm(e.ns, 'stranded', '', ''));
     await t.gone(vm(e.ns, 'stranded', '', ''), 60_000);
@@ -162,18 +163,11 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
     expect(warned.find((ev) => ev.reason === 'ProviderNotFound')?.note).toContain(`the VM (UUID ${uuid}), if any, is left on the backend`);
     expect(await vsphereVm(e, uuid)).toBe('stranded poweredOn');
     // Nothing of banlieue's reaches it any more: the operator removes it.
-    const found = await e.client.search.findVmByBiosUuid(uuid);
-    if (found) {
-      await e.client.vms.powerOff(found);
-      await e.client.vms.destroy(found);
-    }
+    await destroyByHand(e, uuid);
   }, 300_000);
 
   it('deleting the VMClass and the VMImage of a running VM leaves it running in vCenter with the same UUID', async () => {
-    const e = await start('destroy-classless');
-    await create(e, 'classless');
-    await readyWithAddress(e, 'classless', '10.84.0.10');
-    const uuid = await providerIdOf(e.ns, 'classless');
+    const { e, uuid } = await readyVm('destroy-classless', 'classless', '10.84.0.10');
     const machine = await t.get(machineRef('vsphere', e.ns, 'classless'));
     await t.delete(e.world.vmClass);
     await t.delete(e.world.vmImage);
