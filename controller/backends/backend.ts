@@ -136,7 +136,17 @@ export interface DestroyOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A backend's machine kind: find-or-create by UUID, converge power, destroy. */
+/**
+ * What a release found (spec.deletionPolicy Retain): the VM left as it is without this machine's
+ * mark (`ref`: its backend reference, e.g. the vSphere moref), no VM at all, or a task creating it
+ * still running.
+ */
+export type ReleaseResult =
+  | { readonly state: 'Released'; readonly ref: string }
+  | { readonly state: 'Absent' }
+  | { readonly state: 'InProgress'; readonly message: string; readonly reason?: Reason };
+
+/** A backend's machine kind: find-or-create by UUID, converge power, destroy or release. */
 export interface MachineBackend<Spec> {
   /**
    * Converge the VM of `request`: found by UUID (an orphan from an earlier
@@ -151,4 +161,12 @@ export interface MachineBackend<Spec> {
    * after the machine is gone. Throws BackendError; NotOwned for a VM not this machine's.
    */
   destroy(connection: Connection, request: MachineRequest<Spec>, options: DestroyOptions): Promise<DestroyResult>;
+  /**
+   * Let the VM go without destroying it (spec.deletionPolicy Retain): found by UUID, a task still
+   * creating it waited out (InProgress) as `destroy` does, its ownership mark checked, then
+   * removed (ownership.ts `decideRelease`), so that no adoption, sweep or destroy of banlieue
+   * touches it again. Power, disks and configuration stay as they are. Releasing a VM this
+   * machine released already is success. Throws BackendError; NotOwned for a VM not this machine's.
+   */
+  release(connection: Connection, request: MachineRequest<Spec>, options: DestroyOptions): Promise<ReleaseResult>;
 }

@@ -17,7 +17,7 @@ import { readHostFacts } from './host/host-facts.js';
 import { cloudHypervisorMachines } from './machine/ch-machines.js';
 import { ImageDownloads } from './image-download.js';
 import { imagePath } from './machine/host-placement.js';
-import { sweepOrphans } from './machine/sweep.js';
+import { HostSweep } from './machine/sweep.js';
 import { hostRuntime } from './machine/host-runtime.js';
 
 /** The backend of the role, its host config read from the file the environment names (or the default). */
@@ -38,9 +38,11 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
   const timed = <T>(method: string, work: () => Promise<T>): Promise<T> => counted(context, method, work);
   const machines = cloudHypervisorMachines(host);
   const downloads = new ImageDownloads(config.imageDir);
+  const sweeps = new HostSweep(host);
   const countedMachines: MachineBackend<CloudHypervisorMachineSpec> = {
     ensure: (connection, request, options) => timed('ensure', () => machines.ensure(connection, request, options)),
     destroy: (connection, request, options) => timed('destroy', () => machines.destroy(connection, request, options)),
+    release: (connection, request, options) => timed('release', () => machines.release(connection, request, options)),
   };
   return {
     discover: (provider: Provider, _connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
@@ -56,8 +58,8 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
     // Only image downloads are held between passes: VMMs are separate processes and outlive the role.
     close: () => downloads.close(),
     sweep: async (judge, log, signal) => {
-      const removed = await withSignal(signal, () => sweepOrphans(host, judge, log));
-      if (removed.length > 0) log.info({ removed }, 'Removed what deleted machines left on the host');
+      const removed = await withSignal(signal, () => sweeps.run(judge, log));
+      if (removed.length > 0) log.info({ removed }, 'Finished the deletions of machines that no longer exist');
     },
   };
 }

@@ -6,7 +6,8 @@
 // every backend renders them as it renders a static address today (CAPI
 // contracts/ipam.md). The claims go when the machine goes: deleted by name
 // before its finalizer comes off, and by the garbage collector through the
-// owner reference should anything be left.
+// owner reference should anything be left; unless the machine retains its VM
+// (deletionPolicy Retain): then the owner reference goes and the claims stay.
 //
 // Claims and addresses are read by name, not watched: only machines with
 // pools ever ask, and the provider role must start (and run every other
@@ -201,18 +202,43 @@ export async function ensureClaimedAddresses<Spec extends object>(api: KubeApi, 
 
 /** Deletes the machine's claims (those it controls), releasing their addresses to the pool. */
 export async function deletePoolClaims(api: KubeApi, machine: ClaimingMachine): Promise<string[]> {
+  return forEachOwnedClaim(api, machine, async (path) => {
+    await api.request('DELETE', path);
+  });
+}
+
+/**
+ * Lets the machine's claims (those it controls) outlive it (deletionPolicy Retain): its owner
+ * reference is removed, so the garbage collector leaves them and their addresses stay allocated
+ * to the VM it leaves on the backend. The patch tests the reference it removes: a list changed
+ * meanwhile fails it, and the next pass reads the claim again.
+ */
+export async function keepPoolClaims(api: KubeApi, machine: ClaimingMachine): Promise<string[]> {
+  return forEachOwnedClaim(api, machine, async (path, claim) => {
+    const index = (claim.metadata.ownerReferences ?? []).findIndex((r) => r.uid === machine.metadata.uid);
+    const reference = `/metadata/ownerReferences/${index}`;
+    const patch = [
+      { op: 'test', path: `${reference}/uid`, value: machine.metadata.uid },
+      { op: 'remove', path: reference },
+    ];
+    await api.request('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
+  });
+}
+
+/** Runs `act` on each claim the machine controls; returns their names (a claim gone meanwhile is skipped). */
+async function forEachOwnedClaim(api: KubeApi, machine: ClaimingMachine, act: (path: string, claim: IPAddressClaim) => Promise<void>): Promise<string[]> {
   const namespace = machine.metadata.namespace ?? '';
-  const deleted: string[] = [];
+  const done: string[] = [];
   for (const claim of decidePoolClaims(machine.metadata.name ?? '', machine.spec)) {
     const path = `${collection(namespace, 'ipaddressclaims')}/${claim.name}`;
     const found = await getOrUndefined<IPAddressClaim>(api, path);
     if (!found || !isOwnedBy(found, machine.metadata.uid)) continue;
     try {
-      await api.request('DELETE', path);
-      deleted.push(claim.name);
+      await act(path, found);
+      done.push(claim.name);
     } catch (err) {
       if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
     }
   }
-  return deleted;
+  return done;
 }

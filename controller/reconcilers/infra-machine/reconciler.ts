@@ -3,6 +3,7 @@
 // backend converges the VM and the status says what it found. Generic over
 // MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { DeletionPolicy } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachine as ContractInfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
@@ -24,9 +25,10 @@ import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
 import { resolveConnection } from '../provider/connection.js';
 import { decideMachineStatus, isDeletionReported, isProvisioned, mayHaveCreated, taskPollDelay, type InfraMachineStatus, type PassOutcome } from './decide.js';
-import { machineIdentity } from './identity.js';
+import { machineIdentity, type MachineIdentity } from './identity.js';
 import { findMacInUse, nicsFieldOf, type MacInUse } from './mac-addresses.js';
-import { deletePoolClaims, ensureClaimedAddresses } from './ip-address-claims.js';
+import { deletePoolClaims, ensureClaimedAddresses, keepPoolClaims } from './ip-address-claims.js';
+import { deletingMessage, deletionEvents, deletionPolicyOf, keepsClaims, type VmFate } from './decide-deletion.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { describePlacementChange, resolveMachinePlacement, resolveRecordedPlacement, type MachinePlacement } from './placement.js';
 import { readUserData } from './user-data.js';
@@ -52,6 +54,8 @@ interface PassResult {
   readonly result?: ReconcileResult;
   readonly retry?: unknown;
 }
+
+type KnownIdentity = Extract<MachineIdentity, { ok: true }>;
 
 /** `providerDeleting`: the Provider was found, and is being deleted. */
 type Blocked = { readonly ok: false; readonly reason: Reason; readonly message: string; readonly providerDeleting?: boolean };
@@ -215,60 +219,64 @@ export class InfraMachineReconciler implements Reconciler {
     return ready?.status === 'True' || ready?.reason === Reason.BackendMissing ? waiting(this.timings.resyncMs) : waiting(this.timings.pollMs);
   }
 
+  /**
+   * The VM destroyed or released as spec.deletionPolicy says (decide-deletion.ts), the claims
+   * deleted or kept to match, the Events that say so, then the finalizer.
+   */
   private async reconcileDelete(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
+    const policy = deletionPolicyOf(machine);
     // Ready covers the deletion too (InfraMachine contract): Deleting from its first pass, before the backend is asked.
     if (!isDeletionReported(machine.status)) {
-      await this.writeStatus(machine, { kind: 'deleting', message: identity.ok ? `deleting the VM with UUID ${identity.uuid}` : 'deleting' });
+      await this.writeStatus(machine, { kind: 'deleting', message: deletingMessage(policy, identity.ok ? identity.uuid : undefined) });
     }
-    if (identity.ok) {
-      const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false });
-      if (!resolved.ok && identity.unwritten) {
-        // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
-      } else if (!resolved.ok && !mayHaveCreated(machine)) {
-        // No place was ever recorded (it precedes any create), no task, never provisioned: nothing to wait for,
-        // e.g. a machine whose failure domain was never published (issue 15, point 5).
-        void this.events.record(machine, 'Normal', Reason.NothingCreated, `${resolved.message}; no VM was created for this machine, so none is deleted`);
-      } else if (!resolved.ok && (resolved.reason === Reason.ProviderNotFound || resolved.providerDeleting === true)) {
-        // The Provider is gone, or is being deleted with what reaches its backend (often: its namespace is being
-        // deleted): nothing can reach the VM, and waiting would hold the namespace forever (ADR 13, 19).
-        void this.events.record(machine, 'Warning', Reason.ProviderNotFound, `${resolved.message}; the VM (UUID ${identity.uuid}), if any, is left on the backend`);
-      } else if (!resolved.ok) {
-        await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
-        return waiting(this.timings.pollMs);
-      } else {
-        // Asked even without a providerID in the cache: it may lag the write that preceded a clone.
-        let existed: boolean;
-        try {
-          const result = await this.backend.machines.destroy(resolved.connection, resolved.request, { log, ...(signal ? { signal } : {}) });
-          if (result.state === 'InProgress') {
-            await this.writeStatus(machine, { kind: 'deleting', message: result.message, ...(result.reason ? { reason: result.reason } : {}) });
-            return waiting(this.timings.taskPollMs ?? 1000);
-          }
-          existed = result.existed;
-        } catch (err) {
-          if (signal?.aborted) throw err;
-          const failure = describeBackendFailure(err, Reason.DeletionFailed);
-          if (failure.reason === Reason.VMNotOwned) {
-            // Someone else's VM (a hand-set providerID): never destroyed; the machine goes.
-            void this.events.record(machine, 'Warning', Reason.VMNotOwned, `${failure.message}; left on the backend`);
-            existed = false;
-          } else {
-            log.warn({ err: failure.message }, 'Deleting the VM failed');
-            await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: failure.message });
-            throw err;
-          }
-        }
-        if (existed) void this.events.record(machine, 'Normal', 'Deleted', `Deleted the VM with UUID ${identity.uuid}`);
-      }
-    }
-    // The VM is gone: its pool addresses go back to their pools before the machine does (the owner
-    // reference would collect the claims too, but only after the machine is gone).
-    const released = await deletePoolClaims(this.api, machine);
-    if (released.length > 0) void this.events.record(machine, 'Normal', Reason.IPAddressesReleased, `Deleted IPAddressClaims ${released.join(', ')}`);
+    const fate: VmFate | { readonly wait: ReconcileResult } = identity.ok ? await this.letVmGo(machine, identity, policy, log, signal) : { kind: 'none' };
+    if ('wait' in fate) return fate.wait;
+    // Deleted, the claims' addresses go back to their pools before the machine does (the owner reference would
+    // collect the claims too, but only after the machine is gone); kept, they outlive it with the VM.
+    const kept = keepsClaims(policy, fate);
+    const claims = { kept, names: kept ? await keepPoolClaims(this.api, machine) : await deletePoolClaims(this.api, machine) };
+    for (const event of deletionEvents(fate, identity.ok ? identity.uuid : '', claims)) void this.events.record(machine, event.type, event.reason, event.message);
     await removeFinalizer(this.api, machine, this.finalizer);
     return done;
+  }
+
+  /** The VM destroyed (Delete) or released (Retain) where it was created, or left where nothing reaches it; or when to look again. */
+  private async letVmGo(machine: InfraMachine, identity: KnownIdentity, policy: DeletionPolicy, log: Logger, signal: AbortSignal | undefined): Promise<VmFate | { readonly wait: ReconcileResult }> {
+    const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false });
+    if (!resolved.ok) {
+      // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
+      if (identity.unwritten) return { kind: 'none' };
+      // No place was ever recorded (it precedes any create), no task, never provisioned: nothing to wait for,
+      // e.g. a machine whose failure domain was never published (issue 15, point 5).
+      if (!mayHaveCreated(machine)) return { kind: 'none', nothingCreated: resolved.message };
+      // The Provider is gone, or is being deleted with what reaches its backend (often: its namespace is being
+      // deleted): nothing can reach the VM, and waiting would hold the namespace forever (ADR 13, 19).
+      if (resolved.reason === Reason.ProviderNotFound || resolved.providerDeleting === true) return { kind: 'leftAlone', reason: Reason.ProviderNotFound, message: resolved.message };
+      await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
+      return { wait: waiting(this.timings.pollMs) };
+    }
+    // Asked even without a providerID in the cache: it may lag the write that preceded a clone.
+    const options = { log, ...(signal ? { signal } : {}) };
+    const { connection, request } = resolved;
+    try {
+      const result = policy === 'Retain' ? await this.backend.machines.release(connection, request, options) : await this.backend.machines.destroy(connection, request, options);
+      if (result.state === 'InProgress') {
+        await this.writeStatus(machine, { kind: 'deleting', message: result.message, ...(result.reason ? { reason: result.reason } : {}) });
+        return { wait: waiting(this.timings.taskPollMs ?? 1000) };
+      }
+      if (result.state === 'Released') return { kind: 'retained', ref: result.ref, provider: resolved.placement.provider };
+      return result.state === 'Gone' && result.existed ? { kind: 'destroyed' } : { kind: 'none' };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const failure = describeBackendFailure(err, Reason.DeletionFailed);
+      // Someone else's VM (a hand-set providerID): never destroyed nor released; the machine goes.
+      if (failure.reason === Reason.VMNotOwned) return { kind: 'leftAlone', reason: Reason.VMNotOwned, message: failure.message };
+      log.warn({ err: failure.message, deletionPolicy: policy }, policy === 'Retain' ? 'Releasing the VM failed' : 'Deleting the VM failed');
+      await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: failure.message });
+      throw err;
+    }
   }
 
   /** Provider, failure domain, connection, addresses from IPAM pools (not while deleting) and (before the first boot) user-data. */

@@ -22,6 +22,7 @@ import { assertThisHost } from './host-placement.js';
 import { isPoweredOff, readRecord, setPoweredOff, writeRecord, type MachineRecord } from './machine-record.js';
 import { convergePower, observedPower, type LiveVmm } from './power.js';
 import { ensureMachineFiles, recordMachine } from './provision.js';
+import { releaseMachine } from './release.js';
 import { resizedConfig } from './vm-config.js';
 
 type Spec = CloudHypervisorMachineSpec;
@@ -31,6 +32,7 @@ export function cloudHypervisorMachines(host: HostRuntime): MachineBackend<Spec>
   return {
     ensure: (_connection: Connection, request: Request, options: EnsureOptions) => withSignal(options.signal, () => ensure(host, request, options)),
     destroy: (_connection: Connection, request: Request, options: DestroyOptions) => withSignal(options.signal, () => destroyMachine(host, request, options)),
+    release: (_connection: Connection, request: Request, options: DestroyOptions) => withSignal(options.signal, () => releaseMachine(host, request, options)),
   };
 }
 

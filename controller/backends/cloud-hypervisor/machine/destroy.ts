@@ -1,7 +1,8 @@
-// Deleting a machine: the guest brought down (power button, grace period across
-// passes, vm.shutdown), vm.delete, vmm.shutdown (killed if it will not exit),
-// then its taps, OS disk and state directory removed, and all of it verified
-// gone before the machine's finalizer may go. A VM whose record or VMM is not
+// Deleting a machine: a tombstone in its record (sweep.ts), the guest brought
+// down (power button, grace period across passes, vm.shutdown), vm.delete,
+// vmm.shutdown (killed if it will not exit), then its taps, OS disk and state
+// directory removed, and all of it verified gone before the machine's
+// finalizer may go. A VM whose record or VMM is not
 // this machine's is never touched (NotOwned).
 import { rm, stat } from 'node:fs/promises';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
@@ -14,7 +15,7 @@ import { stopVmm } from '../vmm-process.js';
 import { findVmm } from './find-vmm.js';
 import type { HostRuntime } from './host-runtime.js';
 import { assertThisHost } from './host-placement.js';
-import { readRecord, type MachineRecord } from './machine-record.js';
+import { readRecord, writeRecord, type MachineRecord } from './machine-record.js';
 import { tapName } from './nic-identity.js';
 import { bringGuestDown } from './power.js';
 
@@ -29,6 +30,8 @@ export async function destroyMachine(host: HostRuntime, request: Request, { log 
   const live = await findVmm(host, paths, request);
   // The record is written first: without one, a VMM here is not ours and nothing else was made.
   if (!record && live) throw new BackendError(BackendErrorKind.NotOwned, `a VMM serves ${paths.dir}, which has no banlieue machine record`);
+  // The tombstone first: from here on the deletion was asked for, and the sweep finishes it if the machine goes first.
+  if (record && record.deletionStartedAt === undefined) await writeRecord(paths, { ...record, deletionStartedAt: host.now().toISOString() });
   if (live) {
     const waiting = await bringGuestDown(host, live);
     if (waiting) return { state: 'InProgress', reason: waiting.reason, message: `deleting: ${waiting.message}` };

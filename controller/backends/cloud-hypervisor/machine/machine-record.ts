@@ -1,7 +1,9 @@
 // What the host keeps of a machine beside its VMM, in the machine's state
 // directory: `machine.json` (the ownership mark, the VmConfig a dead VMM is
 // started again from, the OS disk's directory and the taps, so a deletion
-// finds everything even when the spec changed), and the two power records:
+// finds everything even when the spec changed; when a deletion began, so the
+// sweep may finish one a crash cut short; once released, the mark it had
+// instead of the mark), and the two power records:
 // `power-button` (when the ACPI button was pressed: the power-off deadline
 // runs from it, across passes and provider restarts) and `powered-off` (the
 // VMM was stopped by banlieue, not killed behind its back).
@@ -11,8 +13,15 @@ import type { VmConfig } from '../client/vmm-types.js';
 import type { VmmPaths } from '../state-dir.js';
 
 export interface MachineRecord {
-  /** ownerMark of the machine that created it. */
-  readonly owner: string;
+  /** ownerMark of the machine that created it; absent once released (deletionPolicy Retain). */
+  readonly owner?: string;
+  /** The mark it had, once released: nothing adopts by it (ownership.ts `releaseVm`). */
+  readonly releasedFrom?: string;
+  /**
+   * Written by the machine's deletion before it touches anything (a tombstone): only what a
+   * deletion began is ever removed by the sweep (sweep.ts).
+   */
+  readonly deletionStartedAt?: string;
   readonly config: VmConfig;
   /** The image file the OS disk overlays. */
   readonly image: string;

@@ -53,6 +53,9 @@ export const AffectFlags = { Current: 0, Live: 1, Config: 2 } as const;
 /** VIR_DOMAIN_VCPU_MAXIMUM / VIR_DOMAIN_MEM_MAXIMUM: change the maximum, not the current value. */
 export const MAXIMUM_FLAG = 4;
 
+/** virDomainMetadataType: the `<description>`, the `<title>`, or one element of `<metadata>`. */
+export const MetadataType = { Description: 0, Title: 1, Element: 2 } as const;
+
 /** virDomainXMLFlags. */
 export const XmlFlags = { Secure: 1, Inactive: 2, UpdateCpu: 4, Migratable: 8 } as const;
 

@@ -2,6 +2,7 @@
 // undefine, and read state, XML and guest addresses.
 import { fromDomain, toDomain, uuidToBytes, type Domain } from './handles.js';
 import type { RpcCaller } from './libvirt-client.js';
+import { MetadataType } from './constants.js';
 import { Procedures } from './procedures.js';
 
 export interface DomainInfo {
@@ -109,6 +110,15 @@ export class Domains {
   /** The domain's XML. `flags`: XmlFlags (Inactive: the persistent definition rather than the running one). */
   async xmlDesc(domain: Domain, flags = 0): Promise<string> {
     return (await this.rpc.call(Procedures.domainGetXmlDesc, { dom: fromDomain(domain), flags })).xml;
+  }
+
+  /**
+   * Replaces the `<metadata>` element of namespace `uri` (written with prefix `key`) by `xml`, one
+   * element whose own namespace libvirt sets; undefined `xml` removes it. `flags`: AffectFlags.
+   */
+  async setMetadataElement(domain: Domain, element: { readonly uri: string; readonly key: string; readonly xml: string | undefined }, flags: number): Promise<void> {
+    const { uri, key, xml } = element;
+    await this.rpc.call(Procedures.domainSetMetadata, { dom: fromDomain(domain), type: MetadataType.Element, metadata: xml, key, uri, flags });
   }
 
   /** Sets memory in KiB. `flags`: AffectFlags, plus MAXIMUM_FLAG for the maximum. */

@@ -158,6 +158,12 @@ export const Procedures = {
   domainUndefineFlags: procedure('DOMAIN_UNDEFINE_FLAGS', 231, domainFlags('domain_undefine_flags'), xdrVoid),
   domainDestroyFlags: procedure('DOMAIN_DESTROY_FLAGS', 234, domainFlags('domain_destroy_flags'), xdrVoid),
   domainShutdownFlags: procedure('DOMAIN_SHUTDOWN_FLAGS', 258, domainFlags('domain_shutdown_flags'), xdrVoid),
+  domainSetMetadata: procedure(
+    'DOMAIN_SET_METADATA',
+    264,
+    args('domain_set_metadata', { dom: domain, type: xdrInt, metadata: optionalString, key: optionalString, uri: optionalString, flags: xdrUint }),
+    xdrVoid,
+  ),
   connectListAllDomains: procedure(
     'CONNECT_LIST_ALL_DOMAINS',
     273,

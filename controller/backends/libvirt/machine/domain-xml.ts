@@ -1,7 +1,8 @@
 // The domain XML of a LibvirtMachine (pure), built as an object and written by
 // fast-xml-parser, which escapes every text and attribute: no name, path or
 // mark can end its element and add one. And the one thing read back from a
-// domain's XML: the ownership mark in its <metadata> (ADR 16).
+// domain's XML: the ownership mark in its <metadata> (ADR 16), or, once the
+// domain is released, the mark it had (`released-from`).
 //
 // Shape (libvirt's formatdomain.html): the machine's UUID as <uuid>; the mark
 // as <banlieue:machine owner="Kind/ns/name"/> in our own XML namespace; vCPUs
@@ -14,11 +15,13 @@
 // an RNG for early entropy.
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import type { Firmware } from '../../../../infra/api/common.js';
+import type { VmMarks } from '../../ownership.js';
 import type { DomainType } from '../mapping.js';
 
 /** Our XML namespace in <metadata>: libvirt keeps one element per namespace. */
 export const METADATA_NAMESPACE = 'https://banlieue.io/xmlns/libvirt-machine/v1';
-const METADATA_ELEMENT = 'banlieue:machine';
+const METADATA_PREFIX = 'banlieue';
+const METADATA_ELEMENT = `${METADATA_PREFIX}:machine`;
 
 export interface VolumeRef {
   readonly pool: string;
@@ -65,6 +68,7 @@ export function consoleLogPath(domainName: string): string {
 }
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true, suppressEmptyNode: true });
+const compactBuilder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: true });
 
 export function toDomainXml(input: DomainInput): string {
   const secure = input.firmware === 'efi-secure';
@@ -75,7 +79,7 @@ export function toDomainXml(input: DomainInput): string {
     '@type': input.type,
     name: input.name,
     uuid: input.uuid,
-    metadata: { [METADATA_ELEMENT]: { '@xmlns:banlieue': METADATA_NAMESPACE, '@owner': input.owner } },
+    metadata: { [METADATA_ELEMENT]: { [`@xmlns:${METADATA_PREFIX}`]: METADATA_NAMESPACE, '@owner': input.owner } },
     memory: { '@unit': 'MiB', '#text': input.memoryMiB },
     vcpu: { '@placement': 'static', '#text': input.vcpus },
     os: {
@@ -156,17 +160,39 @@ const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@'
 
 /** The ownership mark in a domain's XML; undefined when it carries none. */
 export function ownerMarkOf(xml: string): string | undefined {
+  return marksOf(xml).owner;
+}
+
+/** The marks in a domain's XML: the ownership mark, and the one a release left (`released-from`). */
+export function marksOf(xml: string): VmMarks {
   const parsed = parser.parse(xml) as { domain?: { metadata?: Record<string, unknown> } };
   const metadata = parsed.domain?.metadata;
-  if (metadata === undefined || typeof metadata !== 'object') return undefined;
-  // libvirt may write the element under another prefix: the namespace decides.
+  const element = metadata !== undefined && typeof metadata === 'object' ? ourElement(metadata) : undefined;
+  const attribute = (name: string): string | undefined => {
+    const value = element?.[`@${name}`];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { owner: attribute('owner'), releasedFrom: attribute('released-from') };
+}
+
+/** Our element of <metadata>: libvirt may write it under another prefix, so the namespace decides. */
+function ourElement(metadata: Record<string, unknown>): Record<string, unknown> | undefined {
   for (const [key, value] of Object.entries(metadata)) {
     if (!key.endsWith(':machine') || typeof value !== 'object' || value === null) continue;
     const element = value as Record<string, unknown>;
     const prefix = key.slice(0, -':machine'.length);
-    if (element[`@xmlns:${prefix}`] === METADATA_NAMESPACE && typeof element['@owner'] === 'string') return element['@owner'];
+    if (element[`@xmlns:${prefix}`] === METADATA_NAMESPACE) return element;
   }
   return undefined;
+}
+
+/**
+ * Our <metadata> element of a released domain, for DOMAIN_SET_METADATA (libvirt adds the
+ * namespace): no owner, the mark it had as `released-from`.
+ */
+export function releasedMetadataXml(releasedFrom: string): { readonly uri: string; readonly key: string; readonly xml: string } {
+  const xml = (compactBuilder.build({ machine: { '@released-from': releasedFrom } }) as string).trim();
+  return { uri: METADATA_NAMESPACE, key: METADATA_PREFIX, xml };
 }
 
 /** A volume's XML, as STORAGE_VOL_GET_XML_DESC gives it: what an overlay and the domain need of it. */

@@ -9,12 +9,14 @@
 // follow the spec while the domain is off, addresses come from libvirt's
 // sources (addresses.ts). Deleting destroys the domain, undefines it with
 // whatever of NVRAM, managed save, snapshot and checkpoint metadata the
-// driver supports, deletes its volumes and checks that all are gone.
+// driver supports, deletes its volumes and checks that all are gone. Releasing
+// (deletionPolicy Retain) only swaps the mark in its <metadata>: the domain
+// runs on with its volumes.
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
-import { assertOwnedBy, ownerMark } from '../../ownership.js';
+import { assertOwnedBy, ownerMark, releaseVm, type ReleasableVm } from '../../ownership.js';
 import type { Logger } from '../../../runtime/log.js';
 import { AffectFlags, DomainState, MAXIMUM_FLAG, UndefineFlags } from '../client/constants.js';
 import type { Domain, StoragePool } from '../client/handles.js';
@@ -24,7 +26,7 @@ import { RawKey, type DomainType } from '../mapping.js';
 import { defaultDomainName } from '../domain-name.js';
 import type { LibvirtSessionPool } from '../session-pool.js';
 import { readAddresses, type AddressSourceName } from './addresses.js';
-import { consoleLogPath, ownerMarkOf, toDomainXml } from './domain-xml.js';
+import { consoleLogPath, marksOf, ownerMarkOf, releasedMetadataXml, toDomainXml } from './domain-xml.js';
 import { macOf } from './mac-address.js';
 import { decidePowerStep, isActive, SHUTDOWN_GRACE_MS, toPowerState, type ObservedPower, type PowerStep } from './power.js';
 import { toSeedImage } from '../../cloud-init/nocloud-seed.js';
@@ -49,6 +51,15 @@ export function libvirtMachines(sessions: LibvirtSessionPool): MachineBackend<Li
       withSignal(options.signal, () =>
         sessions.use(connection, async (client) => {
           const result = await destroy(client, request, options);
+          memory.shutdownSince.delete(request.uuid);
+          memory.addressSource.delete(request.uuid);
+          return result;
+        }),
+      ),
+    release: (connection: Connection, request: Request, options: DestroyOptions) =>
+      withSignal(options.signal, () =>
+        sessions.use(connection, async (client) => {
+          const result = await releaseVm(request, await releasable(client, request), options.log);
           memory.shutdownSince.delete(request.uuid);
           memory.addressSource.delete(request.uuid);
           return result;
@@ -282,6 +293,22 @@ async function destroy(client: LibvirtClient, request: Request, { log }: Destroy
   const deleted = pool ? await deleteMachineVolumes(client, pool, request.uuid) : [];
   if (deleted.length > 0) log.info({ uuid: request.uuid, volumes: deleted }, 'Deleted the volumes');
   return { state: 'Gone', existed: domain !== undefined };
+}
+
+/** The domain with its marks; defined in one pass (no task to wait for), so absent or present. */
+async function releasable(client: LibvirtClient, request: Request): Promise<ReleasableVm | { readonly state: 'Absent' }> {
+  const domain = await findDomain(client, request.uuid);
+  if (!domain) return { state: 'Absent' };
+  return {
+    ref: domain.name,
+    marks: marksOf(await client.domains.xmlDesc(domain)),
+    unmark: async (releasedFrom) => {
+      // The persistent definition, and the running domain too when it runs (it may be defined again from either).
+      const { state } = await client.domains.state(domain);
+      const flags = isActive(state) ? AffectFlags.Live | AffectFlags.Config : AffectFlags.Config;
+      await client.domains.setMetadataElement(domain, releasedMetadataXml(releasedFrom), flags);
+    },
+  };
 }
 
 async function lookupPoolIfAny(client: LibvirtClient, name: string): Promise<StoragePool | undefined> {

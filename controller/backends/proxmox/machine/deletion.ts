@@ -12,7 +12,7 @@ import { isTaskDone } from '../client/tasks.js';
 import { nodeOf } from './clone.js';
 import { reachable } from './reachable.js';
 import { seedFileName, seedStorage, seedVolume } from './seed.js';
-import { describeTask, pickUpTask } from './tasks.js';
+import { describeTask, earlierTaskEnded } from './tasks.js';
 import { formatTaskRef, parseTaskRef } from './task-ref.js';
 import type { PassView } from './vm-locator.js';
 import { markOf } from './vm-marks.js';
@@ -25,12 +25,8 @@ export class MachineDeletion {
 
   async destroy(view: PassView, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
     // A task of the machine still running (a clone, a start): deleting now would leave what it is about to make.
-    const earlier = await pickUpTask(view.client, request.taskRef).catch((err: unknown) => {
-      // A task that failed left nothing to wait for.
-      if (isBackendError(err, BackendErrorKind.TaskFailed)) return { state: 'none' } as const;
-      throw err;
-    });
-    if (earlier.state === 'running') return { state: 'InProgress', message: `waiting for the ${describeTask(earlier.task)} to end before deleting the VM` };
+    const earlier = await earlierTaskEnded(view.client, request.taskRef);
+    if (earlier.state === 'running') return { state: 'InProgress', message: `${earlier.message} before deleting the VM` };
 
     const key = `${view.client.endpoint}\n${request.uuid}`;
     const started = this.tasks.get(key);

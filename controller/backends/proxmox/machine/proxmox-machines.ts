@@ -26,6 +26,7 @@ import { agentAddresses, staticAddresses, type AddressSource } from './addresses
 import { nodeOf, startClone } from './clone.js';
 import { reachable } from './reachable.js';
 import { MachineDeletion } from './deletion.js';
+import { releaseMachineVm } from './release.js';
 import { nextPowerStep, powerStateOf, type PowerStep } from './power.js';
 import { needsSeed, seedFileName, seedFiles, seedStorage, seedVolume } from './seed.js';
 import { formatTaskRef } from './task-ref.js';
@@ -47,6 +48,8 @@ export function proxmoxMachines(pool: ProxmoxClientPool): MachineBackend<Proxmox
       withSignal(options.signal, () => pool.use(connection, (client) => ensure(locator.pass(client), request, options))),
     destroy: (connection: Connection, request: Request, options: DestroyOptions) =>
       withSignal(options.signal, () => pool.use(connection, (client) => deletion.destroy(locator.pass(client), request, options))),
+    release: (connection: Connection, request: Request, options: DestroyOptions) =>
+      withSignal(options.signal, () => pool.use(connection, (client) => releaseMachineVm(locator.pass(client), request, options))),
   };
 }
 

@@ -26,6 +26,18 @@ export async function pickUpTask(client: ProxmoxClient, taskRef: string | undefi
   return isTaskDone(status) ? { state: 'done', task } : { state: 'running', task, taskRef };
 }
 
+/**
+ * The machine's earlier task before its VM is deleted or released: a running one is waited out
+ * (deleting or letting go now would leave what it is about to make); a failed one left nothing.
+ */
+export async function earlierTaskEnded(client: ProxmoxClient, taskRef: string | undefined): Promise<Exclude<PickedTask, { state: 'running' }> | { readonly state: 'running'; readonly message: string }> {
+  const earlier = await pickUpTask(client, taskRef).catch((err: unknown) => {
+    if (isBackendError(err, BackendErrorKind.TaskFailed)) return { state: 'none' } as const;
+    throw err;
+  });
+  return earlier.state === 'running' ? { state: 'running', message: `waiting for the ${describeTask(earlier.task)} to end` } : earlier;
+}
+
 /** `qmclone` → `clone`, for messages. */
 export function describeTask(task: TaskRef): string {
   const kind = TASK_NAMES[task.upid.type] ?? task.upid.type;

@@ -12,11 +12,15 @@
 // A VM is this machine's when its smbios1 UUID, or before that is set its
 // description UUID line, is the machine's UUID; it may be changed or destroyed
 // only when its description also carries the machine's mark.
-import { ownerMark, type MachineOwner } from '../../ownership.js';
+// Released (deletionPolicy Retain), the VM loses its tag and owner line; the
+// line `banlieue-released-from: <mark>` says which machine it was.
+import { ownerMark, type MachineOwner, type VmMarks } from '../../ownership.js';
 
 const UUID_LINE = 'banlieue-uuid:';
 const OWNER_LINE = 'banlieue-owner:';
+const RELEASED_LINE = 'banlieue-released-from:';
 const HEADER = 'Managed by banlieue: the two lines below identify this VM and its machine; do not edit them.';
+const RELEASED_HEADER = 'Released by banlieue, which no longer manages this VM; the two lines below say which machine it was.';
 
 /** The description a clone is given: a header and the UUID and owner lines. */
 export function cloneDescription(owner: MachineOwner, uuid: string): string {
@@ -37,6 +41,18 @@ export function markOf(description: string | undefined): string | undefined {
   return lineValue(description, OWNER_LINE);
 }
 
+/** The marks a VM's description carries: its owner line, or the line a release left. */
+export function marksOf(description: string | undefined): VmMarks {
+  return { owner: markOf(description), releasedFrom: lineValue(description, RELEASED_LINE) };
+}
+
+/** The description of a released VM: the owner line (and our header) replaced by the released-from line; the UUID line and what others wrote kept. */
+export function releasedDescription(description: string | undefined, releasedFrom: string): string {
+  const uuid = descriptionUuid(description);
+  const lines = [RELEASED_HEADER, ...(uuid === undefined ? [] : [`${UUID_LINE} ${uuid}`]), `${RELEASED_LINE} ${releasedFrom}`];
+  return withOthers(lines.join('\n'), description);
+}
+
 /** The UUID line of a VM's description, lower-cased. */
 export function descriptionUuid(description: string | undefined): string | undefined {
   return lineValue(description, UUID_LINE)?.toLowerCase();
@@ -45,12 +61,18 @@ export function descriptionUuid(description: string | undefined): string | undef
 /** The description with our lines, added to what the template or a user wrote when missing. */
 export function withMarks(description: string | undefined, owner: MachineOwner, uuid: string): string {
   if (markOf(description) === ownerMark(owner) && descriptionUuid(description) === uuid.toLowerCase()) return description ?? '';
+  return withOthers(cloneDescription(owner, uuid), description);
+}
+
+/** `ours` then, after an empty line, what others wrote in `description` (every banlieue line dropped). */
+function withOthers(ours: string, description: string | undefined): string {
+  const banlieue = [UUID_LINE, OWNER_LINE, RELEASED_LINE];
   const kept = (description ?? '')
     .split(/\r?\n/)
-    .filter((line) => !line.trim().startsWith(UUID_LINE) && !line.trim().startsWith(OWNER_LINE) && line.trim() !== HEADER)
+    .filter((line) => !banlieue.some((prefix) => line.trim().startsWith(prefix)) && line.trim() !== HEADER && line.trim() !== RELEASED_HEADER)
     .join('\n')
     .trim();
-  return [cloneDescription(owner, uuid), ...(kept === '' ? [] : ['', kept])].join('\n');
+  return [ours, ...(kept === '' ? [] : ['', kept])].join('\n');
 }
 
 /** `banlieue.<kind>.<namespace>.<name>`, lower-case: PVE tags allow [a-z0-9_+.-]; namespaces hold no dot, so it parses back. */
@@ -67,6 +89,12 @@ export function parseTags(tags: string | undefined): string[] {
 export function addTag(tags: string | undefined, tag: string): string | undefined {
   const list = parseTags(tags);
   return list.some((t) => t.toLowerCase() === tag) ? undefined : [...list, tag].join(';');
+}
+
+/** The tag list without `tag` (case-insensitive), or undefined when that leaves none. */
+export function withoutTag(tags: string | undefined, tag: string): string | undefined {
+  const list = parseTags(tags).filter((t) => t.toLowerCase() !== tag);
+  return list.length === 0 ? undefined : list.join(';');
 }
 
 /** The `uuid=` of an smbios1 value, lower-cased. */

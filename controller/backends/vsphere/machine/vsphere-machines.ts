@@ -4,21 +4,22 @@
 // returned (the provider keeps it in status.taskRef) and read again on later
 // passes. A clone that lost a race with an earlier one (a crash between
 // CloneVM_Task and the status write) fails with DuplicateName; the VM already
-// there is adopted when its UUID is ours.
+// there is adopted when its UUID is ours. A machine deleted with deletionPolicy
+// Retain releases its VM instead of destroying it: only its mark changes.
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import { VSPHERE_MAX_VM_NAME_LENGTH, type VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
-import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
+import type { Connection, DestroyOptions, DestroyResult, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest, ReleaseResult } from '../../backend.js';
 import { withSignal } from '../../cancellation.js';
 import { ownNicAddresses } from '../../machine-addresses.js';
-import { assertOwnedBy, ownerMark } from '../../ownership.js';
+import { assertOwnedBy, ownerMark, releaseVm } from '../../ownership.js';
 import type { ManagedObjectReference, VirtualMachinePowerState, VmHardware, VmSummary } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
 import { settled } from '../client/tasks.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { toMoRef } from '../client/wire-values.js';
 import type { VsphereSessionPool } from '../session-pool.js';
-import { buildCloneSpec, OWNER_MARK_KEY } from './clone-spec.js';
+import { buildCloneSpec, OWNER_MARK_KEY, RELEASED_FROM_KEY } from './clone-spec.js';
 import { CloneTargetCache } from './clone-target-cache.js';
 import { guestInfoExtraConfig } from './guest-info.js';
 import { isNoop, resizeOf, type Resize } from './resize.js';
@@ -38,6 +39,8 @@ export function vsphereMachines(sessions: VsphereSessionPool): MachineBackend<VS
       withSignal(options.signal, () => sessions.use(connection, (client) => ensure(client, cloneTargets, request, options))),
     destroy: (connection: Connection, request: Request, options: DestroyOptions) =>
       withSignal(options.signal, () => sessions.use(connection, (client) => destroy(client, request, options))),
+    release: (connection: Connection, request: Request, options: DestroyOptions) =>
+      withSignal(options.signal, () => sessions.use(connection, (client) => release(client, request, options))),
   };
 }
 
@@ -239,18 +242,30 @@ async function tolerateRace(operation: Promise<void>): Promise<boolean> {
   }
 }
 
-/** A clone still running is waited out: deleting now would leave the VM it is about to create. */
+/**
+ * The machine's VM for a deletion or a release, or undefined. A clone still running is waited
+ * out: deleting (or letting go) now would leave the VM it is about to create to nobody.
+ */
+async function findToLetGo(client: VsphereClient, request: Request, ending: string): Promise<ManagedObjectReference | { readonly waiting: string } | undefined> {
+  const vm = await client.search.findVmByBiosUuid(request.uuid);
+  if (vm || !request.taskRef) return vm;
+  const clone = await pickUpClone(client, request).catch((err: unknown) => {
+    // A clone that failed (or lost its name to a VM not ours) left nothing of this machine's.
+    if (isBackendError(err, BackendErrorKind.TaskFailed) || isBackendError(err, BackendErrorKind.Rejected) || isVsphereFault(err)) return { state: 'none' } as const;
+    throw err;
+  });
+  if (clone.state === 'running') return { waiting: `waiting for ${clone.message} to end before ${ending} its VM` };
+  return clone.state === 'done' ? clone.vm : undefined;
+}
+
+/** Gone meanwhile (a VM the UUID search still names but vCenter no longer has): what a deletion or release wants. */
+function isGone(err: unknown): boolean {
+  return isBackendError(err, BackendErrorKind.NotFound) || isVsphereFault(err, 'ManagedObjectNotFound');
+}
+
 async function destroy(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
-  let vm = await client.search.findVmByBiosUuid(request.uuid);
-  if (!vm && request.taskRef) {
-    const clone = await pickUpClone(client, request).catch((err: unknown) => {
-      // A clone that failed (or lost its name to a VM not ours) left nothing of this machine's.
-      if (isBackendError(err, BackendErrorKind.TaskFailed) || isBackendError(err, BackendErrorKind.Rejected) || isVsphereFault(err)) return { state: 'none' } as const;
-      throw err;
-    });
-    if (clone.state === 'running') return { state: 'InProgress', message: `waiting for ${clone.message} to end before deleting its VM` };
-    if (clone.state === 'done') vm = clone.vm;
-  }
+  const vm = await findToLetGo(client, request, 'deleting');
+  if (vm && 'waiting' in vm) return { state: 'InProgress', message: vm.waiting };
   if (!vm) return { state: 'Gone', existed: false };
   try {
     // Inside the try: a VM the UUID search still names but vCenter no longer has (a destroy that
@@ -262,8 +277,27 @@ async function destroy(client: VsphereClient, request: Request, { log }: Destroy
     log.info({ vm: vm.value, uuid: request.uuid }, 'Destroyed the VM');
     return { state: 'Gone', existed: true };
   } catch (err) {
-    // Gone meanwhile: what we wanted.
-    if (isBackendError(err, BackendErrorKind.NotFound) || isVsphereFault(err, 'ManagedObjectNotFound')) return { state: 'Gone', existed: false };
+    if (isGone(err)) return { state: 'Gone', existed: false };
+    throw err;
+  }
+}
+
+/**
+ * Lets the VM go (deletionPolicy Retain): its `banlieue.owner` extraConfig removed in one
+ * ReconfigVM_Task and `banlieue.released-from` written in its place; power and disks untouched.
+ */
+async function release(client: VsphereClient, request: Request, { log }: DestroyOptions): Promise<ReleaseResult> {
+  const vm = await findToLetGo(client, request, 'releasing');
+  if (vm && 'waiting' in vm) return { state: 'InProgress', message: vm.waiting };
+  if (!vm) return { state: 'Absent' };
+  try {
+    const extraConfig = await client.vms.extraConfig(vm);
+    const marks = { owner: extraConfig.get(OWNER_MARK_KEY), releasedFrom: extraConfig.get(RELEASED_FROM_KEY) };
+    // An empty value removes a key (vm-specs.ts).
+    const unmark = async (releasedFrom: string): Promise<void> => client.vms.reconfigure(vm, { extraConfig: { [OWNER_MARK_KEY]: '', [RELEASED_FROM_KEY]: releasedFrom } });
+    return await releaseVm(request, { ref: vm.value, marks, unmark }, log);
+  } catch (err) {
+    if (isGone(err)) return { state: 'Absent' };
     throw err;
   }
 }

@@ -2,7 +2,7 @@
 // ownership mark read back from what libvirt returns.
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { METADATA_NAMESPACE, ownerMarkOf, toDomainXml, toVolumeXml, volumeFactsOf, type DomainInput } from '../../../../controller/backends/libvirt/machine/domain-xml.js';
+import { marksOf, METADATA_NAMESPACE, ownerMarkOf, releasedMetadataXml, toDomainXml, toVolumeXml, volumeFactsOf, type DomainInput } from '../../../../controller/backends/libvirt/machine/domain-xml.js';
 
 const UUID = '6f1c1e0a-1b2c-5d3e-8f40-123456789abc';
 
@@ -100,6 +100,14 @@ describe('ownership mark read back', () => {
     expect(ownerMarkOf(wrap(`<b:machine xmlns:b='${METADATA_NAMESPACE}' owner='LibvirtMachine/ns/x'/>`))).toBe('LibvirtMachine/ns/x');
     expect(ownerMarkOf(wrap(`<b:machine xmlns:b='https://example.com/other' owner='LibvirtMachine/ns/x'/>`))).toBeUndefined();
     expect(ownerMarkOf("<domain type='kvm'><name>x</name></domain>")).toBeUndefined();
+  });
+
+  it('writes a released element with no owner, the mark it had escaped, and reads it back as released', () => {
+    const element = releasedMetadataXml('LibvirtMachine/a"b/<c>');
+    expect(element).toEqual({ uri: METADATA_NAMESPACE, key: 'banlieue', xml: '<machine released-from="LibvirtMachine/a&quot;b/&lt;c&gt;"/>' });
+    // As libvirt writes it back in the domain's XML: under our prefix, with our namespace.
+    const xml = `<domain type='kvm'><name>x</name><metadata><banlieue:machine xmlns:banlieue='${METADATA_NAMESPACE}' released-from='LibvirtMachine/a&quot;b/&lt;c&gt;'/></metadata></domain>`;
+    expect(marksOf(xml)).toEqual({ owner: undefined, releasedFrom: 'LibvirtMachine/a"b/<c>' });
   });
 });
 

@@ -9,7 +9,7 @@ import { nextPowerStep, powerStateOf } from '../../../../controller/backends/pro
 import { needsSeed, seedFiles, seedStorage, seedVolume } from '../../../../controller/backends/proxmox/machine/seed.js';
 import { formatTaskRef, parseTaskRef } from '../../../../controller/backends/proxmox/machine/task-ref.js';
 import { diskGrowths, diskSizeGiB, firstBootChange, hardwareChange, identityChange, unattachedDisks } from '../../../../controller/backends/proxmox/machine/vm-config.js';
-import { addTag, cloneDescription, descriptionUuid, isVmOf, markOf, ownerTag, smbiosUuid, withMarks, withSmbiosUuid } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
+import { addTag, cloneDescription, descriptionUuid, isVmOf, markOf, marksOf, ownerTag, releasedDescription, smbiosUuid, withMarks, withoutTag, withSmbiosUuid } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
 import { formatUpid } from '../../../../controller/backends/proxmox/client/upid.js';
 import { isBackendError } from '../../../../controller/backends/backend-error.js';
 
@@ -70,6 +70,33 @@ describe('ProxmoxMachine ownership marks', () => {
   it('sets the smbios1 UUID, keeping its other fields', () => {
     expect(withSmbiosUuid('uuid=x,manufacturer=cXZt', UUID)).toBe(`uuid=${UUID},manufacturer=cXZt`);
     expect(smbiosUuid(withSmbiosUuid(undefined, UUID))).toBe(UUID);
+  });
+});
+
+describe('ProxmoxMachine release', () => {
+  const owner = { kind: 'ProxmoxMachine', namespace: 'vms', name: 'web-1' };
+  const uuid = '4b8f2c1e-7a3d-5e6f-8a9b-0c1d2e3f4a5b';
+
+  it('swaps the owner line for the released-from line, keeping the UUID line and what a user wrote', () => {
+    const released = releasedDescription(withMarks('built by the image pipeline', owner, uuid), 'ProxmoxMachine/vms/web-1');
+    expect(released.split('\n')).toEqual([
+      'Released by banlieue, which no longer manages this VM; the two lines below say which machine it was.',
+      `banlieue-uuid: ${uuid}`,
+      'banlieue-released-from: ProxmoxMachine/vms/web-1',
+      '',
+      'built by the image pipeline',
+    ]);
+    expect(marksOf(released)).toEqual({ owner: undefined, releasedFrom: 'ProxmoxMachine/vms/web-1' });
+    expect(descriptionUuid(released)).toBe(uuid);
+  });
+
+  it('reads the mark of a VM not yet released', () => {
+    expect(marksOf(cloneDescription(owner, uuid))).toEqual({ owner: 'ProxmoxMachine/vms/web-1', releasedFrom: undefined });
+  });
+
+  it('takes the owner tag away, keeping the others, and says when none is left', () => {
+    expect(withoutTag(`prod;${ownerTag(owner)};db`, ownerTag(owner))).toBe('prod;db');
+    expect(withoutTag(ownerTag(owner), ownerTag(owner))).toBeUndefined();
   });
 });
 
