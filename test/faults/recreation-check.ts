@@ -37,21 +37,26 @@ export interface RecreationState {
   readonly identities: ReadonlyMap<string, VmIdentity>;
   /** By VirtualMachine name: each change seen, with the check's time. */
   readonly recreated: ReadonlyMap<string, readonly string[]>;
+  /** Every VirtualMachine whose identity was taken: the ones judged. */
+  readonly watched: ReadonlySet<string>;
 }
 
 export interface RecreationReport {
   /** VirtualMachines whose backend VM was re-created at least once. */
   readonly recreated: number;
+  /** VirtualMachines judged: seen Ready with their backend VM at least once. */
+  readonly watched: number;
   /** One line per change seen, for the report. */
   readonly details: readonly string[];
 }
 
-export const NO_RECREATION: RecreationState = { identities: new Map(), recreated: new Map() };
+export const NO_RECREATION: RecreationState = { identities: new Map(), recreated: new Map(), watched: new Set() };
 
 /** The state after one more check, made at `at` (a time that the replicas' logs can be searched by). */
 export function checkRecreation(state: RecreationState, observation: FleetObservation, at: string): RecreationState {
   const identities = new Map(state.identities);
   const recreated = new Map(state.recreated);
+  const watched = new Set(state.watched);
   const machineByName = new Map(observation.machines.map((m) => [m.name, m]));
   for (const vm of observation.vms) {
     if (vm.deleting) continue;
@@ -65,14 +70,16 @@ export function checkRecreation(state: RecreationState, observation: FleetObserv
       continue;
     }
     const identity = identityOf(vm, machine, observation.backend);
-    if (identity !== undefined) identities.set(vm.name, identity);
+    if (identity === undefined) continue;
+    identities.set(vm.name, identity);
+    watched.add(vm.name);
   }
-  return { identities, recreated };
+  return { identities, recreated, watched };
 }
 
 export function toRecreationReport(state: RecreationState): RecreationReport {
   const details = [...state.recreated].flatMap(([name, changes]) => changes.map((change) => `recreated: ${name}: ${change}`));
-  return { recreated: state.recreated.size, details };
+  return { recreated: state.recreated.size, watched: state.watched.size, details };
 }
 
 /** The identity of a Ready VirtualMachine whose machine names a VM the backend holds; undefined before then. */

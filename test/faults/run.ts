@@ -45,7 +45,7 @@ function table(run: FaultRun): string {
       ['VMs not Ready / deleted not gone', `${fleet.notReady.length} / ${fleet.notGone.length}`, ''],
       ['duplicates', String(fleet.duplicates), ''],
       ['orphans', String(fleet.orphans), ''],
-      ['recreated', String(run.recreation.recreated), 'VirtualMachines whose machine or backend VM was made again unasked'],
+      ['recreated', String(run.recreation.recreated), `of ${run.recreation.watched} VirtualMachines watched from their first Ready`],
       ['stuck finalizers', String(fleet.stuckFinalizers), ''],
       ['second writers (audit log)', String(leases.controller.secondWriters.length + leases.provider.secondWriters.length), `of ${leases.controller.writesChecked + leases.provider.writesChecked} writes checked`],
     ]),
@@ -66,7 +66,7 @@ async function runBackend(backend: string, startWorld: StartFaultWorld, seed: nu
     for (const w of [...run.leases.controller.secondWriters, ...run.leases.provider.secondWriters].slice(0, 20)) {
       process.stdout.write(`  second writer: ${w.user} (holder ${w.holder ?? 'none'}) at ${w.at}: ${w.what}\n`);
     }
-    process.stdout.write(`\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, recreated: run.recreation.recreated, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`);
+    process.stdout.write(`\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, recreation: { ...run.recreation, details: undefined }, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`);
     if (!verdict.passed) say(`${backend} FAILED (replay with FAULT_BACKEND=${backend} FAULT_SEED=${seed}):\n${run.logs}`);
     say(`${backend}: every replica's whole output is in ${run.logsPath}`);
     return verdict.passed;

@@ -15,6 +15,12 @@ const seen = (props: { vm?: Partial<FleetObject>; machine?: Partial<FleetObject>
 const afterChecks = (...checks: FleetObservation[]): ReturnType<typeof toRecreationReport> => toRecreationReport(checks.reduce((state, o, i) => checkRecreation(state, o, `t${i}`), NO_RECREATION));
 
 describe('fault run: VMs re-created unasked', () => {
+  it('judges only VirtualMachines seen Ready with the backend VM their machine names', () => {
+    const report = afterChecks(seen({ vm: { ready: false } }), seen({ backend: [] }), seen({ machine: { providerID: undefined, uuid: undefined } }));
+    expect(report).toEqual({ recreated: 0, watched: 0, details: [] });
+    expect(afterChecks(seen()).watched).toBe(1);
+  });
+
   it.each<[string, FleetObservation[]]>([
     ['the same machine and backend VM at every check', [seen(), seen(), seen()]],
     ['a VM that changed before it was first Ready (its clone retried)', [seen({ vm: { ready: false }, backend: [backendVm({ instance: 'vm-41' })] }), seen(), seen()]],
@@ -25,7 +31,7 @@ describe('fault run: VMs re-created unasked', () => {
     ['a backend that shows no id of its own, the UUID kept', [seen({ backend: [backendVm({ instance: undefined })] }), seen({ backend: [backendVm({ instance: undefined })] })]],
     ['a VirtualMachine deleted and created again by its user (another uid)', [seen(), seen({ vm: { uid: 'vm-uid-2' }, machine: { uid: 'machine-uid-2', providerID: 'vsphere://u2', uuid: 'u2' }, backend: [backendVm({ uuid: 'u2', instance: 'vm-50' })] })]],
   ])('counts none for %s', (_what, checks) => {
-    expect(afterChecks(...checks)).toEqual({ recreated: 0, details: [] });
+    expect(afterChecks(...checks)).toMatchObject({ recreated: 0, details: [] });
   });
 
   it.each<[string, FleetObservation, string]>([
@@ -57,6 +63,6 @@ describe('fault run: VMs re-created unasked', () => {
       machines: [machine(), machine({ name: 'b', uid: 'machine-uid-b', providerID: 'vsphere://ub', uuid: 'ub' })],
       backend: [backendVm(), backendVm({ name: 'b', uuid: 'ub', instance: bInstance })],
     });
-    expect(afterChecks(two('vm-43'), two('vm-44'))).toEqual({ recreated: 1, details: ['recreated: b: backend VM ub replaced (was vm-43, now vm-44) (at t1)'] });
+    expect(afterChecks(two('vm-43'), two('vm-44'))).toEqual({ recreated: 1, watched: 2, details: ['recreated: b: backend VM ub replaced (was vm-43, now vm-44) (at t1)'] });
   });
 });
