@@ -132,12 +132,6 @@ export const Reason = {
    * nothing new is placed there. The message says why, from the Provider's status.
    */
   FailureDomainWithdrawn: 'FailureDomainWithdrawn',
-  /** @deprecated Replaced by FailureDomainGone and PlacementExcluded; removed with the drift rewrite. */
-  FailureDomainChanged: 'FailureDomainChanged',
-  /** @deprecated No longer drift: a running VM keeps the targets its machine carries. */
-  StorageMappingChanged: 'StorageMappingChanged',
-  /** @deprecated No longer drift: a running VM keeps the targets its machine carries. */
-  NetworkMappingChanged: 'NetworkMappingChanged',
   /** PlacementValid=True: the placement matches the spec. */
   PlacementMatches: 'PlacementMatches',
   /**

@@ -3,9 +3,10 @@
 // `status.scheduled` written by someone else (`kubectl patch
 // --subresource=status`, as anyone allowed the status subresource can) is
 // restored from the machine with a Warning Event and moves nothing, on the
-// VM or on a sibling its anti-affinity looks at. A real drift under
-// migrationPolicy automatic is announced by an Event before the machine is
-// deleted.
+// VM or on a sibling its anti-affinity looks at. A placement made impossible
+// (here: the user's failureDomainSelector now excludes it) under
+// migrationPolicy automatic is announced, by a condition and an Event, before
+// the machine is deleted.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -138,27 +139,34 @@ describe('VirtualMachine placement tampering', () => {
     expect((await t.get(machineRef('vsphere', ns, 'apart-2')))?.metadata.uid).toBe(secondMachine.metadata.uid);
   });
 
-  it('records the drift Event before it deletes the machine of an automatic VM', async () => {
-    const v = vm(ns, 'drifting', cls, image, inGroup('drift'));
+  it('announces a recreate, by condition and Event, before it deletes the machine of an automatic VM', async () => {
+    const v = vm(ns, 'drifting', cls, image, { ...inGroup('drift'), migrationPolicy: 'automatic' });
     const before = await running(v, { providerName: 'drift', failureDomain: 'fd-1' });
     // As a provider role's finalizer would, hold the machine while it is deleted so the deletion can be seen.
     const ref = machineRef('vsphere', ns, 'drifting');
     await t.patch(ref, { metadata: { finalizers: [HOLD] } });
     held.push(ref);
 
-    // fd-1 loses the storage class the VM needs: a real drift.
-    await t.applyStatus({ apiVersion: 'banlieue.io/v1alpha1', kind: 'Provider', metadata: { name: 'drift', namespace: ns } }, failureDomains('vsphere', [{ name: 'fd-1', storage: ['slow'] }, { name: 'fd-2' }]));
+    // The user asks for fd-2 only: where the VM runs is no longer allowed.
+    await t.patch(v, { spec: { placement: { failureDomainSelector: { matchLabels: { name: 'fd-2' } } } } });
 
     const terminating = await t.exists(ref, (o) => !!o.metadata.deletionTimestamp);
     expect(terminating.metadata.uid).toBe(before.metadata.uid);
-    // Seen terminating, the machine was already announced.
-    const announced = (await events('drifting')).find((e) => e.reason === 'FailureDomainChanged');
+    // Seen terminating, the machine was already announced: an Event, and the condition on the VM.
+    const announced = (await events('drifting')).find((e) => e.reason === 'Recreating');
     expect(announced).toMatchObject({ type: 'Warning' });
-    expect(announced?.note).toContain('the failure domain no longer fits: drift/fd-1 → drift/fd-2: deleting VSphereMachine drifting to recreate the VirtualMachine on drift/fd-2 (migrationPolicy automatic)');
+    expect(announced?.note).toContain(
+      'spec.placement.failureDomainSelector name=fd-2 no longer matches failure domain drift/fd-1 it runs in: recreating it on drift/fd-2: VSphereMachine drifting on drift/fd-1 is deleted with its VM and disks, and a new VM is cloned from its image (migrationPolicy automatic)',
+    );
     // deletionTimestamp has second precision.
-    expect(Date.parse(`${announced?.eventTime.slice(0, 19) ?? ''}Z`)).toBeLessThanOrEqual(Date.parse(terminating.metadata.deletionTimestamp ?? ''));
+    const deletedAt = Date.parse(terminating.metadata.deletionTimestamp ?? '');
+    expect(Date.parse(`${announced?.eventTime.slice(0, 19) ?? ''}Z`)).toBeLessThanOrEqual(deletedAt);
+    const live = await t.get(v);
+    const placementValid = (live?.status?.conditions as { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[]).find((c) => c.type === 'PlacementValid');
+    expect(placementValid).toMatchObject({ status: 'False', reason: 'Recreating', message: announced?.note });
+    expect(Date.parse(placementValid?.lastTransitionTime ?? '')).toBeLessThanOrEqual(deletedAt);
     // Until the old machine is gone, the record says where the VM still runs.
-    expect((await t.get(v))?.status?.scheduled).toMatchObject({ providerName: 'drift', failureDomain: 'fd-1' });
+    expect(live?.status?.scheduled).toMatchObject({ providerName: 'drift', failureDomain: 'fd-1' });
 
     // Released, the machine goes and the VM is recreated where it fits.
     await t.patch(ref, { metadata: { finalizers: null } });

@@ -32,6 +32,8 @@ export interface VsphereEnvOptions {
   readonly methodDelayMs?: Readonly<Record<string, number>>;
   /** Extra provider flags, e.g. `['--machine-concurrency', '10']`. */
   readonly providerFlags?: readonly string[];
+  /** Extra controller flags, e.g. `['--max-recreates-per-minute', '5']`. */
+  readonly controllerFlags?: readonly string[];
 }
 
 /** `banlieue provider vsphere` for one namespace, polling each second. */
@@ -54,7 +56,7 @@ export async function startVsphereEnv(prefix: string, options: VsphereEnvOptions
   const world = vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template);
   for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
   const providerFlags = options.providerFlags ?? [];
-  const controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+  const controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, ...(options.controllerFlags ?? [])]);
   const provider = await startRole(providerArgs(ns, providerFlags));
   await t.condition(world.provider, 'Ready', 'True', 'Reconciled');
   return { ns, removeNs, vcsim, client, world, controller, provider, providerFlags };

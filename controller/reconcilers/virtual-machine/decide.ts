@@ -315,7 +315,9 @@ function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
   const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
   if (foreign) return conflictPlan(o, now, foreign);
   if (live?.state === 'Terminating' || live?.state === 'Unknown') {
-    return { ...mirrorOnly(o, now, placementValid, running), requeueAfterMs: WAIT_MS };
+    // Until its machine is gone, what PlacementValid said stands (a recreate announced stays announced).
+    const said = vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid) ? current(vm, ConditionType.PlacementValid) : placementValid;
+    return { ...mirrorOnly(o, now, said, running), requeueAfterMs: WAIT_MS };
   }
   const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);

@@ -84,7 +84,7 @@ const placementOk: ConditionInput = { type: ConditionType.PlacementValid, status
 const placementBad: ConditionInput = {
   type: ConditionType.PlacementValid,
   status: 'False',
-  reason: Reason.FailureDomainChanged,
+  reason: Reason.FailureDomainGone,
   message: 'fd-1 no longer matches',
 };
 const infraReady: ConditionInput = { type: ConditionType.InfrastructureReady, status: 'True', reason: Reason.Reconciled };
