@@ -19,8 +19,9 @@ import { findVmmProcess } from '../../../controller/backends/cloud-hypervisor/ho
 import { derivedMac, tapName } from '../../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
 import { readPidFile, vmmPaths } from '../../../controller/backends/cloud-hypervisor/state-dir.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
-import { chProvider, createTestHost, TEST_BRIDGE, TEST_IMAGE, type TestHost } from '../../support/cloud-hypervisor-host.js';
+import { chProvider, createTestHost, TEST_BRIDGE, type TestHost } from '../../support/cloud-hypervisor-host.js';
 import { waitFor } from '../../support/wait.js';
+import { chMachineRequest } from './machine-request.js';
 import { skipsRealVmm, VMM_PEERS } from './vmm-peers.js';
 
 skipsRealVmm('Cloud Hypervisor backend');
@@ -45,26 +46,8 @@ for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`Cloud Hypervisor
     expect(violations).toEqual([]);
   });
 
-  const spec = (extra: Partial<CloudHypervisorMachineSpec> = {}): CloudHypervisorMachineSpec => ({
-    providerRef: { name: 'host-a' },
-    bootSource: { kind: 'image', image: TEST_IMAGE },
-    cpus: { boot: 1 },
-    memory: { sizeMiB: 128 },
-    osDiskSizeGiB: 1,
-    storageClass: 'fast',
-    nics: [{ name: 'eth0', networkClass: 'lan', ipam: { static: { address: '10.77.0.10', prefix: 24 } } }],
-    ...extra,
-  });
-  const request = (extra: Partial<CloudHypervisorMachineSpec> = {}, owner = 'web-1'): MachineRequest<CloudHypervisorMachineSpec> => ({
-    name: 'web-1',
-    namespace: 'ns',
-    uuid: UUID,
-    providerID: `cloudhypervisor://${UUID}`,
-    owner: { kind: 'CloudHypervisorMachine', namespace: 'ns', name: owner },
-    spec: spec(extra),
-    raw,
-    userData: '#cloud-config\nhostname: web-1\n',
-  });
+  const request = (extra: Partial<CloudHypervisorMachineSpec> = {}, owner = 'web-1'): MachineRequest<CloudHypervisorMachineSpec> =>
+    chMachineRequest({ uuid: UUID, name: 'web-1', owner, raw, address: '10.77.0.10', spec: extra, userData: '#cloud-config\nhostname: web-1\n' });
   const ensure = (extra: Partial<CloudHypervisorMachineSpec> = {}, firstBoot = false): Promise<EnsureResult> =>
     backend.machines.ensure(connection, request(extra), { mayCreate: firstBoot, firstBoot, specChanged: false, log });
   const present = (result: EnsureResult): Extract<EnsureResult, { state: 'Present' }>['observation'] => {
