@@ -195,6 +195,30 @@ describe('VirtualMachine infrastructure machine ownership', () => {
   });
 });
 
+describe('VirtualMachine deletionPolicy', () => {
+  const deleting = (deletionPolicy?: 'Delete' | 'Retain') => ({ ...vm, spec: { ...vm.spec, ...(deletionPolicy ? { deletionPolicy } : {}) }, metadata: { ...vm.metadata, deletionTimestamp: '2026-03-01T11:00:00Z' } });
+  const own = (deletionPolicy?: 'Delete' | 'Retain'): InfraMachineObject => {
+    const m = machine('VSphereMachine', [ours]);
+    return { ...m, spec: { ...m.spec, ...(deletionPolicy ? { deletionPolicy } : {}) } } as InfraMachineObject;
+  };
+
+  it('gives a machine that does not say Retain the policy first, and deletes it on a later pass', () => {
+    const first = decideVirtualMachine(observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own() }) }), NOW);
+    expect(first.deleteInfra).toEqual([]);
+    expect(first.setDeletionPolicy).toEqual([{ machine: own(), deletionPolicy: 'Retain' }]);
+    const then = decideVirtualMachine(observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own('Retain') }) }), NOW);
+    expect(then.deleteInfra).toEqual([own('Retain')]);
+    expect(then.events).toEqual([{ type: 'Normal', reason: Reason.VMRetained, message: expect.stringContaining('deletionPolicy Retain: VSphereMachine web-1 is deleted and its VM is left on the backend') as unknown as string }]);
+  });
+
+  it.each([undefined, 'Delete'] as const)('deletes at once, saying nothing, a machine whose policy matches the VM (%s)', (policy) => {
+    const plan = decideVirtualMachine(observed({ vm: deleting(policy), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own(policy) }) }), NOW);
+    expect(plan.setDeletionPolicy).toBeUndefined();
+    expect(plan.deleteInfra).toEqual([own(policy)]);
+    expect(plan.events).toEqual([]);
+  });
+});
+
 describe('VirtualMachine status after a refused write', () => {
   it.each([Reason.UserDataSecretConflict, Reason.InfraMachineConflict] as const)('reports %s on Scheduled and rechecks later', (reason) => {
     const result = decideWriteConflict(observed(), { reason, message: 'VSphereMachine web-1 is not updated: another writer changed a field' }, NOW);
