@@ -28,13 +28,21 @@ describe('clusterctl move away from a Cloud Hypervisor host (simulated VMM)', ()
   }, 240_000);
   afterAll(() => stopChEnv(env), 240_000);
 
-  /** Plants the record of a machine of this namespace that no longer exists, and waits until a sweep has removed it. */
+  /**
+   * Plants the record of a machine of this namespace whose deletion began on the host (its tombstone) and
+   * that no longer exists, and waits until a sweep has finished that deletion: a sweep ran after it was planted.
+   */
   const sweptOnce = async (n: number): Promise<void> => {
     const uuid = `0b5f7c1e-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`;
     const dir = join(env.host.config.stateRoot, uuid);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'machine.json'), JSON.stringify({ owner: `CloudHypervisorMachine/${env.ns}/sweep-witness-${n}`, taps: [], diskDir: join(env.host.config.storageClasses.fast ?? '', uuid) }));
-    await waitFor(`a sweep to remove witness ${n}`, () => (existsSync(dir) ? undefined : true), 60_000);
+    const witness = { owner: `CloudHypervisorMachine/${env.ns}/sweep-witness-${n}`, taps: [], diskDir: join(env.host.config.storageClasses.fast ?? '', uuid), deletionStartedAt: new Date().toISOString() };
+    writeFileSync(join(dir, 'machine.json'), JSON.stringify(witness));
+    await waitFor(`a sweep to remove witness ${n}`, () => (existsSync(dir) ? undefined : true), 60_000).catch((err: unknown) => {
+      // What the role said about its sweeps, to tell a sweep that did not run from one that kept the witness.
+      const said = env.provider.logs().split('\n').filter((l) => /swe(ep|pt)|no longer exists/i.test(l)).slice(-10).join('\n');
+      throw new Error(`${String(err)}\n${said}`);
+    });
   };
 
   it("leaves a moved machine's powered-off VM, its directory and its disk, on the host", async () => {

@@ -32,7 +32,10 @@ describe("a copy of a ProxmoxMachine's VM (simulator)", () => {
     // Then the machine's own VM is removed behind banlieue's back.
     env.sim.state.destroyVm(ours.vmid);
 
-    await t.condition(machineRef('proxmox', env.ns, 'web'), 'Ready', 'False', 'BackendMissing', 60_000);
+    await t.condition(machineRef('proxmox', env.ns, 'web'), 'Ready', 'False', 'BackendMissing', 60_000).catch(async (err: unknown) => {
+      const ready = (await t.get(machineRef('proxmox', env.ns, 'web')))?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+      throw new Error(`${String(err)}; the machine says ${JSON.stringify(ready)}; the copy is ${copy.status}`);
+    });
     expect(copy.status).toBe('stopped');
     await t.delete(vm(env.ns, 'web', '', ''));
     await t.gone(vm(env.ns, 'web', '', ''), 60_000);
