@@ -55,9 +55,11 @@ export interface Backend<Spec = unknown> {
   /** Release what the backend keeps between passes (sessions, sockets) when the role stops. */
   close(): Promise<void>;
   /**
-   * Remove what machines that no longer exist left on the backend (optional; the role calls it
-   * after its caches synced and every rediscovery period). Only VMs whose mark `judge` calls
-   * `Orphaned` may go, and never one still running.
+   * Finish the deletions that began on the backend and whose machines went before they ended
+   * (optional; the role calls it after its caches synced and every rediscovery period). Only VMs
+   * whose mark `judge` calls `Orphaned` may go, only when their deletion began (a machine gone
+   * without one was moved, or let go by hand: its disks are nobody's to destroy), and never one
+   * still running.
    */
   sweep?(judge: (owner: MachineOwner) => MarkJudgement, log: Logger, signal?: AbortSignal): Promise<void>;
 }
