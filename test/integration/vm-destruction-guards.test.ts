@@ -116,7 +116,11 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
       // `kubectl delete --cascade=orphan`: delete the VirtualMachine, keep what it owns.
       await deleteWith(vm(e.ns, 'orphaned', '', ''), 'Orphan');
       await t.gone(vm(e.ns, 'orphaned', '', ''), 60_000);
-      const left = await t.exists(machineRef('vsphere', e.ns, 'orphaned'), (m) => !(m.metadata.ownerReferences ?? []).some((r) => r.kind === 'VirtualMachine'), 60_000);
+      const left = await t.exists(machineRef('vsphere', e.ns, 'orphaned'), (m) => !(m.metadata.ownerReferences ?? []).some((r) => r.kind === 'VirtualMachine'), 60_000).catch(async (err: unknown) => {
+        const live = await t.get(machineRef('vsphere', e.ns, 'orphaned'));
+        const state = live ? `deletionTimestamp ${live.metadata.deletionTimestamp ?? 'unset'}` : 'gone';
+        throw new Error(`${String(err)}: the machine is ${state}; in vCenter: ${(await vsphereVm(e, uuid)) ?? 'no VM with its UUID'}`);
+      });
       expect(left.metadata.uid).toBe(machine?.metadata.uid);
       expect(left.metadata.deletionTimestamp).toBeUndefined();
       await afterCalls(e.provider, 'vsphere', 'FindByUuid', 3);
