@@ -98,7 +98,8 @@ export function providerRules(backend: Backend): PolicyRule[] {
     { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
     // Addresses from CAPI IPAM pools (a NIC's addressesFromPools): the machine's claims are
     // created and deleted by name, their IPAddresses read by name; neither is listed or watched.
-    { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'delete'] },
+    // A machine deleted with deletionPolicy Retain keeps its claims: its ownerReference is patched off.
+    { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'patch', 'delete'] },
     { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddresses'], verbs: ['get'] },
     ...eventRules,
   ];

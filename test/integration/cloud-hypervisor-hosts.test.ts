@@ -161,7 +161,7 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(await warnings(ns, 'CloudHypervisorMachine', 'vm-b')).not.toContain('Stopping');
   }, 180_000);
 
-  it("a machine removed while its host's role was down has its directory, disk and taps swept; directories not marked as its namespace's machines stay", async () => {
+  it("a machine whose finalizer was removed by hand while its host's role was down keeps its directory, disk and taps, with a warning; nothing else is touched", async () => {
     const b = byName('b');
     const machine = await t.get(machineRef('cloud-hypervisor', ns, 'vm-b'));
     const uuid = chUuidOf(machine?.spec?.providerID as string);
@@ -182,9 +182,12 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(machineDirs(b.host)).toContain(uuid);
 
     b.role = await startHostRole(ns, b);
-    await waitFor('the orphaned directory to be swept', () => (machineDirs(b.host).includes(uuid) ? undefined : true), 60_000);
-    expect(existsSync(diskDir)).toBe(false);
-    expect(await b.host.links()).not.toContain(tapName(uuid, 0));
+    // Its deletion never began on the host: nobody asked banlieue to destroy its disk there.
+    const saysLeft = (): boolean => b.role.logs().split('\n').some((line) => line.includes(uuid) && line.includes('its deletion never began on this host'));
+    await waitFor('the sweep to leave the directory, saying so', () => (saysLeft() ? true : undefined), 60_000);
+    expect(machineDirs(b.host)).toContain(uuid);
+    expect(existsSync(diskDir)).toBe(true);
+    expect(await b.host.links()).toContain(tapName(uuid, 0));
     expect(foreign.map((d) => existsSync(d))).toEqual([true, true]);
     expect(machineDirs(byName('a').host)).toHaveLength(1);
     for (const d of foreign) rmSync(d, { recursive: true, force: true });
@@ -213,4 +216,38 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(seen.filter((e) => e.regarding?.kind === 'CloudHypervisorMachine').map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
     expect(byName('c').role.logs()).not.toMatch(/Could not record event/);
   }, 180_000);
+  it('a VM running on a host that goes over its capacity threshold keeps running there, saying so; a new VM goes to the other host', async () => {
+    const either = { placement: { providerSelector: { matchExpressions: [{ key: 'host', operator: 'In', values: ['a', 'b'] }] } }, migrationPolicy: 'automatic' };
+    await t.apply(hostVm('vm-either', 'a', '10.88.2.13', either));
+    await t.condition(vm(ns, 'vm-either', '', ''), 'Ready', 'True', 'Reconciled', 120_000);
+    const before = await t.get(machineRef('cloud-hypervisor', ns, 'vm-either'));
+    expect(before?.spec?.providerRef).toEqual({ name: 'host-a' });
+
+    const a = byName('a');
+    const healthy = readFileSync(a.host.configPath, 'utf8');
+    const over = parse(healthy) as { capacity: Record<string, number> };
+    over.capacity.maxMemoryUsedPercent = 1;
+    await a.role.stop();
+    writeFileSync(a.host.configPath, stringify(over));
+    a.role = await startHostRole(ns, a);
+    await t.condition(a.provider, 'Ready', 'False', 'CapacityExceeded', 60_000);
+
+    const said = await t.condition(vm(ns, 'vm-either', '', ''), 'PlacementValid', 'True', 'FailureDomainWithdrawn', 60_000);
+    const placementValid = (said.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'PlacementValid');
+    expect(placementValid?.message).toMatch(/^Provider host-a no longer offers failure domain host-a to new VMs \(CapacityExceeded: failure domains withdrawn: memory \d+% used/);
+    const machine = await t.get(machineRef('cloud-hypervisor', ns, 'vm-either'));
+    expect({ uid: machine?.metadata.uid, providerID: machine?.spec?.providerID }).toEqual({ uid: before?.metadata.uid, providerID: before?.spec?.providerID });
+    expect(machineDirs(a.host)).toContain(chUuidOf(before?.spec?.providerID as string));
+    await t.condition(vm(ns, 'vm-either', '', ''), 'Ready', 'True', 'Reconciled');
+
+    await t.apply(hostVm('vm-new', 'a', '10.88.2.14', either));
+    const placed = await t.exists(machineRef('cloud-hypervisor', ns, 'vm-new'), (m) => Boolean(m.spec?.providerRef), 60_000);
+    expect(placed.spec?.providerRef).toEqual({ name: 'host-b' });
+
+    await a.role.stop();
+    writeFileSync(a.host.configPath, healthy);
+    a.role = await startHostRole(ns, a);
+    await t.condition(a.provider, 'Ready', 'True', 'Reconciled', 60_000);
+    await t.condition(vm(ns, 'vm-either', '', ''), 'PlacementValid', 'True', 'PlacementMatches', 60_000);
+  }, 240_000);
 });

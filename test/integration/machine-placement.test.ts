@@ -217,8 +217,8 @@ describe('where a machine VM was created', () => {
     const other = first === 'east' ? 'west' : 'east';
     expect(cloud.vms.get(uuid)?.zone).toBe(`${first}-zone`);
 
-    // The Provider it runs on no longer offers the storage class: the VM no longer fits there.
-    await cp.kubectl(['patch', PROVIDERS, first, '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { capabilities: { ...capabilities, storageClasses: [{ name: 'slow', target: { pool: 'p2' } }] } } })]);
+    // Its user asks for the other Provider's failure domain: where it runs is excluded.
+    await cp.kubectl(['patch', 'virtualmachines.banlieue.io', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { placement: { failureDomainSelector: { matchLabels: { name: `${other}-zone` } } } } })]);
     const moved = await waitFor(`web to be provisioned again on ${other}`, async () => {
       const m = await get(cp, MACHINES, ns, 'web');
       return m?.status?.initialization?.provisioned === true && m.status.placement?.provider === other ? m : undefined;

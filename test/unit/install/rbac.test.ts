@@ -81,7 +81,7 @@ describe('RBAC', () => {
     for (const backend of ['vsphere', 'proxmox', 'libvirt']) {
       const ipam = rulesOf(clusterRole(`banlieue-provider-${backend}`)).filter((r) => r.apiGroups.includes('ipam.cluster.x-k8s.io'));
       expect(ipam).toEqual([
-        { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'delete'] },
+        { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddressclaims'], verbs: ['get', 'create', 'patch', 'delete'] },
         { apiGroups: ['ipam.cluster.x-k8s.io'], resources: ['ipaddresses'], verbs: ['get'] },
       ]);
     }
