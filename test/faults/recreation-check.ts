@@ -39,6 +39,8 @@ export interface RecreationState {
   readonly recreated: ReadonlyMap<string, readonly string[]>;
   /** Every VirtualMachine whose identity was taken: the ones judged. */
   readonly watched: ReadonlySet<string>;
+  /** Of those, the ones whose backend VM showed an id of its own (BackendVm.instance) when taken. */
+  readonly watchedById: ReadonlySet<string>;
 }
 
 export interface RecreationReport {
@@ -46,17 +48,20 @@ export interface RecreationReport {
   readonly recreated: number;
   /** VirtualMachines judged: seen Ready with their backend VM at least once. */
   readonly watched: number;
+  /** Of those, judged by their backend VM's own id too (not by its UUID alone). */
+  readonly watchedById: number;
   /** One line per change seen, for the report. */
   readonly details: readonly string[];
 }
 
-export const NO_RECREATION: RecreationState = { identities: new Map(), recreated: new Map(), watched: new Set() };
+export const NO_RECREATION: RecreationState = { identities: new Map(), recreated: new Map(), watched: new Set(), watchedById: new Set() };
 
 /** The state after one more check, made at `at` (a time that the replicas' logs can be searched by). */
 export function checkRecreation(state: RecreationState, observation: FleetObservation, at: string): RecreationState {
   const identities = new Map(state.identities);
   const recreated = new Map(state.recreated);
   const watched = new Set(state.watched);
+  const watchedById = new Set(state.watchedById);
   const machineByName = new Map(observation.machines.map((m) => [m.name, m]));
   for (const vm of observation.vms) {
     if (vm.deleting) continue;
@@ -73,13 +78,14 @@ export function checkRecreation(state: RecreationState, observation: FleetObserv
     if (identity === undefined) continue;
     identities.set(vm.name, identity);
     watched.add(vm.name);
+    if (identity.instances.length > 0) watchedById.add(vm.name);
   }
-  return { identities, recreated, watched };
+  return { identities, recreated, watched, watchedById };
 }
 
 export function toRecreationReport(state: RecreationState): RecreationReport {
   const details = [...state.recreated].flatMap(([name, changes]) => changes.map((change) => `recreated: ${name}: ${change}`));
-  return { recreated: state.recreated.size, watched: state.watched.size, details };
+  return { recreated: state.recreated.size, watched: state.watched.size, watchedById: state.watchedById.size, details };
 }
 
 /** The identity of a Ready VirtualMachine whose machine names a VM the backend holds; undefined before then. */

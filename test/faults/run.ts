@@ -45,7 +45,7 @@ function table(run: FaultRun): string {
       ['VMs not Ready / deleted not gone', `${fleet.notReady.length} / ${fleet.notGone.length}`, ''],
       ['duplicates', String(fleet.duplicates), ''],
       ['orphans', String(fleet.orphans), ''],
-      ['recreated', String(run.recreation.recreated), `of ${run.recreation.watched} VirtualMachines watched from their first Ready`],
+      ['recreated', String(run.recreation.recreated), `of ${run.recreation.watched} VirtualMachines watched from their first Ready, ${run.recreation.watchedById} by their backend VM's own id too`],
       ['stuck finalizers', String(fleet.stuckFinalizers), ''],
       ['second writers (audit log)', String(leases.controller.secondWriters.length + leases.provider.secondWriters.length), `of ${leases.controller.writesChecked + leases.provider.writesChecked} writes checked`],
     ]),

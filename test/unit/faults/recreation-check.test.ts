@@ -17,8 +17,9 @@ const afterChecks = (...checks: FleetObservation[]): ReturnType<typeof toRecreat
 describe('fault run: VMs re-created unasked', () => {
   it('judges only VirtualMachines seen Ready with the backend VM their machine names', () => {
     const report = afterChecks(seen({ vm: { ready: false } }), seen({ backend: [] }), seen({ machine: { providerID: undefined, uuid: undefined } }));
-    expect(report).toEqual({ recreated: 0, watched: 0, details: [] });
-    expect(afterChecks(seen()).watched).toBe(1);
+    expect(report).toEqual({ recreated: 0, watched: 0, watchedById: 0, details: [] });
+    expect(afterChecks(seen())).toMatchObject({ watched: 1, watchedById: 1 });
+    expect(afterChecks(seen({ backend: [backendVm({ instance: undefined })] }))).toMatchObject({ watched: 1, watchedById: 0 });
   });
 
   it.each<[string, FleetObservation[]]>([
@@ -63,6 +64,6 @@ describe('fault run: VMs re-created unasked', () => {
       machines: [machine(), machine({ name: 'b', uid: 'machine-uid-b', providerID: 'vsphere://ub', uuid: 'ub' })],
       backend: [backendVm(), backendVm({ name: 'b', uuid: 'ub', instance: bInstance })],
     });
-    expect(afterChecks(two('vm-43'), two('vm-44'))).toEqual({ recreated: 1, watched: 2, details: ['recreated: b: backend VM ub replaced (was vm-43, now vm-44) (at t1)'] });
+    expect(afterChecks(two('vm-43'), two('vm-44'))).toEqual({ recreated: 1, watched: 2, watchedById: 2, details: ['recreated: b: backend VM ub replaced (was vm-43, now vm-44) (at t1)'] });
   });
 });

@@ -36,7 +36,7 @@ describe('fault run verdict: re-created VMs', () => {
       recovered: true,
     },
     fleet: { expected: 20, found: 20, duplicates: 0, orphans: 0, stuckFinalizers: 0, notReady: [], notGone: [], details: [] },
-    recreation: { recreated, watched: 20, details: [] },
+    recreation: { recreated, watched: 20, watchedById: 20, details: [] },
     leases: { controller: history, provider: history },
     peerProblems: [],
     outageSign: 'Provider ProviderReachable=False',
