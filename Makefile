@@ -162,5 +162,5 @@ bench: deps tools ## Benchmarks: N VirtualMachines end to end on vcsim (BENCH_VM
 	npx tsx test/bench/run.ts
 
 .PHONY: test-faults
-test-faults: deps tools ## Fault injection on vcsim, the PVE simulator, libvirtd's test driver and simulated Cloud Hypervisor VMMs (FAULT_BACKEND=vsphere|proxmox|libvirt|cloud-hypervisor for one): kill -9 of both roles' replicas, API server and backend outages, seeded (FAULT_SEED); prints per backend kills, outages, VMs, duplicates, orphans, stuck finalizers
+test-faults: deps tools ## Fault injection on vcsim, the PVE simulator, libvirtd's test driver and simulated Cloud Hypervisor VMMs (FAULT_BACKEND=vsphere|proxmox|libvirt|cloud-hypervisor for one): kill -9 of both roles' replicas, API server and backend outages, seeded (FAULT_SEED); prints per backend kills, outages, VMs, duplicates, orphans, VMs re-created unasked, stuck finalizers (each must be 0)
 	npx tsx test/faults/run.ts

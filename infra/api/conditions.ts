@@ -91,10 +91,11 @@ export const Reason = {
   /** A static address in spec.networkOverrides is already held by another VirtualMachine. */
   DuplicateAddress: 'DuplicateAddress',
   /**
-   * PlacementValid=False: the VirtualMachine has infrastructure machines of two backends; the one it
-   * does not run on is deleted (said in a Warning Event first).
+   * PlacementValid=False, with a Warning Event: the VirtualMachine controls infrastructure machines
+   * of several kinds. banlieue makes one only, so someone else made the others; nothing is deleted.
+   * The message names them: delete the one that is not wanted (its VM is deleted with it).
    */
-  ProviderChanged: 'ProviderChanged',
+  SeveralMachines: 'SeveralMachines',
   /**
    * PlacementValid=False: the Provider the VM runs on no longer exists or is being deleted, so the
    * VM cannot stay there. spec.migrationPolicy says what happens (manual: annotate

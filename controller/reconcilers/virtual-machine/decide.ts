@@ -108,6 +108,9 @@ export interface VmPlan {
   readonly takesRecreate?: boolean;
 }
 
+/** The garbage collector's finalizer on an object deleted with propagationPolicy Orphan. */
+const ORPHAN_FINALIZER = 'orphan';
+
 /** How soon a VM blocked by a conflict is looked at again (the reconciler's backoff starts there). */
 export const RECHECK_MS = 60_000;
 const WAIT_MS = 5_000;
@@ -149,11 +152,13 @@ function withForeignMarked(o: VmObserved): VmObserved {
  * it not carry it yet (set just before the delete): Retain must reach the provider before the delete.
  */
 function deletionPlan(o: VmObserved): VmPlan {
+  const holds = (o.vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
+  // `--cascade=orphan`: the garbage collector lets the machines go (then they are not the VM's); nothing is deleted.
+  if ((o.vm.metadata.finalizers ?? []).includes(ORPHAN_FINALIZER)) return { ...noAction, requeueAfterMs: WAIT_MS };
   const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
   const policy = o.vm.spec.deletionPolicy ?? 'Delete';
   const behind = present.filter((m) => (m.spec.deletionPolicy ?? 'Delete') !== policy);
   const allGone = o.infra.every((i) => i.state === 'Absent' || i.state === 'Foreign');
-  const holds = (o.vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
   if (behind.length > 0) return { ...noAction, setDeletionPolicy: behind.map((machine) => ({ machine, deletionPolicy: policy })), requeueAfterMs: WAIT_MS };
   const retained = policy === 'Retain' ? present.map((m): PlannedEvent => ({ type: 'Normal', reason: Reason.VMRetained, message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})` })) : [];
   return { ...noAction, events: retained, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
@@ -192,8 +197,8 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
     if (!result.ok) return blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
     return place(o, now, { placement: result.placement, vmClass, image });
   }
-  const leftovers = otherKinds(o, running);
-  if (leftovers.length > 0) return leftoverPlan(o, now, leftovers, running);
+  const others = otherKinds(o, running);
+  if (others.length > 0) return severalMachinesPlan(o, now, others, running);
   const verdict = judgeRunningPlacement({ vm, running: runningFacts(vm, running), providers: o.providers, siblings: o.siblings });
   if (!verdict.stays) return movePlan(o, now, verdict, running, { vmClass, image });
   const placementValid: ConditionInput = verdict.withdrawn
@@ -280,13 +285,18 @@ function otherKinds(o: VmObserved, running: Running): InfraMachineObject[] {
   return o.infra.flatMap((i) => (i.state === 'Present' && i.kind !== running.machine.kind ? [i.object] : []));
 }
 
-/** A second machine of the VM, of another kind (not one banlieue makes: it deletes before it recreates), is deleted, said first. */
-function leftoverPlan(o: VmObserved, now: Date, leftovers: readonly InfraMachineObject[], running: Running): ActivePlan {
-  const on = `${machineName(running.machine)} on ${describePlacement(running.placement)}`;
-  const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: Reason.ProviderChanged, message: `the VirtualMachine runs as ${on}; deleting its other infrastructure machines` };
+/**
+ * The VM controls machines of several kinds. banlieue makes one (a recreate deletes before it
+ * creates), so someone else made another: each may carry a VM, and which one matters is theirs to
+ * say. Nothing is deleted; the VM mirrors the one it is taken to run on and says which others to delete.
+ */
+function severalMachinesPlan(o: VmObserved, now: Date, others: readonly InfraMachineObject[], running: Running): ActivePlan {
+  const names = others.map(machineName).join(', ');
+  const message = `the VirtualMachine controls ${machineName(running.machine)} on ${describePlacement(running.placement)} and also ${names}: delete the one that is not wanted (its VM is deleted with it)`;
+  const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: Reason.SeveralMachines, message };
   const plan = mirrorOnly(o, now, placementValid, running);
-  const events = leftovers.map((m): PlannedEvent => ({ type: 'Warning', reason: Reason.ProviderChanged, message: `deleting ${machineName(m)}: the VirtualMachine runs as ${on}` }));
-  return { ...plan, events: [...plan.events, ...events], deleteInfra: leftovers, requeueAfterMs: WAIT_MS };
+  const begins = o.vm.status?.conditions?.find((c) => c.type === ConditionType.PlacementValid)?.reason !== Reason.SeveralMachines;
+  return { ...plan, events: [...plan.events, ...(begins ? [{ type: 'Warning' as const, reason: Reason.SeveralMachines, message }] : [])] };
 }
 
 /** Where and with what the VM's machine is built: a fresh placement, or (running set) the one it runs at. */

@@ -388,13 +388,18 @@ export class VirtualMachineReconciler implements Reconciler {
     }
   }
 
-  /** Delete an infra machine the VM controls: only that object (uid precondition), never one made in its place since. */
+  /**
+   * Delete an infra machine the VM controls: only that object as it was judged (uid and
+   * resourceVersion preconditions), never one made in its place since, nor one changed since — such
+   * as one the garbage collector has just let go of (an orphaning delete of the VM): a 409 retries.
+   */
   private async deleteInfra(infra: InfraMachineObject, log: Logger): Promise<void> {
     log.info({ infra: infra.kind }, 'Deleting infrastructure machine');
-    const uid = infra.metadata.uid;
+    const { uid, resourceVersion } = infra.metadata;
+    const preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
     try {
       await this.d.api.request('DELETE', await this.d.api.pathOf({ apiVersion: infra.apiVersion, kind: infra.kind, metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' } }), {
-        ...(uid ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid } } } : {}),
+        ...(uid || resourceVersion ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } } : {}),
       });
     } catch (err) {
       if (!(err instanceof ApiStatusError && err.code === 404)) throw err;

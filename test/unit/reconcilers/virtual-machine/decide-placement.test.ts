@@ -267,12 +267,15 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     expect(plan.status?.scheduled).toMatchObject({ providerName: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1' });
   });
 
-  it('announces the deletion of a second machine of another kind the VM controls', () => {
+  it('deletes neither of two machines of different kinds the VM controls, and says which to delete', () => {
     const { vm, machine } = placed(aPolicyVm());
     const second = { ...machine, kind: 'ProxmoxMachine', metadata: { ...machine.metadata, uid: 'second-uid' } } as InfraMachineObject;
     const infra = KINDS.map((kind): InfraState => (kind === 'VSphereMachine' ? { kind, state: 'Present', object: machine } : kind === 'ProxmoxMachine' ? { kind, state: 'Present', object: second } : { kind, state: 'Absent' }));
     const plan = decideVirtualMachine(observed(vm, infra), NOW);
-    expect(plan.deleteInfra).toEqual([second]);
-    expect(plan.events).toEqual([{ type: 'Warning', reason: Reason.ProviderChanged, message: `deleting ProxmoxMachine web-1: the VirtualMachine runs as VSphereMachine web-1 on ${HOME}` }]);
+    expect(plan.deleteInfra).toEqual([]);
+    const message = `the VirtualMachine controls VSphereMachine web-1 on ${HOME} and also ProxmoxMachine web-1: delete the one that is not wanted (its VM is deleted with it)`;
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.SeveralMachines, message });
+    expect(plan.events).toEqual([{ type: 'Warning', reason: Reason.SeveralMachines, message }]);
+    expect(decideVirtualMachine(observed({ ...vm, status: plan.status }, infra), NOW).events).toEqual([]);
   });
 });

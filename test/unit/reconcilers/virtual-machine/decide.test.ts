@@ -211,6 +211,18 @@ describe('VirtualMachine deletionPolicy', () => {
     expect(then.events).toEqual([{ type: 'Normal', reason: Reason.VMRetained, message: expect.stringContaining('deletionPolicy Retain: VSphereMachine web-1 is deleted and its VM is left on the backend') as unknown as string }]);
   });
 
+  it('deletes nothing while the garbage collector orphans the machines (propagationPolicy Orphan)', () => {
+    const orphaning = { ...deleting(), metadata: { ...deleting().metadata, finalizers: ['orphan', Finalizer.virtualMachine] } };
+    const plan = decideVirtualMachine(observed({ vm: orphaning, infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own() }) }), NOW);
+    expect(plan.deleteInfra).toEqual([]);
+    expect(plan.removeFinalizer).toBe(false);
+    // Orphaned, the machine is no longer the VM's: the VM lets go, nothing deleted.
+    const orphaned = machine('VSphereMachine', []);
+    const after = decideVirtualMachine(observed({ vm: deleting(), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: orphaned }) }), NOW);
+    expect(after.deleteInfra).toEqual([]);
+    expect(after.removeFinalizer).toBe(true);
+  });
+
   it.each([undefined, 'Delete'] as const)('deletes at once, saying nothing, a machine whose policy matches the VM (%s)', (policy) => {
     const plan = decideVirtualMachine(observed({ vm: deleting(policy), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own(policy) }) }), NOW);
     expect(plan.setDeletionPolicy).toBeUndefined();
