@@ -84,7 +84,7 @@ export const Reason = {
   /**
    * VirtualMachine Ready=False (observedGeneration not advanced): its infrastructure machine refused
    * the spec the VirtualMachine now maps to, because that field cannot change once the VM was created
-   * (a new image/template, storage, firmware or network, a smaller disk). The VM runs on as it was;
+   * (its class's firmware or interfaces, a folder, a smaller disk). The VM runs on as it was;
    * the message names the field. Set the VirtualMachine back, or delete and recreate it.
    */
   SpecNotApplied: 'SpecNotApplied',

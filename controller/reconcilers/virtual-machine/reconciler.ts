@@ -31,6 +31,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../../runtime/metrics.js';
 import { readBinaryData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
+import { Expectations } from '../../runtime/expectations.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { decideVirtualMachine, decideWriteConflict, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
 import type { InfraMachineObject } from './infra-builders.js';
@@ -74,7 +75,7 @@ export interface VirtualMachineReconcilerDeps {
 }
 
 /** What a decision claimed (placement, addresses) before the informer shows it. */
-type Assumption = Pick<NonNullable<VirtualMachine['status']>, 'scheduled' | 'heldAddresses'>;
+type Placed = Pick<NonNullable<VirtualMachine['status']>, 'scheduled' | 'heldAddresses'>;
 
 /** A Secret as the API server returns it. */
 interface SecretRead {
@@ -99,71 +100,92 @@ type ObjectWithUid = { apiVersion: string; kind: string; metadata: { name?: stri
 export class VirtualMachineReconciler implements Reconciler {
   readonly name = 'virtualmachine';
   readonly kind = 'VirtualMachine';
-  /**
-   * Placements decided but maybe not yet visible in the cache (the scheduler's
-   * "assume" step): without it, two VMs reconciled concurrently could both
-   * take the failure domain a required anti-affinity term forbids sharing.
-   */
-  private readonly assumed = new Map<string, Assumption>();
+  /** Placements decided and not yet shown by the cache (expectPlacement). */
+  private readonly placed = new Expectations<Placed>('fields');
   private readonly recreates: RecreateBudgets;
 
   constructor(private readonly d: VirtualMachineReconcilerDeps) {
     this.recreates = new RecreateBudgets(d.recreatesPerMinute ?? DEFAULT_RECREATES_PER_MINUTE);
   }
 
+  /**
+   * One pass, in a fixed order: load (caches, then the user-data reads) → decide (pure) → the
+   * finalizer, in a write of its own, and return → the plan's Events → its writes (deletion
+   * policies, deletions, the user-data Secret, the machine) → one status write, from the plan or
+   * from what refused a write → the finalizer's removal.
+   */
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const vm = this.d.vms.get(key);
     if (!vm) {
-      this.assumed.delete(key);
+      this.placed.forget(key);
       return done;
     }
     const rendersUserData = !!vm.spec.userData && !vm.metadata.deletionTimestamp;
     const userData = rendersUserData ? await this.readUserData(vm) : undefined;
     const renderedSecret = rendersUserData ? await this.readRenderedSecret(vm) : undefined;
     const unsynced = await this.readUnsyncedInfra(vm);
-    // From here to assume(): no await, so no other reconcile interleaves.
+    // From here to the expectation: no await, so no other reconcile decides a placement in between.
     const latest = this.d.vms.get(key) ?? vm;
     const now = this.d.clock.now();
-    // What this process last decided for the VM stands until the cache shows it: a status
-    // write not yet seen is not mistaken for another writer's.
     const namespace = latest.metadata.namespace ?? '';
-    const observed = { ...this.observe(this.withAssumption(latest), { userData, renderedSecret }, unsynced), recreateBudget: this.recreates.budget(namespace, now) };
+    const observed = { ...this.observe(this.placed.observe(key, latest), { userData, renderedSecret }, unsynced), recreateBudget: this.recreates.budget(namespace, now) };
     const plan = decideVirtualMachine(observed, now);
-    this.assume(key, plan, latest);
+    const ref = finalizerRef(latest);
+    // The finalizer first, alone: the pass that follows its watch event carries the plan out.
+    if (plan.ensureFinalizer && (await ensureFinalizer(this.d.api, ref, Finalizer.virtualMachine))) return done;
+    this.expectPlacement(key, plan, latest);
     if (plan.takesRecreate) this.recreates.take(namespace, now);
-    let conflicted = false;
-    const requeueAfterMs = await this.apply(latest, plan, log, (refusal) => {
-      // The machine stays where it runs, as it was: only the status changes.
-      if (refusal.reason === Reason.SpecNotApplied) return decideSpecNotApplied(latest, plan, refusal, now);
-      this.assumed.delete(key); // Nothing was placed.
-      conflicted = true;
-      return decideWriteConflict(observed, refusal, now);
-    });
-    // A write refused (a create admission refuses, another's object in the way) is tried again on the key's
-    // backoff, not on the events of the status that says so: each pass writes the placement it decided, then
-    // the refusal, so those events ran the next pass at once, a refused create many times a second.
-    if (conflicted) return blocked(requeueAfterMs ?? RECHECK_MS);
-    return requeueAfterMs !== undefined ? { requeueAfterMs } : done;
-  }
-
-  /** Remember what `plan` claims until the cache shows it; nothing when the cache already does (no write is pending). */
-  private assume(key: string, plan: VmPlan, cached: VirtualMachine): void {
-    const { scheduled, heldAddresses: held } = plan.status ?? {};
-    const assumption: Assumption = { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) };
-    if ((scheduled || held) && !containsAll(cached.status, assumption)) this.assumed.set(key, assumption);
-    else this.assumed.delete(key);
-  }
-
-  /** A VM as the cache shows it, with what was decided for it but not yet observed. */
-  private withAssumption(vm: VirtualMachine): VirtualMachine {
-    const key = keyOf(vm);
-    const assumption = this.assumed.get(key);
-    if (!assumption) return vm;
-    if (containsAll(vm.status, assumption)) {
-      this.assumed.delete(key);
-      return vm;
+    for (const event of plan.events) {
+      log.info({ reason: event.reason }, event.type === 'Warning' ? 'Recording a warning' : 'Recording an event');
+      await this.d.events.record(latest as never, event.type, event.reason, event.message);
     }
-    return { ...vm, status: { ...vm.status, ...assumption } };
+    let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
+    let refused = false;
+    try {
+      const refusal = await this.write(latest, plan, log);
+      if (refusal) {
+        refused = true;
+        outcome = this.afterRefusal(key, { latest, observed, plan, refusal, now }, log);
+      }
+    } finally {
+      // Written even when a write failed: the status says what was decided, and why not done.
+      if (outcome.status) await this.writeStatus(latest, outcome.status, log);
+    }
+    if (plan.removeFinalizer) {
+      log.info('All infrastructure gone; releasing the VirtualMachine');
+      await removeFinalizer(this.d.api, ref, Finalizer.virtualMachine);
+    }
+    // A refused write is tried again on the key's backoff, not on the event of the status that says so
+    // (which would run the next pass at once: a refused create many times a second).
+    if (refused) return blocked(outcome.requeueAfterMs ?? RECHECK_MS);
+    return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : done;
+  }
+
+  /** The status once a write was refused: a spec admission keeps from the machine (it stays as it was), or an object in the way. */
+  private afterRefusal(
+    key: string,
+    pass: { readonly latest: VirtualMachine; readonly observed: VmObserved; readonly plan: VmPlan; readonly refusal: WriteConflict | SpecRefused; readonly now: Date },
+    log: Logger,
+  ): Pick<VmPlan, 'status' | 'requeueAfterMs'> {
+    const { refusal } = pass;
+    if (refusal.reason === Reason.SpecNotApplied) {
+      log.info({ reason: refusal.reason }, 'Spec change refused by admission; reporting it');
+      return decideSpecNotApplied(pass.latest, pass.plan, refusal, pass.now);
+    }
+    log.info({ reason: refusal.reason }, 'Leaving an object the VirtualMachine does not own untouched');
+    this.placed.forget(key); // Nothing was placed.
+    return decideWriteConflict(pass.observed, refusal, pass.now);
+  }
+
+  /**
+   * What `plan` places (status.scheduled, static addresses) stands for this VM and its siblings until
+   * the cache shows it — the scheduler's "assume" step: two VMs decided at once must not both take
+   * a failure domain a required anti-affinity term keeps them apart from.
+   */
+  private expectPlacement(key: string, plan: VmPlan, cached: VirtualMachine): void {
+    const { scheduled, heldAddresses: held } = plan.status ?? {};
+    if (!scheduled && !held) this.placed.forget(key);
+    else this.placed.expect(key, cached, { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) });
   }
 
   private observe(
@@ -198,7 +220,7 @@ export class VirtualMachineReconciler implements Reconciler {
    * whose machine the cache does not show yet still keeps VMs apart).
    */
   private asPlaced(sibling: VirtualMachine): VirtualMachine {
-    const seen = this.withAssumption(sibling);
+    const seen = this.placed.observe(keyOf(sibling), sibling);
     const machine = this.runningMachine(sibling);
     if (!machine) return seen;
     const { providerName, providerClass, failureDomain } = runningPlacement(machine, this.d.backends);
@@ -260,61 +282,6 @@ export class VirtualMachineReconciler implements Reconciler {
     const content = data[dataKey];
     if (content === undefined) return { ok: false, message: `${kind} ${ref.name} has no key "${dataKey}"` };
     return { ok: true, content };
-  }
-
-  /**
-   * Carry the plan out; the status step maps a write refused for ownership
-   * or by admission through `onConflict`. Returns when to come back.
-   */
-  private async apply(
-    vm: VirtualMachine,
-    plan: VmPlan,
-    log: Logger,
-    onConflict: (refusal: WriteConflict | SpecRefused) => Pick<VmPlan, 'status' | 'requeueAfterMs'>,
-  ): Promise<number | undefined> {
-    const ref = { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
-    // With the resourceVersion the finalizer's precondition patch needs no read first.
-    const { finalizers, resourceVersion } = vm.metadata;
-    const withFinalizers = { ...ref, metadata: { ...ref.metadata, ...(finalizers ? { finalizers } : {}), ...(resourceVersion ? { resourceVersion } : {}) } };
-    // Beside the writes, not before them: what they create is owned by the VM (the garbage collector removes it
-    // should the VM go first), and a VM's first pass waits one round trip less.
-    const finalizer = plan.ensureFinalizer ? ensureFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine) : undefined;
-    finalizer?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
-    // Said before done: an Event announcing a deletion exists before the delete is sent.
-    for (const event of plan.events) {
-      log.info({ reason: event.reason }, event.type === 'Warning' ? 'Recording a warning' : 'Recording an event');
-      await this.d.events.record(vm as never, event.type, event.reason, event.message);
-    }
-    // A new VM's machine (nothing of its name in the cache) is created beside the status that records the
-    // placement, not before it. The status follows the finalizer's patch, whose precondition is the
-    // resourceVersion a status write would change. Should the name turn out taken, the status the conflict
-    // calls for follows.
-    const creating = plan.applyInfra !== undefined && !plan.applyInfra.metadata.uid && plan.deleteInfra.length === 0;
-    const status = plan.status;
-    const decided = creating && status ? (finalizer ?? Promise.resolve(false)).then(() => this.writeStatus(vm, status, log)) : undefined;
-    decided?.catch(() => undefined); // Awaited below; not an unhandled rejection meanwhile.
-    let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
-    try {
-      const refusal = await this.write(vm, plan, log);
-      if (refusal) {
-        if (refusal.reason === Reason.SpecNotApplied) log.info({ reason: refusal.reason }, 'Spec change refused by admission; reporting it');
-        else log.info({ reason: refusal.reason }, 'Leaving an object the VirtualMachine does not own untouched');
-        outcome = onConflict(refusal);
-      }
-    } finally {
-      await decided;
-      // Status is written even when applying failed, from what was decided. After the decided status, it is
-      // judged against that one, not the cache from before this pass: the cache may already say what the
-      // refusal does (an earlier pass), while this pass has just written the placement over it.
-      const current = decided && status ? { ...vm, status: { ...vm.status, ...status } } : vm;
-      if (outcome.status && (!decided || outcome !== plan)) await this.writeStatus(current, outcome.status, log);
-    }
-    await finalizer;
-    if (plan.removeFinalizer) {
-      log.info('All infrastructure gone; releasing the VirtualMachine');
-      await removeFinalizer(this.d.api, withFinalizers, Finalizer.virtualMachine);
-    }
-    return outcome.requeueAfterMs;
   }
 
   /** Deletion policies, deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal. */
@@ -430,6 +397,12 @@ export class VirtualMachineReconciler implements Reconciler {
 }
 
 const key = (obj: { metadata: { name?: string; namespace?: string } }): string => keyOf(obj as never);
+
+/** The VM as the finalizer patches want it: with its finalizers and the resourceVersion they test. */
+function finalizerRef(vm: VirtualMachine): { apiVersion: string; kind: string; metadata: { name: string; namespace: string; finalizers?: string[]; resourceVersion?: string } } {
+  const { name = '', namespace = '', finalizers, resourceVersion } = vm.metadata;
+  return { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name, namespace, ...(finalizers ? { finalizers } : {}), ...(resourceVersion ? { resourceVersion } : {}) } };
+}
 
 function toLiveSecret(secret: SecretRead | UserDataSecretObject): LiveSecret {
   const { name, uid, ownerReferences } = secret.metadata;
