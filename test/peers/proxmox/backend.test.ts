@@ -8,6 +8,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import type { ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { Backend, Connection, EnsureResult, MachineRequest } from '../../../controller/backends/backend.js';
 import { isBackendError } from '../../../controller/backends/backend-error.js';
+import { ProxmoxClient } from '../../../controller/backends/proxmox/client/proxmox-client.js';
 import { createProxmoxBackend } from '../../../controller/backends/proxmox/proxmox-backend.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
 import { startProxmoxSim, type ProxmoxSim } from '../../sims/proxmox/proxmox-sim.js';
@@ -171,6 +172,47 @@ describe('Proxmox backend: ProxmoxMachine passes', () => {
     sim.state.addVm({ vmid: 701, node: 'pve1', name: 'copied', uuid: copied.uuid });
     const error = await drive(copied, { provisioned: false }).catch((e: unknown) => e);
     expect(isBackendError(error, 'NotOwned')).toBe(true);
+  });
+
+  it('takes a clone of its own not yet configured for its VM, by its description, after a restart lost the clone task', async () => {
+    const req = request('restarted');
+    const options = { mayCreate: true, firstBoot: true, specChanged: true, log };
+    const clone = await backend.machines.ensure(connection, req, options);
+    if (clone.state !== 'InProgress') throw new Error(clone.state);
+    await taskEnd(clone.taskRef);
+    // A provider started afresh: no taskRef in status (killed before writing it), nothing remembered.
+    const restarted = createProxmoxBackend({});
+    try {
+      expect(await restarted.machines.ensure(connection, req, options)).toMatchObject({ state: 'InProgress', actions: ['Adopted'] });
+    } finally {
+      await restarted.close();
+    }
+    expect([...sim.state.vms.values()].filter((vm) => vm.config.name === 'restarted')).toHaveLength(1);
+  });
+
+  it('reports a provisioned machine’s VM gone when only PVE copies of it are left, one at its old VMID, and its deletion leaves them', async () => {
+    const req = request('copied-away');
+    await drive(req, { provisioned: false });
+    const ours = vmOf(req.uuid);
+    if (!ours) throw new Error('copied-away has no VM');
+    // A PVE user clones the VM (its description and tag copied, a new smbios1 UUID), removes it, and clones the copy to its VMID.
+    const user = ProxmoxClient.create({ endpoint: sim.url, caPem: sim.caPem, ...sim.token });
+    try {
+      const backupId = await user.cluster.nextId();
+      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: ours.vmid }, { newid: backupId, name: 'copied-away-backup' }), { initialPollMs: 10, maxPollMs: 50 });
+      sim.state.destroyVm(ours.vmid);
+      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: backupId }, { newid: ours.vmid, name: 'copied-away' }), { initialPollMs: 10, maxPollMs: 50 });
+    } finally {
+      user.close();
+    }
+    const copies = [...sim.state.vms.values()].filter((vm) => String(vm.config.description).includes(req.uuid));
+    expect(copies.map((vm) => String(vm.config.tags))).toEqual(['banlieue.proxmoxmachine.ns.copied-away', 'banlieue.proxmoxmachine.ns.copied-away']);
+    const before = JSON.stringify(copies.map((vm) => [vm.status, vm.config]));
+
+    expect(await backend.machines.ensure(connection, req, { mayCreate: false, firstBoot: false, specChanged: false, log })).toEqual({ state: 'Absent' });
+    expect(await backend.machines.destroy(connection, req, { log })).toEqual({ state: 'Gone', existed: false });
+    expect(JSON.stringify(copies.map((vm) => [vm.status, vm.config]))).toBe(before);
+    expect(copies.every((vm) => sim.state.vms.get(vm.vmid) === vm)).toBe(true);
   });
 
   it('deletes the VM: stopped, destroyed with its disks and seed, verified gone', async () => {

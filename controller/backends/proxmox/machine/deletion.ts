@@ -39,7 +39,8 @@ export class MachineDeletion {
       if (status) isTaskDone(status);
     }
 
-    const found = await reachable(nodeOf(request), () => view.find(request, earlier.state === 'done' ? earlier.task.vm : undefined));
+    // Whether the machine was provisioned is not known here: a clone of ours not yet configured is found too, a PVE copy of a configured VM is not (matchVm).
+    const found = await reachable(nodeOf(request), () => view.find(request, { hint: earlier.state === 'done' ? earlier.task.vm : undefined }));
     if (!found) {
       // Known to have had none: no call. Not known (a restart, or no VM seen): try; not there is fine.
       if (started?.hadSeed !== false) await this.removeSeed(view, request, log);

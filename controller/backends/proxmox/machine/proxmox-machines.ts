@@ -65,7 +65,8 @@ async function ensure(view: PassView, request: Request, options: EnsureOptions):
   const done = finished && DONE_ACTIONS[finished.upid.type];
   if (done) actions.push(done);
 
-  const found = await reachable(nodeOf(request), () => view.find(request, finished?.vm));
+  // Provisioned, the machine's VM is the one with its smbios1 UUID: a copy naming it in its description is not.
+  const found = await reachable(nodeOf(request), () => view.find(request, { hint: finished?.vm, provisioned: !options.firstBoot }));
   if (!found) {
     if (finished?.upid.type === 'qmclone') throw new BackendError(BackendErrorKind.TaskFailed, `${describeTask(finished)} succeeded but no VM carries UUID ${request.uuid}`);
     if (!options.mayCreate) return { state: 'Absent' };

@@ -17,7 +17,7 @@ type Request = MachineRequest<ProxmoxMachineSpec>;
 export async function releaseMachineVm(view: PassView, request: Request, { log }: DestroyOptions): Promise<ReleaseResult> {
   const earlier = await earlierTaskEnded(view.client, request.taskRef);
   if (earlier.state === 'running') return { state: 'InProgress', message: `${earlier.message} before releasing the VM` };
-  const found = await reachable(nodeOf(request), () => view.find(request, earlier.state === 'done' ? earlier.task.vm : undefined));
+  const found = await reachable(nodeOf(request), () => view.find(request, { hint: earlier.state === 'done' ? earlier.task.vm : undefined }));
   if (!found) return { state: 'Absent' };
   const { ref, config } = found;
   if (config.lock !== undefined) return { state: 'InProgress', message: `VM ${ref.vmid} on ${ref.node} is locked (${config.lock})` };

@@ -8,13 +8,18 @@
 //      pass, narrows the candidates to VMs named like the machine or tagged with
 //      its mark (vm-marks.ts), and only those configs are read.
 // A VM nobody can name or tag like ours is never a candidate: a foreign VM is
-// never read, let alone adopted.
+// never read, let alone adopted. A candidate is the machine's by its smbios1
+// UUID; only a machine not known to be provisioned also takes a clone of ours
+// not yet configured, named by its description (vm-marks.ts `matchVm`): a
+// provisioned machine's VM had its smbios1 set before it first booted, so a VM
+// that names it only in its description is a copy (a PVE clone of it), and
+// the machine whose own VM is gone reports it (docs/adr/0022-when-banlieue-destroys-a-vm.md, row 21).
 import type { MachineOwner } from '../../ownership.js';
 import { isBackendError, BackendErrorKind } from '../../backend-error.js';
 import type { ProxmoxClient } from '../client/proxmox-client.js';
 import type { VmRef } from '../client/qemu.js';
 import type { ClusterResource, QemuConfig } from '../client/wire-types.js';
-import { isVmOf, ownerTag, parseTags, smbiosUuid } from './vm-marks.js';
+import { matchVm, ownerTag, parseTags, type VmMatch } from './vm-marks.js';
 
 export interface FoundVm {
   readonly ref: VmRef;
@@ -26,6 +31,17 @@ export interface VmQuery {
   readonly name: string;
   readonly uuid: string;
   readonly owner: MachineOwner;
+}
+
+export interface FindOptions {
+  /** A VM to read first: the one the machine's last task worked on. */
+  readonly hint?: VmRef | undefined;
+  /**
+   * The machine was provisioned: only a VM with its smbios1 UUID is its VM, never one that names it
+   * in its description only. @default false (not known, e.g. in a deletion: a clone of ours not yet
+   * configured is found too, so that it is not left behind)
+   */
+  readonly provisioned?: boolean;
 }
 
 /** Where each machine's VM was last seen, per endpoint; forgotten when it is not there any more. */
@@ -64,13 +80,18 @@ export class PassView {
   /**
    * The machine's VM: `hint` (a task's VM) or the remembered place first, then
    * the candidates of the listing. A VM whose smbios1 UUID is the machine's
-   * wins over one that only says so in its description (a copy of ours).
+   * wins over a clone of ours not yet configured; a provisioned machine takes
+   * only the former.
    */
-  async find(query: VmQuery, hint?: VmRef): Promise<FoundVm | undefined> {
+  async find(query: VmQuery, { hint, provisioned = false }: FindOptions = {}): Promise<FoundVm | undefined> {
+    const matchOf = (config: QemuConfig): VmMatch | undefined => {
+      const match = matchVm(config, query.uuid, query.owner);
+      return match === 'UnconfiguredClone' && provisioned ? undefined : match;
+    };
     const first = hint ?? this.seen.get(this.key(query));
     if (first) {
       const config = await this.configOf(first);
-      if (config && isVmOf(config, query.uuid) && config.template !== true) return this.found(query, first, config);
+      if (config && matchOf(config) && config.template !== true) return this.found(query, first, config);
       this.forget(query);
     }
     const tag = ownerTag(query.owner);
@@ -83,15 +104,16 @@ export class PassView {
         !(first && r.vmid === first.vmid) &&
         (r.name === query.name || parseTags(r.tags).some((t) => t.toLowerCase() === tag)),
     );
-    let byDescription: FoundVm | undefined;
+    let unconfigured: FoundVm | undefined;
     for (const candidate of candidates) {
       const ref = { node: candidate.node ?? '', vmid: candidate.vmid ?? 0 };
       const config = await this.configOf(ref);
-      if (!config || !isVmOf(config, query.uuid)) continue;
-      if (smbiosUuid(config.smbios1) === query.uuid.toLowerCase()) return this.found(query, ref, config);
-      byDescription ??= { ref, config };
+      const match = config && matchOf(config);
+      if (!config || !match) continue;
+      if (match === 'Identity') return this.found(query, ref, config);
+      unconfigured ??= { ref, config };
     }
-    return byDescription && this.found(query, byDescription.ref, byDescription.config);
+    return unconfigured && this.found(query, unconfigured.ref, unconfigured.config);
   }
 
   private found(query: VmQuery, ref: VmRef, config: QemuConfig): FoundVm {

@@ -9,9 +9,10 @@
 //   - a tag `banlieue.<kind>.<namespace>.<name>`: the mark as PVE's tag grammar
 //     allows it, listed by /cluster/resources, so candidates are found without
 //     reading every VM's config (and visible in the PVE UI).
-// A VM is this machine's when its smbios1 UUID, or before that is set its
-// description UUID line, is the machine's UUID; it may be changed or destroyed
-// only when its description also carries the machine's mark.
+// A VM is this machine's when its smbios1 UUID is the machine's UUID, or, for a
+// clone of ours not yet configured (no smbios1 of ours, no tag), when its
+// description's UUID line is (`matchVm`); it may be changed or destroyed only
+// when its description also carries the machine's mark.
 // Released (deletionPolicy Retain), the VM loses its tag and owner line; the
 // line `banlieue-released-from: <mark>` says which machine it was.
 import { ownerMark, type MachineOwner, type VmMarks } from '../../ownership.js';
@@ -108,11 +109,28 @@ export function withSmbiosUuid(smbios1: string | undefined, uuid: string): strin
   return [`uuid=${uuid}`, ...others].join(',');
 }
 
-/** Whether a VM config is the one of `uuid`: by smbios1, or by the description line a clone of ours carries until smbios1 is set. */
-export function isVmOf(config: { readonly smbios1?: string; readonly description?: string }, uuid: string): boolean {
+/** What a VM's config says of it, for one machine: what `matchVm` reads. */
+export interface MatchableConfig {
+  readonly smbios1?: string;
+  readonly description?: string;
+  readonly tags?: string;
+}
+
+/** How a VM is the machine's: by its identity (smbios1), or as a clone of ours not yet configured. */
+export type VmMatch = 'Identity' | 'UnconfiguredClone';
+
+/**
+ * How a VM config names itself the machine's VM: `Identity` when its smbios1 UUID is the
+ * machine's; `UnconfiguredClone` when only its description's UUID line is and it carries no
+ * owner tag yet: a clone of ours the first config has not reached (the clone call writes the
+ * description; PVE gives the clone a random smbios1; the first config sets smbios1 and the tag
+ * in one write). A PVE copy of a configured VM has its description and tag with a new smbios1
+ * UUID: no match, it is another VM. Undefined: not the machine's.
+ */
+export function matchVm(config: MatchableConfig, uuid: string, owner: MachineOwner): VmMatch | undefined {
   const wanted = uuid.toLowerCase();
-  const bios = smbiosUuid(config.smbios1);
-  if (bios === wanted) return true;
-  // A clone of ours not yet configured: PVE gave it a random smbios1 UUID, the description says which machine made it.
-  return descriptionUuid(config.description) === wanted;
+  if (smbiosUuid(config.smbios1) === wanted) return 'Identity';
+  if (descriptionUuid(config.description) !== wanted) return undefined;
+  const tag = ownerTag(owner);
+  return parseTags(config.tags).some((t) => t.toLowerCase() === tag) ? undefined : 'UnconfiguredClone';
 }

@@ -9,7 +9,7 @@ import { nextPowerStep, powerStateOf } from '../../../../controller/backends/pro
 import { needsSeed, seedFiles, seedStorage, seedVolume } from '../../../../controller/backends/proxmox/machine/seed.js';
 import { formatTaskRef, parseTaskRef } from '../../../../controller/backends/proxmox/machine/task-ref.js';
 import { diskGrowths, diskSizeGiB, firstBootChange, hardwareChange, identityChange, unattachedDisks } from '../../../../controller/backends/proxmox/machine/vm-config.js';
-import { addTag, cloneDescription, descriptionUuid, isVmOf, markOf, marksOf, ownerTag, releasedDescription, smbiosUuid, withMarks, withoutTag, withSmbiosUuid } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
+import { addTag, cloneDescription, descriptionUuid, markOf, matchVm, marksOf, ownerTag, releasedDescription, smbiosUuid, withMarks, withoutTag, withSmbiosUuid } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
 import { formatUpid } from '../../../../controller/backends/proxmox/client/upid.js';
 import { isBackendError } from '../../../../controller/backends/backend-error.js';
 
@@ -58,13 +58,16 @@ describe('ProxmoxMachine ownership marks', () => {
     expect(addTag('prod;banlieue.proxmoxmachine.team-a.web-1', ownerTag(owner))).toBeUndefined();
   });
 
+  const OTHER = 'uuid=11111111-1111-4111-8111-111111111111';
   it.each([
-    ['smbios1 UUID', { smbios1: `uuid=${UUID.toUpperCase()}` }, true],
-    ['description UUID line of a clone not yet configured', { smbios1: 'uuid=11111111-1111-4111-8111-111111111111', description: cloneDescription(owner, UUID) }, true],
-    ['another UUID', { smbios1: 'uuid=11111111-1111-4111-8111-111111111111' }, false],
-    ['nothing', {}, false],
-  ])('tells a VM of the UUID by its %s', (_, config, expected) => {
-    expect(isVmOf(config, UUID)).toBe(expected);
+    ['its smbios1 UUID is the machine’s', { smbios1: `uuid=${UUID.toUpperCase()}` }, 'Identity'],
+    ['its smbios1 UUID is the machine’s, whatever its description and tags say', { smbios1: `uuid=${UUID}`, description: cloneDescription(owner, UUID), tags: ownerTag(owner) }, 'Identity'],
+    ['only its description names the machine, untagged: a clone of ours not yet configured', { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: 'template;linux' }, 'UnconfiguredClone'],
+    ['only its description names the machine, and it has the machine’s tag: a PVE copy of a configured VM', { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: `prod;${ownerTag(owner).toUpperCase()}` }, undefined],
+    ['its smbios1 and description name another UUID', { smbios1: OTHER, description: cloneDescription(owner, '22222222-2222-4222-8222-222222222222') }, undefined],
+    ['it says nothing', {}, undefined],
+  ] as const)('takes a VM for the machine’s when %s', (_, config, expected) => {
+    expect(matchVm(config, UUID, owner)).toBe(expected);
   });
 
   it('sets the smbios1 UUID, keeping its other fields', () => {
