@@ -6,7 +6,7 @@
 // grace period, vm.shutdown, VMM stopped), on again from its saved config, its
 // VMM killed behind its back and restarted, and deleted with nothing left.
 // The VmConfig the backend builds is what the real VMM is asked to boot.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
@@ -147,6 +147,34 @@ for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`Cloud Hypervisor
     await host.ip(['neigh', 'add', '10.77.0.50', 'lladdr', derivedMac(other, 0), 'dev', TEST_BRIDGE, 'nud', 'reachable']);
     expect(present(await pass(false))).toMatchObject({ addresses: [{ type: 'InternalIP', address: '10.77.0.50' }], statusFields: { addressSource: 'neighbour' } });
     await waitFor('dhcp-1 deleted', async () => ((await backend.machines.destroy(connection, dhcp, { log })).state === 'Gone' ? true : undefined), 60_000);
+  });
+
+  it('reports a provisioned VM whose OS disk and VMM are gone Absent, makes it no blank disk, and deletes what is left', async () => {
+    const lost = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
+    const req: MachineRequest<CloudHypervisorMachineSpec> = { ...request(), uuid: lost, providerID: `cloudhypervisor://${lost}`, owner: { kind: 'CloudHypervisorMachine', namespace: 'ns', name: 'lost-1' } };
+    const pass = (spec: Partial<CloudHypervisorMachineSpec> = {}, firstBoot = false): Promise<EnsureResult> =>
+      backend.machines.ensure(connection, { ...req, spec: { ...req.spec, ...spec } }, { mayCreate: firstBoot, firstBoot, specChanged: false, log });
+    expect(present(await pass({}, true)).powerState).toBe('PoweredOn');
+    const lostPaths = vmmPaths(host.config.stateRoot, lost);
+    const disk = join(host.config.storageClasses.fast ?? '', lost, 'os.qcow2');
+    const pid = await readPidFile(lostPaths);
+    if (pid === undefined) throw new Error('lost-1 has no VMM');
+    // An operator removes the disk, then the VMM goes.
+    rmSync(disk);
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the VMM to die', async () => ((await findVmmProcess(pid, lostPaths.apiSocket)) ? undefined : true), 30_000);
+
+    expect(await pass()).toEqual({ state: 'Absent' });
+    expect(await pass({ desiredPowerState: 'PoweredOff' })).toEqual({ state: 'Absent' });
+    expect(existsSync(disk)).toBe(false);
+    expect(await findVmmProcess(await readPidFile(lostPaths), lostPaths.apiSocket)).toBeUndefined();
+    const deleted = await waitFor('lost-1 deleted', async () => {
+      const result = await backend.machines.destroy(connection, req, { log });
+      return result.state === 'Gone' ? result : undefined;
+    }, 60_000);
+    expect(deleted).toEqual({ state: 'Gone', existed: true });
+    expect(existsSync(lostPaths.dir)).toBe(false);
+    expect(await host.links()).not.toContain(tapName(lost, 0));
   });
 
   it('deletes the VM: guest down, VMM gone, taps, disk and state directory removed', async () => {

@@ -5,7 +5,9 @@
 // find its VMM (adoption: answering, our UUID), make what is missing (record,
 // disk, seed, taps: provision.ts), converge power (power.ts), read addresses.
 // A VMM that died behind banlieue's back is reported in status.lastVmmExit and
-// started again from the saved config as desiredPowerState says.
+// started again from the saved config as desiredPowerState says, on its own
+// disk only: a machine that may not create a VM whose VMM and OS disk are both
+// gone is reported Absent, never given a blank disk.
 import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
@@ -21,6 +23,7 @@ import type { HostRuntime } from './host-runtime.js';
 import { assertThisHost } from './host-placement.js';
 import { isPoweredOff, readRecord, setPoweredOff, writeRecord, type MachineRecord } from './machine-record.js';
 import { convergePower, observedPower, type LiveVmm } from './power.js';
+import { hasOsDisk, OS_DISK } from './os-disk.js';
 import { ensureMachineFiles, recordMachine } from './provision.js';
 import { releaseMachine } from './release.js';
 import { resizedConfig } from './vm-config.js';
@@ -52,6 +55,13 @@ async function ensure(host: HostRuntime, request: Request, options: EnsureOption
     actions.push('Created');
   } else if (options.firstBoot) {
     actions.push('Adopted');
+  }
+  if (!live && !options.mayCreate && !(await hasOsDisk(record.diskDir))) {
+    // A VM that may not be created (provisioned, or not derived here) is its VMM and its OS disk: with both gone,
+    // a blank overlay under its UUID would be a new VM passing for it, its data gone unsaid (ADR 22, row 21).
+    // Reported as gone; a disk back in place (a storage mounted again) is found on a later pass.
+    options.log.info({ uuid: request.uuid, disk: `${record.diskDir}/${OS_DISK}` }, 'The OS disk and VMM are gone: reporting the VM missing, not re-creating it');
+    return { state: 'Absent' };
   }
   const desired: PowerState = request.spec.desiredPowerState ?? 'PoweredOn';
   const notes: string[] = [];

@@ -49,6 +49,20 @@ export async function ensureOsDisk(diskDir: string, image: string, sizeGiB: numb
   return path;
 }
 
+/**
+ * Whether `<diskDir>/os.qcow2` is there. Only its absence answers false: a disk that
+ * cannot be looked at (permissions, a storage gone bad) throws, as it is not known gone.
+ */
+export async function hasOsDisk(diskDir: string): Promise<boolean> {
+  try {
+    await stat(join(diskDir, OS_DISK));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /** Grows the overlay to `sizeGiB` (the VM must not run); never shrinks. */
 export async function growOsDisk(path: string, sizeGiB: number): Promise<boolean> {
   const info = await imageInfo(path);
