@@ -15,10 +15,8 @@ export interface MachineCapacity {
 }
 
 export interface BackendDescriptor<Spec extends InfraMachineContractSpec = InfraMachineContractSpec> {
-  /** Name, kinds and providerID scheme, from the API's backend list. */
+  /** What the API knows of it: name, kinds, providerID scheme, endpoint schemes, credentials, flavor (infra/api/backend-api.ts). */
   readonly api: BackendApi;
-  /** Keys the credentials Secret must hold, e.g. username and password. */
-  readonly credentialKeys: readonly string[];
   /** The machine object of a placed VirtualMachine (pure); a message for InfraBuildFailed otherwise. */
   buildMachine(context: MachineBuildContext): BuildResult<InfraMachine<Spec>>;
   /** The image and targets `buildMachine` wrote into `spec`, read back (pure; the inverse of the builder for those). */
@@ -56,6 +54,7 @@ export class BackendCatalog {
 /** A provider role's backend instance with the descriptor facts its reconcilers read. */
 export interface RunningBackend<Spec = unknown> extends Backend<Spec> {
   readonly name: string;
+  /** Keys the credentials Secret must hold (the API entry's `credentials.keys`). */
   readonly credentialKeys: readonly string[];
   readonly api: BackendApi;
 }
@@ -66,5 +65,5 @@ export function startBackend<Spec extends InfraMachineContractSpec>(
   context: BackendContext,
 ): RunningBackend<Spec> | undefined {
   const backend = descriptor.createBackend?.(context);
-  return backend && { ...backend, name: descriptor.api.name, credentialKeys: descriptor.credentialKeys, api: descriptor.api };
+  return backend && { ...backend, name: descriptor.api.name, credentialKeys: descriptor.api.credentials.keys, api: descriptor.api };
 }

@@ -1,5 +1,6 @@
-// The backends compiled into this binary. Adding a backend adds a line here
-// (docs/adr/0014-backend-descriptors.md); nothing else in generic code names one.
+// The backends compiled into this binary. Adding a backend adds its import and
+// a line to the list here (docs/adr/0014-backend-descriptors.md); nothing else
+// in generic code names one.
 import { cloudHypervisorDescriptor } from './cloud-hypervisor/descriptor.js';
 import { BackendCatalog, type BackendDescriptor } from './descriptor.js';
 import { libvirtDescriptor } from './libvirt/descriptor.js';
@@ -7,6 +8,11 @@ import { proxmoxDescriptor } from './proxmox/descriptor.js';
 import { vsphereDescriptor } from './vsphere/descriptor.js';
 
 // Each descriptor is checked against its own spec type where it is written; here each is seen through the contract fields.
-const descriptors: readonly BackendDescriptor[] = [vsphereDescriptor, proxmoxDescriptor, libvirtDescriptor, cloudHypervisorDescriptor];
+const descriptors: readonly BackendDescriptor[] = [
+  vsphereDescriptor,
+  proxmoxDescriptor,
+  libvirtDescriptor,
+  cloudHypervisorDescriptor,
+];
 
 export const BUILT_IN_BACKENDS = new BackendCatalog(descriptors);

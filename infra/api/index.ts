@@ -9,8 +9,6 @@ export * from './banlieue.io/v1alpha1/provider.js';
 export * from './banlieue.io/v1alpha1/virtual-machine.js';
 export * from './banlieue.io/v1alpha1/vm-class.js';
 export * from './banlieue.io/v1alpha1/vm-image.js';
-export * from './infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-export * from './infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-export * from './infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
-export * from './infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
+// Every backend's kinds, schemas and types, and the backend list.
+export * from './backends.js';
 export * from './infrastructure.banlieue.io/v1alpha1/infra-cluster.js';

@@ -7,7 +7,7 @@
 // Kubernetes-compatible form and keep the static type.
 import { Type, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
-export { Type, type Static, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
+export { Type, type Static, type TSchema, type TObject, type TOptional, type TProperties } from '@sinclair/typebox';
 
 /** One CEL rule as Kubernetes stores it in `x-kubernetes-validations`. */
 export interface CelRule {

@@ -1,8 +1,9 @@
 // The cluster templates `clusterctl generate cluster --infrastructure
-// banlieue[:flavor]` reads from a release: one flavor per backend, each a
-// Cluster on that backend's InfraCluster, a KubeadmControlPlane and a
-// MachineDeployment of workers, authored with banlieue's typed constructs and
-// the ones `make imports` generates from CAPI's own v1beta2 CRDs (imports/).
+// banlieue[:flavor]` reads from a release: one flavor per backend whose API
+// entry has one (its `clusterctl`), each a Cluster on that backend's
+// InfraCluster, a KubeadmControlPlane and a MachineDeployment of workers,
+// authored with banlieue's typed constructs and the ones `make imports`
+// generates from CAPI's own v1beta2 CRDs (imports/).
 // Not part of the npm package (tsconfig.build.json leaves it out: imports/ is
 // not compiled into lib/); `make clusterctl-components` writes the assets.
 import { App, Chart, type ApiObject } from 'cdk8s';
@@ -17,19 +18,12 @@ import {
 import { MachineDeployment } from '../../imports/cluster.x-k8s.io-machinedeployment.js';
 import { KubeadmControlPlane } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplane.js';
 import { KubeadmControlPlaneTemplate } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplanetemplate.js';
-import { API_VERSION, INFRA_GROUP } from '../api/kind.js';
+import type { BackendApi } from '../api/backend-api.js';
+import { BACKEND_APIS } from '../api/backends.js';
+import { API_VERSION, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
 import { Label } from '../api/well-known.js';
-import {
-  CloudHypervisorCluster,
-  CloudHypervisorMachineTemplate,
-  LibvirtCluster,
-  LibvirtMachineTemplate,
-  ProxmoxCluster,
-  ProxmoxMachineTemplate,
-  VSphereCluster,
-  VSphereClusterTemplate,
-  VSphereMachineTemplate,
-} from '../authoring/kinds.js';
+import { defineConstruct, type BanlieueConstructClass } from '../authoring/banlieue-api-object.js';
+import type { ClusterTemplateFlavor, MachineShape } from './flavor.js';
 import {
   integerVariable,
   PlaceholderResolver,
@@ -56,141 +50,64 @@ const WORKER_MACHINE_CPUS = integerVariable({ name: 'WORKER_MACHINE_CPUS', descr
 const WORKER_MACHINE_MEMORY_MIB = integerVariable({ name: 'WORKER_MACHINE_MEMORY_MIB', description: 'Memory of a worker machine, MiB.', default: 4096, sample: 4096 });
 const MACHINE_OS_DISK_SIZE_GIB = integerVariable({ name: 'MACHINE_OS_DISK_SIZE_GIB', description: 'OS disk of every machine, GiB (grown from the image, never shrunk).', default: 40, sample: 40 });
 
-// Per backend.
-const VSPHERE_TEMPLATE = stringVariable({ name: 'VSPHERE_TEMPLATE', description: 'VM template to clone, present under this name in every vCenter of the cluster.', sample: 'ubuntu-2404-kube-v1.34.1' });
-const VSPHERE_NETWORK = stringVariable({ name: 'VSPHERE_NETWORK', description: 'Port group of the machines\' one NIC (DHCP).', sample: 'VM Network' });
-const PROXMOX_TEMPLATE_VMID = integerVariable({ name: 'PROXMOX_TEMPLATE_VMID', description: 'VMID of the template to clone, usable from every node (shared storage).', sample: 9000 });
-const PROXMOX_BRIDGE = stringVariable({ name: 'PROXMOX_BRIDGE', description: 'Bridge of the machines\' one NIC (DHCP).', default: 'vmbr0', sample: 'vmbr0' });
-const PROXMOX_ISO_STORAGE = stringVariable({ name: 'PROXMOX_ISO_STORAGE', description: 'Storage with `iso` content for the cloud-init seed ISO that carries the bootstrap data.', default: 'local', sample: 'local' });
-const LIBVIRT_POOL = stringVariable({ name: 'LIBVIRT_POOL', description: 'Storage pool for the disks and the seed ISO.', default: 'default', sample: 'default' });
-const LIBVIRT_BASE_VOLUME = stringVariable({ name: 'LIBVIRT_BASE_VOLUME', description: 'qcow2 volume in the pool the OS disk is an overlay of.', sample: 'ubuntu-2404-kube-v1.34.1.qcow2' });
-const LIBVIRT_NETWORK = stringVariable({ name: 'LIBVIRT_NETWORK', description: 'libvirt network of the machines\' one NIC (DHCP).', default: 'default', sample: 'default' });
-const CLOUD_HYPERVISOR_IMAGE = stringVariable({ name: 'CLOUD_HYPERVISOR_IMAGE', description: 'Disk image (name or path on the host) copied as the OS disk.', sample: 'ubuntu-2404-kube-v1.34.1.raw' });
-const CLOUD_HYPERVISOR_STORAGE_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_STORAGE_CLASS', description: 'Host-declared storage class for the disks.', sample: 'local' });
-const CLOUD_HYPERVISOR_NETWORK_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_NETWORK_CLASS', description: 'Host-declared network class (bridge) of the machines\' one NIC (DHCP).', sample: 'lan' });
-
-/** What a flavor's machine template asks of one machine. */
-interface MachineShape {
-  readonly cpus: number;
-  readonly memoryMiB: number;
-  readonly osDiskGiB: number;
+/** A backend with a cluster template: its kinds and its flavor. */
+interface FlavoredBackend {
+  readonly api: BackendApi;
+  readonly clusterctl: ClusterTemplateFlavor;
 }
 
-/** What differs between backends: the InfraCluster and InfraMachineTemplate kinds and the machine spec. */
-interface BackendFlavor {
-  /** clusterctl flavor name; '' is the default flavor (`cluster-template.yaml`). */
-  readonly flavor: string;
-  readonly clusterKind: string;
-  readonly machineTemplateKind: string;
-  cluster(scope: Construct, id: string, metadata: { name: string; namespace: string }, endpoint: { host: string; port: number }): ApiObject;
-  machineTemplate(scope: Construct, id: string, metadata: { name: string; namespace: string }, shape: MachineShape, v: VariableResolver): ApiObject;
+const constructs = new Map<KindDefinition, BanlieueConstructClass<unknown>>();
+/** The typed construct of a backend kind, made once. */
+function constructOf(kind: KindDefinition): BanlieueConstructClass<unknown> {
+  const known = constructs.get(kind) ?? defineConstruct(kind);
+  constructs.set(kind, known);
+  return known;
 }
 
-// No providerRefs or providerSelector: each InfraCluster aggregates every
-// Provider of its backend in the namespace (edit the generated file to narrow).
-const BACKENDS: readonly BackendFlavor[] = [
-  {
-    flavor: '',
-    clusterKind: 'VSphereCluster',
-    machineTemplateKind: 'VSphereMachineTemplate',
-    cluster: (scope, id, metadata, endpoint) => new VSphereCluster(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } }),
-    machineTemplate: (scope, id, metadata, shape, v) =>
-      new VSphereMachineTemplate(scope, id, {
-        metadata,
-        spec: {
-          template: {
-            spec: {
-              template: v.str(VSPHERE_TEMPLATE),
-              numCpus: shape.cpus,
-              memoryMiB: shape.memoryMiB,
-              disks: [{ name: 'os', sizeGiB: shape.osDiskGiB }],
-              network: [{ name: 'eth0', portGroup: v.str(VSPHERE_NETWORK) }],
-            },
-          },
-        },
-      }),
-  },
-  {
-    flavor: 'proxmox',
-    clusterKind: 'ProxmoxCluster',
-    machineTemplateKind: 'ProxmoxMachineTemplate',
-    cluster: (scope, id, metadata, endpoint) => new ProxmoxCluster(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } }),
-    machineTemplate: (scope, id, metadata, shape, v) =>
-      new ProxmoxMachineTemplate(scope, id, {
-        metadata,
-        spec: {
-          template: {
-            spec: {
-              templateVmid: v.int(PROXMOX_TEMPLATE_VMID),
-              cores: shape.cpus,
-              memoryMiB: shape.memoryMiB,
-              osDiskSizeGiB: shape.osDiskGiB,
-              nics: [{ name: 'eth0', bridge: v.str(PROXMOX_BRIDGE) }],
-              isoStorage: v.str(PROXMOX_ISO_STORAGE),
-            },
-          },
-        },
-      }),
-  },
-  {
-    flavor: 'libvirt',
-    clusterKind: 'LibvirtCluster',
-    machineTemplateKind: 'LibvirtMachineTemplate',
-    cluster: (scope, id, metadata, endpoint) => new LibvirtCluster(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } }),
-    machineTemplate: (scope, id, metadata, shape, v) =>
-      new LibvirtMachineTemplate(scope, id, {
-        metadata,
-        spec: {
-          template: {
-            spec: {
-              pool: v.str(LIBVIRT_POOL),
-              bootSource: { kind: 'backingVolume', volume: v.str(LIBVIRT_BASE_VOLUME) },
-              vcpus: shape.cpus,
-              memoryMiB: shape.memoryMiB,
-              disks: [{ name: 'os', sizeGiB: shape.osDiskGiB }],
-              network: [{ name: 'eth0', source: { kind: 'network', name: v.str(LIBVIRT_NETWORK) } }],
-            },
-          },
-        },
-      }),
-  },
-  {
-    flavor: 'cloud-hypervisor',
-    clusterKind: 'CloudHypervisorCluster',
-    machineTemplateKind: 'CloudHypervisorMachineTemplate',
-    cluster: (scope, id, metadata, endpoint) => new CloudHypervisorCluster(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } }),
-    machineTemplate: (scope, id, metadata, shape, v) =>
-      new CloudHypervisorMachineTemplate(scope, id, {
-        metadata,
-        spec: {
-          template: {
-            spec: {
-              bootSource: { kind: 'image', image: v.str(CLOUD_HYPERVISOR_IMAGE) },
-              cpus: { boot: shape.cpus },
-              memory: { sizeMiB: shape.memoryMiB },
-              osDiskSizeGiB: shape.osDiskGiB,
-              storageClass: v.str(CLOUD_HYPERVISOR_STORAGE_CLASS),
-              nics: [{ name: 'eth0', networkClass: v.str(CLOUD_HYPERVISOR_NETWORK_CLASS) }],
-            },
-          },
-        },
-      }),
-  },
-];
+function infraCluster(scope: Construct, id: string, backend: FlavoredBackend, metadata: { name: string; namespace: string }, endpoint: { host: string; port: number }): ApiObject {
+  return new (constructOf(backend.api.cluster))(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } });
+}
 
-/** The flavor whose Cluster is built from a ClusterClass (vSphere templates) that it ships too. */
+function machineTemplate(scope: Construct, id: string, backend: FlavoredBackend, metadata: { name: string; namespace: string }, shape: MachineShape, v: VariableResolver): ApiObject {
+  return new (constructOf(backend.api.machineTemplate))(scope, id, { metadata, spec: { template: { spec: backend.clusterctl.machineSpec(shape, v) } } });
+}
+
+/** The flavor whose Cluster is built from a ClusterClass (on the default flavor's backend) that it ships too. */
 export const CLUSTERCLASS_FLAVOR = 'clusterclass';
 
-/** The flavors a release ships, in release order. */
-export const FLAVORS: readonly string[] = [...BACKENDS.map((b) => b.flavor), CLUSTERCLASS_FLAVOR];
+/** `flavored`, once each flavor name is known to be unique and not `clusterclass`, and the default ('') a built backend's. */
+function checkedFlavors(flavored: readonly FlavoredBackend[]): readonly FlavoredBackend[] {
+  const flavors = flavored.map((b) => b.clusterctl.flavor);
+  const repeated = flavors.filter((f, i) => flavors.indexOf(f) !== i || f === CLUSTERCLASS_FLAVOR);
+  if (repeated.length > 0) throw new Error(`cluster template flavors repeat or take a reserved name: ${repeated.map((f) => `"${f}"`).join(', ')}`);
+  if (!flavored.some((b) => b.clusterctl.flavor === '' && b.api.providerRoleBuilt)) {
+    throw new Error('no backend whose provider role is built has the default cluster template flavor (\'\')');
+  }
+  return flavored;
+}
+
+// The backends with a flavor, in backend order. No providerRefs or
+// providerSelector: each InfraCluster aggregates every Provider of its backend
+// in the namespace (edit the generated file to narrow).
+const FLAVORED: readonly FlavoredBackend[] = checkedFlavors(BACKEND_APIS.flatMap((api) => (api.clusterctl ? [{ api, clusterctl: api.clusterctl }] : [])));
+
+/**
+ * The flavors a release ships, in release order: those of the backends whose
+ * provider role this version has (a template for machines nothing would run is
+ * not shipped), then `clusterclass`.
+ */
+export const FLAVORS: readonly string[] = [...FLAVORED.filter((b) => b.api.providerRoleBuilt).map((b) => b.clusterctl.flavor), CLUSTERCLASS_FLAVOR];
+
+/** Every flavor a template can be rendered for, shipped or not (a backend whose provider role is not built yet): what tests check. */
+export const RENDERABLE_FLAVORS: readonly string[] = [...FLAVORED.map((b) => b.clusterctl.flavor), CLUSTERCLASS_FLAVOR];
 
 /** The release asset of a flavor, as clusterctl names it. */
 export function templateFileName(flavor: string): string {
   return flavor === '' ? 'cluster-template.yaml' : `cluster-template-${flavor}.yaml`;
 }
 
-function backendOf(flavor: string): BackendFlavor {
-  const backend = BACKENDS.find((b) => b.flavor === flavor);
+function backendOf(flavor: string): FlavoredBackend {
+  const backend = FLAVORED.find((b) => b.clusterctl.flavor === flavor);
   if (!backend) throw new Error(`cluster template flavor "${flavor}" is not one of: ${FLAVORS.map((f) => f || '(default)').join(', ')}`);
   return backend;
 }
@@ -219,19 +136,19 @@ export class BanlieueClusterTemplate extends Chart {
     new Cluster(this, 'cluster', {
       metadata: meta(''),
       spec: {
-        infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.clusterKind, name },
+        infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.api.cluster.kind, name },
         controlPlaneRef: { apiGroup: 'controlplane.cluster.x-k8s.io', kind: 'KubeadmControlPlane', name: controlPlane.name },
       },
     });
-    backend.cluster(this, 'infra-cluster', meta(''), { host: v.str(CONTROL_PLANE_ENDPOINT_IP), port: v.int(CONTROL_PLANE_ENDPOINT_PORT) });
+    infraCluster(this, 'infra-cluster', backend, meta(''), { host: v.str(CONTROL_PLANE_ENDPOINT_IP), port: v.int(CONTROL_PLANE_ENDPOINT_PORT) });
     const osDiskGiB = v.int(MACHINE_OS_DISK_SIZE_GIB);
-    backend.machineTemplate(this, 'control-plane-template', controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    machineTemplate(this, 'control-plane-template', backend, controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
     new KubeadmControlPlane(this, 'control-plane', {
       metadata: controlPlane,
       spec: {
         replicas: v.int(CONTROL_PLANE_MACHINE_COUNT),
         version,
-        machineTemplate: { spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.machineTemplateKind, name: controlPlane.name } } },
+        machineTemplate: { spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.api.machineTemplate.kind, name: controlPlane.name } } },
         kubeadmConfigSpec: {
           initConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } },
           joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } },
@@ -239,7 +156,7 @@ export class BanlieueClusterTemplate extends Chart {
       },
     });
 
-    backend.machineTemplate(this, 'worker-template', workers, { cpus: v.int(WORKER_MACHINE_CPUS), memoryMiB: v.int(WORKER_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    machineTemplate(this, 'worker-template', backend, workers, { cpus: v.int(WORKER_MACHINE_CPUS), memoryMiB: v.int(WORKER_MACHINE_MEMORY_MIB), osDiskGiB }, v);
     new KubeadmConfigTemplate(this, 'worker-bootstrap', {
       metadata: workers,
       spec: { template: { spec: { joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } } } } },
@@ -257,7 +174,7 @@ export class BanlieueClusterTemplate extends Chart {
             clusterName: name,
             version,
             bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfigTemplate', name: workers.name } },
-            infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.machineTemplateKind, name: workers.name },
+            infrastructureRef: { apiGroup: INFRA_GROUP, kind: backend.api.machineTemplate.kind, name: workers.name },
           },
         },
       },
@@ -265,19 +182,27 @@ export class BanlieueClusterTemplate extends Chart {
   }
 }
 
+/** The backend of the default flavor, which the `clusterclass` flavor's ClusterClass is built on too. */
+const CLUSTER_CLASS_BACKEND = backendOf('');
+
+/** The backend whose machine template and InfraCluster a flavor's Cluster uses (the `clusterclass` flavor: its class's). */
+export function flavorBackend(flavor: string): BackendApi {
+  return flavor === CLUSTERCLASS_FLAVOR ? CLUSTER_CLASS_BACKEND.api : backendOf(flavor).api;
+}
+
 /**
  * The ClusterClass the `clusterclass` flavor's Cluster names. clusterctl finds a
  * class by name in the release (`clusterclass-<name>.yaml`) and adds it to the
  * generation unless the management cluster has it already, so its name is fixed.
  */
-export const CLUSTER_CLASS_NAME = 'banlieue-vsphere';
+export const CLUSTER_CLASS_NAME = `banlieue-${CLUSTER_CLASS_BACKEND.api.name}`;
 
 /** The release asset holding the ClusterClass `name`, as clusterctl looks it up. */
 export const clusterClassFileName = (name: string): string => `clusterclass-${name}.yaml`;
 
 /**
- * The ClusterClass over VSphereClusterTemplate, KubeadmControlPlaneTemplate,
- * VSphereMachineTemplate and KubeadmConfigTemplate. The endpoint differs per
+ * The ClusterClass over the default flavor backend's InfraClusterTemplate and
+ * machine template, a KubeadmControlPlaneTemplate and a KubeadmConfigTemplate. The endpoint differs per
  * Cluster, so it is a class variable patched into the InfraClusterTemplate,
  * not a template value. To change machines later, create new templates and
  * point the class at them: template specs are immutable (CAPI then rolls the
@@ -286,7 +211,7 @@ export const clusterClassFileName = (name: string): string => `clusterclass-${na
 export class BanlieueClusterClass extends Chart {
   constructor(scope: Construct, id: string, v: VariableResolver) {
     super(scope, id);
-    const backend = backendOf('');
+    const backend = CLUSTER_CLASS_BACKEND;
     const namespace = v.str(NAMESPACE);
     const className = CLUSTER_CLASS_NAME;
     const classMeta = (suffix: string): { name: string; namespace: string } => ({ name: `${className}${suffix}`, namespace });
@@ -302,17 +227,17 @@ export class BanlieueClusterClass extends Chart {
     new ClusterClass(this, 'class', {
       metadata: classMeta(''),
       spec: {
-        infrastructure: { templateRef: ref(INFRA_GROUP, `${backend.clusterKind}Template`, className) },
+        infrastructure: { templateRef: ref(INFRA_GROUP, backend.api.clusterTemplate.kind, className) },
         controlPlane: {
           templateRef: ref(KUBEADM_CONTROL_PLANE_GROUP, 'KubeadmControlPlaneTemplate', controlPlane.name),
-          machineInfrastructure: { templateRef: ref(INFRA_GROUP, backend.machineTemplateKind, controlPlane.name) },
+          machineInfrastructure: { templateRef: ref(INFRA_GROUP, backend.api.machineTemplate.kind, controlPlane.name) },
         },
         workers: {
           machineDeployments: [
             {
               class: 'worker',
               bootstrap: { templateRef: ref(KUBEADM_BOOTSTRAP_GROUP, 'KubeadmConfigTemplate', worker.name) },
-              infrastructure: { templateRef: ref(INFRA_GROUP, backend.machineTemplateKind, worker.name) },
+              infrastructure: { templateRef: ref(INFRA_GROUP, backend.api.machineTemplate.kind, worker.name) },
             },
           ],
         },
@@ -335,7 +260,7 @@ export class BanlieueClusterClass extends Chart {
             name: 'control-plane-endpoint',
             definitions: [
               {
-                selector: { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind: `${backend.clusterKind}Template`, matchResources: { infrastructureCluster: true } },
+                selector: { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind: backend.api.clusterTemplate.kind, matchResources: { infrastructureCluster: true } },
                 jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
               },
             ],
@@ -343,8 +268,8 @@ export class BanlieueClusterClass extends Chart {
         ],
       },
     });
-    new VSphereClusterTemplate(this, 'infra-cluster-template', { metadata: classMeta(''), spec: { template: { spec: {} } } });
-    backend.machineTemplate(this, 'control-plane-template', controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    new (constructOf(backend.api.clusterTemplate))(this, 'infra-cluster-template', { metadata: classMeta(''), spec: { template: { spec: {} } } });
+    machineTemplate(this, 'control-plane-template', backend, controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
     new KubeadmControlPlaneTemplate(this, 'kubeadm-control-plane-template', {
       metadata: controlPlane,
       spec: {
@@ -358,7 +283,7 @@ export class BanlieueClusterClass extends Chart {
         },
       },
     });
-    backend.machineTemplate(this, 'worker-template', worker, { cpus: v.int(WORKER_MACHINE_CPUS), memoryMiB: v.int(WORKER_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    machineTemplate(this, 'worker-template', backend, worker, { cpus: v.int(WORKER_MACHINE_CPUS), memoryMiB: v.int(WORKER_MACHINE_MEMORY_MIB), osDiskGiB }, v);
     new KubeadmConfigTemplate(this, 'worker-bootstrap', {
       metadata: worker,
       spec: { template: { spec: { joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } } } } },

@@ -225,13 +225,13 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     'vSphere Provider over plain http',
     base.provider,
     (o) => (spec(o).connection.endpoint = 'http://vc.example.com/sdk'),
-    'spec.connection.endpoint: Invalid value: connection.endpoint must be an https:// URL',
+    'spec.connection.endpoint: Invalid value: connection.endpoint must start with https:// for vsphere',
   ],
   [
     'libvirt Provider with an https endpoint',
     () => base.provider('libvirt', 'qemu+tls://kvm1.example.com/system'),
     (o) => (spec(o).connection.endpoint = 'https://kvm1.example.com'),
-    'spec.connection.endpoint: Invalid value: connection.endpoint must be qemu+tls://',
+    'spec.connection.endpoint: Invalid value: connection.endpoint must start with qemu+tls://',
   ],
   [
     'Provider offering an unknown feature',

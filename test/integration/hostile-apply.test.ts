@@ -15,7 +15,7 @@
 // near idle.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BACKEND_APIS, BACKENDS, type Backend } from '../../infra/api/backends.js';
+import { BACKEND_APIS, type Backend } from '../../infra/api/backends.js';
 import { Reason } from '../../infra/api/conditions.js';
 import { ALL_KINDS, INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS, kindByName } from '../../infra/api/kinds.js';
 import { ApiStatusError } from '../../controller/runtime/kube-api.js';
@@ -24,7 +24,7 @@ import { toFieldErrors } from '../../controller/cli/validate/server-checker.js';
 import type { FieldError } from '../../controller/cli/validate/verdict.js';
 import { auditOffset, countWrites, untilWritesSettle } from '../support/audit-writes.js';
 import { backendCalls, callsSince, totalCalls } from '../support/backend-calls.js';
-import { rolesOf, startEveryBackendEnv, type EveryBackendEnv } from '../support/every-backend-env.js';
+import { ENV_BACKENDS, rolesOf, startEveryBackendEnv, type EveryBackendEnv } from '../support/every-backend-env.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { pointedBases } from '../support/hostile-bases.js';
 import { baseKindOf, corpusOf, sampleOfEachKind, type CorpusCase, type CorpusObject } from '../support/hostile-corpus.js';
@@ -270,15 +270,15 @@ describe('hostile input through the API server with every role running (issue 15
     const roles = rolesOf(env);
 
     const from = auditOffset(audit);
-    const callsBefore = await Promise.all(BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
+    const callsBefore = await Promise.all(ENV_BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
     const cpuBefore = Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, cpuTicks(role.child.pid)]));
     // The measurement is a fixed window: an idle minute, by definition, for all roles together.
     await delay(IDLE_MS);
-    const callsAfter = await Promise.all(BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
+    const callsAfter = await Promise.all(ENV_BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
     const cpu = Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, (cpuTicks(role.child.pid) - (cpuBefore[name] ?? 0)) / TICKS_PER_SECOND / (IDLE_MS / 1000)]));
     const writes = countWrites(audit, from);
     const writesTotal = Object.values(writes).reduce((sum, w) => sum + w.total, 0);
-    const perBackend = BACKENDS.map((backend, i) => {
+    const perBackend = ENV_BACKENDS.map((backend, i) => {
       const byMethod = callsSince(callsBefore[i] ?? {}, callsAfter[i] ?? {});
       const served = objects.filter((o) => servedBy(backend, o));
       return { backend, objects: served.length, waiting: served.filter(isWaitingForAddress).length, calls: totalCalls(byMethod), byMethod };

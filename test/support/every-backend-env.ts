@@ -6,7 +6,7 @@
 // the same time (the hostile corpus, issue 15); a suite about one backend uses
 // that backend's own env.
 import { inject } from 'vitest';
-import { BACKENDS, type Backend } from '../../infra/api/backends.js';
+import { BACKEND_APIS, type Backend } from '../../infra/api/backends.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import type { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
@@ -28,6 +28,19 @@ import { makeTemplate, vcsimClient, vsphereWorld } from './vsphere-world.js';
 
 const t = new TestApi();
 
+/**
+ * The backends this env runs, each in a world of its own test peer. Every
+ * backend whose provider role is built must be one: the env refuses to start
+ * otherwise, so a new backend's peer joins it when its provider role lands.
+ */
+export const ENV_BACKENDS = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const satisfies readonly Backend[];
+export type EnvBackend = (typeof ENV_BACKENDS)[number];
+
+/** The backends whose provider role is built but that this env has no world for. */
+export function backendsWithoutWorld(): string[] {
+  return BACKEND_APIS.filter((b) => b.providerRoleBuilt && !(ENV_BACKENDS as readonly string[]).includes(b.name)).map((b) => b.name);
+}
+
 /** What a user wrote for one backend: its Provider (and Secret, when it takes one), VMClass and VMImage. */
 export interface BackendWorld {
   readonly secret?: Obj;
@@ -46,7 +59,7 @@ export interface BackendRun {
 export interface EveryBackendEnv {
   readonly ns: string;
   readonly controller: RoleProcess;
-  readonly runs: Readonly<Record<Backend, BackendRun>>;
+  readonly runs: Readonly<Record<EnvBackend, BackendRun>>;
   readonly vcsim: Vcsim;
   readonly vsphereClient: VsphereClient;
   readonly proxmoxSim: ProxmoxSim;
@@ -88,6 +101,8 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
   const teardown = new Teardown();
   const suffix = Math.random().toString(36).slice(2, 7);
   const extra = options.providerFlags ?? [];
+  const missing = backendsWithoutWorld();
+  if (missing.length > 0) throw new Error(`the every-backend env has no world for ${missing.join(', ')}: add its test peer here`);
   try {
     const { name: ns, remove: removeNs } = await createNamespace(prefix);
     teardown.add(removeNs);
@@ -111,7 +126,7 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
     const chHost = await createTestHost(simulatorPeer, { simulator: { guest: 'acpi' } });
     teardown.add(() => chHost.remove());
 
-    const worlds: Record<Backend, BackendWorld> = {
+    const worlds: Record<EnvBackend, BackendWorld> = {
       vsphere: vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template),
       proxmox: proxmoxWorld(ns, proxmoxSim, `${prefix}-${suffix}`),
       libvirt: libvirtWorld(ns, libvirtd, `${prefix}-${suffix}`),
@@ -126,20 +141,20 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
     const kubeconfig = inject('kubeconfig');
     const controller = await startRole(['controller', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns]);
     teardown.add(() => controller.stop());
-    const args: Record<Backend, string[]> = {
+    const args: Record<EnvBackend, string[]> = {
       vsphere: providerArgs(ns, extra),
       proxmox: proxmoxProviderArgs(ns, extra),
       libvirt: libvirtProviderArgs(ns, extra),
       'cloud-hypervisor': chProviderArgs(ns, kubeconfig, extra),
     };
-    const providers = {} as Record<Backend, RoleProcess>;
-    for (const backend of BACKENDS) {
+    const providers = {} as Record<EnvBackend, RoleProcess>;
+    for (const backend of ENV_BACKENDS) {
       const role = await startRole(args[backend], backend === 'cloud-hypervisor' ? { env: hostConfigEnv(chHost) } : {});
       teardown.add(() => role.stop());
       providers[backend] = role;
     }
-    const runs = {} as Record<Backend, BackendRun>;
-    for (const backend of BACKENDS) {
+    const runs = {} as Record<EnvBackend, BackendRun>;
+    for (const backend of ENV_BACKENDS) {
       runs[backend] = { world: worlds[backend], provider: providers[backend], failureDomain: await publishedFailureDomain(worlds[backend].provider, providers[backend]) };
     }
     return { ns, controller, runs, vcsim, vsphereClient, proxmoxSim, libvirtd, libvirtAnchor, chHost, stop: () => teardown.run() };
@@ -151,5 +166,5 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
 
 /** The roles of the env, by name: the controller and each backend's provider. */
 export function rolesOf(env: EveryBackendEnv): Record<string, RoleProcess> {
-  return { controller: env.controller, ...Object.fromEntries(BACKENDS.map((b) => [`provider ${b}`, env.runs[b].provider])) };
+  return { controller: env.controller, ...Object.fromEntries(ENV_BACKENDS.map((b) => [`provider ${b}`, env.runs[b].provider])) };
 }

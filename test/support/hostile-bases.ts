@@ -4,8 +4,8 @@
 // name its world's Provider, failure domain, image, storage and network, and
 // the VirtualMachine, Provider and VMImage bases exist once per backend (a VM
 // is placed on the backend its class and image fit).
-import { BACKENDS, BACKEND_APIS, type Backend } from '../../infra/api/backends.js';
-import type { EveryBackendEnv } from './every-backend-env.js';
+import { BACKEND_APIS } from '../../infra/api/backends.js';
+import { ENV_BACKENDS, type EnvBackend, type EveryBackendEnv } from './every-backend-env.js';
 import { TEST_IMAGE } from './cloud-hypervisor-host.js';
 import { validBases, type CorpusObject } from './hostile-corpus.js';
 import { IMAGE_VOLUME, TEST_NETWORK, TEST_POOL } from './libvirt-world.js';
@@ -13,7 +13,7 @@ import { IMAGE_VOLUME, TEST_NETWORK, TEST_POOL } from './libvirt-world.js';
 type Spec = Record<string, unknown>;
 
 /** A machine spec a user writes for each backend's world: every string in it is handed to the backend. */
-function machineSpec(env: EveryBackendEnv, backend: Backend): Spec {
+function machineSpec(env: EveryBackendEnv, backend: EnvBackend): Spec {
   const run = env.runs[backend];
   const common = { providerRef: { name: run.world.provider.metadata.name }, failureDomain: run.failureDomain, desiredPowerState: 'PoweredOn' };
   switch (backend) {
@@ -67,7 +67,7 @@ function machineSpec(env: EveryBackendEnv, backend: Backend): Spec {
 }
 
 /** A VirtualMachine spec placed on `backend` by its world's class and image (a CH host addresses its NICs statically). */
-function vmSpec(env: EveryBackendEnv, backend: Backend): Spec {
+function vmSpec(env: EveryBackendEnv, backend: EnvBackend): Spec {
   const world = env.runs[backend].world;
   return {
     classRef: { name: world.vmClass.metadata.name },
@@ -83,7 +83,7 @@ export interface PointedBases {
   /** One base per kind: the core kinds on vSphere (as the corpus always had them), each backend's machine and InfraCluster on its world. */
   readonly main: ReadonlyMap<string, CorpusObject>;
   /** The VirtualMachine, Provider and VMImage bases of each other backend. */
-  readonly perBackend: ReadonlyMap<Backend, ReadonlyMap<string, CorpusObject>>;
+  readonly perBackend: ReadonlyMap<EnvBackend, ReadonlyMap<string, CorpusObject>>;
 }
 
 export function pointedBases(env: EveryBackendEnv): PointedBases {
@@ -93,7 +93,7 @@ export function pointedBases(env: EveryBackendEnv): PointedBases {
     const pointed = withSpec(valid.get(kind), spec);
     if (pointed) bases.set(kind, pointed);
   };
-  const core = (bases: Map<string, CorpusObject>, backend: Backend): Map<string, CorpusObject> => {
+  const core = (bases: Map<string, CorpusObject>, backend: EnvBackend): Map<string, CorpusObject> => {
     const world = env.runs[backend].world;
     set(bases, 'VirtualMachine', vmSpec(env, backend));
     set(bases, 'Provider', world.provider.spec ?? {});
@@ -102,12 +102,14 @@ export function pointedBases(env: EveryBackendEnv): PointedBases {
   };
   core(main, 'vsphere');
   set(main, 'VMClass', env.runs.vsphere.world.vmClass.spec ?? {});
-  for (const api of BACKEND_APIS) {
-    set(main, api.machine.kind, machineSpec(env, api.name));
+  for (const backend of ENV_BACKENDS) {
+    const api = BACKEND_APIS.find((b) => b.name === backend);
+    if (!api) continue;
+    set(main, api.machine.kind, machineSpec(env, backend));
     const cluster = valid.get(api.cluster.kind)?.spec as Spec | undefined;
     // providerRefs, when non-empty, win over an example's providerSelector.
-    if (cluster) set(main, api.cluster.kind, { ...cluster, providerRefs: [{ name: env.runs[api.name].world.provider.metadata.name }] });
+    if (cluster) set(main, api.cluster.kind, { ...cluster, providerRefs: [{ name: env.runs[backend].world.provider.metadata.name }] });
   }
-  const perBackend = new Map(BACKENDS.filter((b) => b !== 'vsphere').map((b) => [b, core(new Map(), b)] as const));
+  const perBackend = new Map(ENV_BACKENDS.filter((b) => b !== 'vsphere').map((b) => [b, core(new Map(), b)] as const));
   return { main, perBackend };
 }

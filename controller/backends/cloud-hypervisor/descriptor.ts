@@ -6,8 +6,6 @@ import { createCloudHypervisorBackend } from './ch-backend.js';
 
 export const cloudHypervisorDescriptor: BackendDescriptor<CloudHypervisorMachineSpec> = {
   api: cloudHypervisorApi,
-  // No Secret: the provider runs on the host it drives (docs/adr/0017).
-  credentialKeys: [],
   buildMachine: buildCloudHypervisorMachine,
   carriedTargets: cloudHypervisorCarriedTargets,
   // The Node sees the boot vCPUs (more may be hot-plugged up to cpus.max). A guest has its host's

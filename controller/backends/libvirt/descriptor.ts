@@ -6,10 +6,6 @@ import { createLibvirtBackend } from './libvirt-backend.js';
 
 export const libvirtDescriptor: BackendDescriptor<LibvirtMachineSpec> = {
   api: libvirtApi,
-  // None the Secret always holds: its keys depend on the endpoint's transport (tls.crt and tls.key,
-  // or ssh-privatekey and ssh-host-key-fingerprint; nothing for +tcp/+unix), checked before dialling
-  // (credentials.ts, REQUIRED_KEYS).
-  credentialKeys: [],
   buildMachine: buildLibvirtMachine,
   carriedTargets: libvirtCarriedTargets,
   // The domain is built with <os><type arch="x86_64"> (machine/domain-xml.ts).

@@ -6,7 +6,6 @@ import { createVsphereBackend } from './vsphere-backend.js';
 
 export const vsphereDescriptor: BackendDescriptor<VSphereMachineSpec> = {
   api: vsphereApi,
-  credentialKeys: ['username', 'password'],
   buildMachine: buildVSphereMachine,
   carriedTargets: vsphereCarriedTargets,
   // Guests are clones of x86-64 templates on ESXi (vSphere runs on x86-64 only).

@@ -1,17 +1,14 @@
-// One backend endpoint, however a Provider spells it (issue 15): two Providers
-// naming one vCenter, Proxmox cluster or libvirt host would both manage the
-// same VMs' inventory, and their sweeps and adoptions could fight.
+// One backend endpoint, however a Provider spells it: two Providers naming one
+// backend instance would both manage the same VMs' inventory, and their sweeps
+// and adoptions could fight.
+import { BACKEND_APIS } from '../../../infra/api/backends.js';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { claimedFirst } from '../held-claims.js';
 
-/** Ports a scheme implies when the endpoint names none (https, libvirt's tls/tcp/ssh transports). */
-const DEFAULT_PORTS: Readonly<Record<string, string>> = {
-  http: '80',
-  https: '443',
-  tls: '16514',
-  tcp: '16509',
-  ssh: '22',
-};
+/** The port each backend's endpoint schemes imply when the endpoint names none (https: 443, …), from the backend list. */
+const DEFAULT_PORTS: ReadonlyMap<string, number> = new Map(
+  BACKEND_APIS.flatMap((b) => b.endpoint.schemes.flatMap((s) => (s.defaultPort === undefined ? [] : [[s.scheme, s.defaultPort] as const]))),
+);
 
 /**
  * `endpoint` in one spelling: scheme and host lower-case, the scheme's default
@@ -26,10 +23,8 @@ export function normalizedEndpoint(endpoint: string): string {
     return endpoint.trim();
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
-  // The transport is what follows the driver: qemu+tls → tls.
-  const transport = scheme.split('+').pop() ?? scheme;
   const host = url.hostname.toLowerCase();
-  const port = url.port || DEFAULT_PORTS[transport] || '';
+  const port = url.port || String(DEFAULT_PORTS.get(scheme) ?? '');
   const path = url.pathname.replace(/\/+$/, '');
   return `${scheme}://${host}${port ? `:${port}` : ''}${path}${url.search}`;
 }

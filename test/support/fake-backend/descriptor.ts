@@ -82,7 +82,6 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
 export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineSpec> {
   return {
     api: fakeApi,
-    credentialKeys: ['token'],
     buildMachine: (context) => {
       const storage = singleStorageTarget(context, 'a FakeMachine');
       if (!storage.ok) return storage;

@@ -4,12 +4,12 @@
 import { fixedField, growOnlySize } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/fixed-once-created.js';
 import { defineClusterKinds } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import {
-  defineBackendApi,
   defineMachineKinds,
   machineSpecFields,
   machineSpecValidations,
   machineStatusFields,
 } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import { defineBackendApi } from '../../../infra/api/backend-api.js';
 import { Ipam, InterfaceName, MacAddress } from '../../../infra/api/common.js';
 import type { ObjectOf } from '../../../infra/api/kind.js';
 import { Type, type Static } from '../../../infra/api/schema.js';
@@ -48,6 +48,7 @@ export const { cluster: FakeClusterKind, template: FakeClusterTemplateKind } = d
 export const fakeApi = defineBackendApi({
   name: 'fake',
   title: 'Fake',
+  instance: 'a fake cloud',
   providerIDScheme: 'fake',
   machine: FakeMachineKind,
   machineTemplate: FakeMachineTemplateKind,
@@ -56,6 +57,10 @@ export const fakeApi = defineBackendApi({
   providerRuns: 'cluster',
   providerRoleBuilt: true,
   egressPorts: [],
+  endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://fake.example.com', insecureSkipTLSVerify: false },
+  credentials: { secret: 'required', keys: ['token'] },
+  classTargetKeys: [],
+  imageSources: { Template: { ref: 'image name' } },
 });
 
 export type FakeMachineSpec = Static<typeof FakeMachineSpec>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BACKEND_APIS } from '../../../infra/api/backends.js';
 import { CAPI_CONTRACT_LABEL, CORE_GROUP, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { ALL_KINDS, CORE_KINDS, INFRA_KINDS } from '../../../infra/api/kinds.js';
 import { toCustomResourceDefinition } from '../../../infra/crds/custom-resource-definition.js';
@@ -39,13 +40,17 @@ describe('CustomResourceDefinitions', () => {
         'providers.banlieue.io',
         'vmclasses.banlieue.io',
         'vmimages.banlieue.io',
-        ...['vsphere', 'proxmox', 'libvirt', 'cloudhypervisor'].flatMap((b) => [
+        // Each backend's kind prefix, lower-cased: vsphere, proxmox, libvirt, cloudhypervisor, and any backend added since.
+        ...BACKEND_APIS.map((api) => api.machine.kind.replace(/Machine$/, '').toLowerCase()).flatMap((b) => [
           `${b}machines.${INFRA_GROUP}`,
           `${b}machinetemplates.${INFRA_GROUP}`,
           `${b}clusters.${INFRA_GROUP}`,
           `${b}clustertemplates.${INFRA_GROUP}`,
         ]),
       ].sort(),
+    );
+    expect(crds.map(({ crd }) => crd.metadata.name)).toEqual(
+      expect.arrayContaining(['vsphere', 'proxmox', 'libvirt', 'cloudhypervisor'].map((b) => `${b}machines.${INFRA_GROUP}`)),
     );
   });
 

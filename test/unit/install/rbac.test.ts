@@ -24,7 +24,9 @@ describe('RBAC', () => {
   it('aggregates banlieue-capi-infrastructure into the CAPI manager with exactly the infrastructure kinds', () => {
     const role = clusterRole('banlieue-capi-infrastructure');
     expect(role.metadata.labels?.[Label.capiAggregateToManager]).toBe('true');
-    const backends = ['vsphere', 'proxmox', 'libvirt', 'cloudhypervisor'];
+    // Each backend's kind prefix, lower-cased: vsphere, proxmox, libvirt, cloudhypervisor, and any backend added since.
+    const backends = BACKEND_APIS.map((b) => b.machine.kind.replace(/Machine$/, '').toLowerCase());
+    expect(backends).toEqual(expect.arrayContaining(['vsphere', 'proxmox', 'libvirt', 'cloudhypervisor']));
     const expected = backends
       .flatMap((b) => [
         `${b}machines`,

@@ -7,7 +7,8 @@ import {
 } from '../../common.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from '../../schema.js';
-import { BACKENDS } from '../../backends.js';
+import { BACKEND_APIS, BACKENDS } from '../../backends.js';
+import { providerBackendDescriptions, providerBackendRules, providerSettingsFields } from './backend-rules.js';
 
 export { BACKENDS, type Backend } from '../../backends.js';
 
@@ -28,8 +29,8 @@ export function Features(description: string) {
 
 const ZoneTarget = Type.Object(
   {
-    datacenter: Type.Optional(Type.String({ description: 'vSphere datacenter the override applies to.' })),
-    cluster: Type.Optional(Type.String({ description: 'vSphere cluster (or Proxmox node) the override applies to.' })),
+    datacenter: Type.Optional(Type.String({ description: 'Datacenter the override applies to: a failure domain whose raw datacenter is this.' })),
+    cluster: Type.Optional(Type.String({ description: 'Cluster the override applies to: a failure domain whose raw cluster is this (what it names is the backend\'s).' })),
     target: StringMap({ description: 'Backend target in this zone, e.g. {datastore: ds-fast}.' }),
   },
   { description: 'A per-zone override of the class target.' },
@@ -44,14 +45,16 @@ const Subnet = Type.Object(
   { description: 'Addressing defaults for static addresses on this network.' },
 );
 
+// Field descriptions that list backends, from the backend list.
+const DESCRIBED = providerBackendDescriptions(BACKEND_APIS);
+
 const classFields = {
   name: Name('Class name, referenced by VMClass disks (storageClass) or interfaces (networkClass).', {
     maxLength: 63,
   }),
   target: Type.Optional(
     StringMap({
-      description:
-        'Backend target the class maps to. vSphere: datastore, datastoreCluster, portGroup or distributedPortGroup; Proxmox: storage or bridge; libvirt: pool or network; Cloud Hypervisor: path or bridge.',
+      description: DESCRIBED.classTarget,
     }),
   ),
   perZone: Type.Optional(
@@ -67,135 +70,82 @@ export const NetworkClassCapability = Type.Object(
 export type StorageClassCapability = Static<typeof StorageClassCapability>;
 export type NetworkClassCapability = Static<typeof NetworkClassCapability>;
 
-const REMOTE = "self.providerClassRef.name != 'cloud-hypervisor'";
+/** The spec fields every Provider has, whatever its backend. */
+const PROVIDER_SPEC_FIELDS = {
+  providerClassRef: Type.Object(
+    {
+      name: StringEnum(BACKENDS, { description: DESCRIBED.providerClass }),
+    },
+    {
+      description: 'Which backend this Provider is. Picks the provider role that serves it. Immutable.',
+      'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name', message: 'providerClassRef is immutable' }],
+    },
+  ),
+  connection: Type.Object(
+    {
+      endpoint: Type.String({
+        description: DESCRIBED.endpoint,
+        minLength: 1,
+        maxLength: 2048,
+        'x-kubernetes-validations': [
+          { rule: "!self.contains('#') && !self.contains(' ')", message: 'endpoint must not contain # or spaces' },
+        ],
+      }),
+      credentialsRef: Type.Optional(
+        Type.Object(
+          { name: Name('Name of a Secret in the Provider namespace.') },
+          { description: DESCRIBED.credentialsRef },
+        ),
+      ),
+      caBundle: Type.Optional(CABundleSource),
+      insecureSkipTLSVerify: Type.Optional(
+        Type.Boolean({
+          description: DESCRIBED.insecureSkipTLSVerify,
+          default: false,
+        }),
+      ),
+    },
+    { description: 'How to reach the backend.' },
+  ),
+  capabilities: Type.Optional(
+    Type.Object(
+      {
+        storageClasses: Type.Optional(
+          ListMap(StorageClassCapability, ['name'], { description: 'Storage classes offered.', maxItems: 64 }),
+        ),
+        networkClasses: Type.Optional(
+          ListMap(NetworkClassCapability, ['name'], { description: 'Network classes offered.', maxItems: 64 }),
+        ),
+        features: Type.Optional(Features('Features offered in every failure domain of this Provider.')),
+      },
+      { description: 'What this Provider offers; verified against the backend and published per failure domain.' },
+    ),
+  ),
+  failureDomainNameOverrides: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          datacenter: Type.Optional(Type.String({ description: 'Datacenter of the failure domain, on a backend whose failure domains have one.' })),
+          cluster: Type.String({ description: 'Cluster, node or host of the failure domain, as its backend names it.' }),
+          // Published as it is, never renamed: it is also the failure domain's `name` label value.
+          name: Name('Failure domain name to publish instead of the generated one: a DNS label (lower-case letters, digits and inner \'-\', at most 63 characters).', {
+            maxLength: 63,
+            pattern: DNS_LABEL_PATTERN,
+          }),
+        },
+        { description: 'A failure domain name override.' },
+      ),
+      { description: 'Names to publish instead of <provider>-<datacenter>-<cluster>.', maxItems: 256 },
+    ),
+  ),
+  paused: Type.Optional(
+    Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false }),
+  ),
+};
 
 export const ProviderSpec = Type.Object(
-  {
-    providerClassRef: Type.Object(
-      {
-        name: StringEnum(BACKENDS, {
-          description: 'Backend of this Provider: vsphere, proxmox, libvirt or cloud-hypervisor.',
-        }),
-      },
-      {
-        description: 'Which backend this Provider is. Picks the provider role that serves it. Immutable.',
-        'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name', message: 'providerClassRef is immutable' }],
-      },
-    ),
-    connection: Type.Object(
-      {
-        endpoint: Type.String({
-          description:
-            'Backend endpoint. vsphere: https://vcenter/sdk; proxmox: https://pve:8006; libvirt: qemu+tls://host/system, qemu+tcp://, qemu+ssh://user@host/system or qemu+unix:///system; cloud-hypervisor: unix:///run/banlieue (directory of the VMM sockets on the host).',
-          minLength: 1,
-          maxLength: 2048,
-          'x-kubernetes-validations': [
-            { rule: "!self.contains('#') && !self.contains(' ')", message: 'endpoint must not contain # or spaces' },
-          ],
-        }),
-        credentialsRef: Type.Optional(
-          Type.Object(
-            { name: Name('Name of a Secret in the Provider namespace.') },
-            {
-              description:
-                'Secret with the credentials. vsphere: username, password; proxmox: tokenID (user@realm!tokenname), tokenSecret; libvirt: tls.crt, tls.key (or ssh-privatekey). Read by name on every reconcile; never watched.',
-            },
-          ),
-        ),
-        caBundle: Type.Optional(CABundleSource),
-        insecureSkipTLSVerify: Type.Optional(
-          Type.Boolean({
-            description: 'Skip TLS verification of the endpoint. Only for vsphere and proxmox; never the default.',
-            default: false,
-          }),
-        ),
-      },
-      { description: 'How to reach the backend.' },
-    ),
-    capabilities: Type.Optional(
-      Type.Object(
-        {
-          storageClasses: Type.Optional(
-            ListMap(StorageClassCapability, ['name'], { description: 'Storage classes offered.', maxItems: 64 }),
-          ),
-          networkClasses: Type.Optional(
-            ListMap(NetworkClassCapability, ['name'], { description: 'Network classes offered.', maxItems: 64 }),
-          ),
-          features: Type.Optional(Features('Features offered in every failure domain of this Provider.')),
-        },
-        { description: 'What this Provider offers; verified against the backend and published per failure domain.' },
-      ),
-    ),
-    failureDomainNameOverrides: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            datacenter: Type.Optional(Type.String({ description: 'vSphere datacenter.' })),
-            cluster: Type.String({ description: 'vSphere cluster, Proxmox node, or host name.' }),
-            // Published as it is, never renamed (issue 15): it is also the failure domain's `name` label value.
-            name: Name('Failure domain name to publish instead of the generated one: a DNS label (lower-case letters, digits and inner \'-\', at most 63 characters).', {
-              maxLength: 63,
-              pattern: DNS_LABEL_PATTERN,
-            }),
-          },
-          { description: 'A failure domain name override.' },
-        ),
-        { description: 'Names to publish instead of <provider>-<datacenter>-<cluster>.', maxItems: 256 },
-      ),
-    ),
-    paused: Type.Optional(
-      Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false }),
-    ),
-    libvirt: Type.Optional(
-      Type.Object(
-        {
-          domainType: Type.Optional(
-            StringEnum(['kvm', 'qemu'] as const, {
-              description:
-                'The <domain type> of the machines this host runs: kvm (hardware virtualisation) or qemu (TCG emulation, for hosts without usable KVM).',
-              default: 'kvm',
-            }),
-          ),
-        },
-        { description: 'Settings of a libvirt host; only for providerClassRef libvirt.' },
-      ),
-    ),
-  },
-  {
-    description: 'Desired state of the Provider.',
-    'x-kubernetes-validations': [
-      {
-        rule: `${REMOTE} ? has(self.connection.credentialsRef) : !has(self.connection.credentialsRef)`,
-        message: 'connection.credentialsRef is required for vsphere, proxmox and libvirt and forbidden for cloud-hypervisor',
-        fieldPath: '.connection.credentialsRef',
-      },
-      {
-        rule: "!has(self.connection.insecureSkipTLSVerify) || !self.connection.insecureSkipTLSVerify || self.providerClassRef.name in ['vsphere', 'proxmox']",
-        message: 'connection.insecureSkipTLSVerify is only allowed for vsphere and proxmox',
-        fieldPath: '.connection.insecureSkipTLSVerify',
-      },
-      {
-        rule: "!(self.providerClassRef.name in ['vsphere', 'proxmox']) || self.connection.endpoint.startsWith('https://')",
-        message: 'connection.endpoint must be an https:// URL for vsphere and proxmox',
-        fieldPath: '.connection.endpoint',
-      },
-      {
-        rule: "self.providerClassRef.name != 'libvirt' || self.connection.endpoint.matches('^(qemu|test)\\\\+(tls|tcp|ssh|unix)://')",
-        message: 'connection.endpoint must be qemu+tls://, qemu+tcp://, qemu+ssh:// or qemu+unix:// for libvirt (test+…:// for libvirt\'s test driver)',
-        fieldPath: '.connection.endpoint',
-      },
-      {
-        rule: "!has(self.libvirt) || self.providerClassRef.name == 'libvirt'",
-        message: 'libvirt settings are only for providerClassRef libvirt',
-        fieldPath: '.libvirt',
-      },
-      {
-        rule: "self.providerClassRef.name != 'cloud-hypervisor' || self.connection.endpoint.startsWith('unix://')",
-        message: 'connection.endpoint must be a unix:// path for cloud-hypervisor',
-        fieldPath: '.connection.endpoint',
-      },
-    ],
-  },
+  { ...PROVIDER_SPEC_FIELDS, ...providerSettingsFields(BACKEND_APIS, Object.keys(PROVIDER_SPEC_FIELDS)) },
+  { description: 'Desired state of the Provider.', 'x-kubernetes-validations': providerBackendRules(BACKEND_APIS) },
 );
 
 export const FailureDomainStatus = Type.Object(
@@ -248,8 +198,7 @@ export const ProviderKind = defineKind({
   shortNames: ['prov'],
   scope: 'Namespaced',
   categories: ['banlieue'],
-  description:
-    'A Provider is one backend instance (a vCenter, a Proxmox cluster, a libvirt host or a Cloud Hypervisor host) that VirtualMachines in its namespace can be scheduled onto.',
+  description: DESCRIBED.kind,
   spec: ProviderSpec,
   status: ProviderStatus,
   printerColumns: [

@@ -13,7 +13,8 @@ import {
 } from '../../common.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Timestamp, Type, type Static } from '../../schema.js';
-import { BACKENDS } from './provider.js';
+import { BACKEND_APIS, BACKENDS } from '../../backends.js';
+import { virtualMachineFolderDescription } from './backend-rules.js';
 
 export const MIGRATION_POLICIES = ['automatic', 'manual', 'never'] as const;
 export type MigrationPolicy = (typeof MIGRATION_POLICIES)[number];
@@ -131,7 +132,7 @@ export const VirtualMachineSpec = Type.Object(
       ),
     ),
     folder: Type.Optional(
-      Type.String({ description: 'vSphere VM folder; defaults to the datacenter VM folder.', maxLength: 1024 }),
+      Type.String({ description: virtualMachineFolderDescription(BACKEND_APIS), maxLength: 1024 }),
     ),
   },
   { description: 'Desired state of the VirtualMachine.' },
@@ -166,7 +167,7 @@ export const VirtualMachineStatus = Type.Object(
       Type.Object(
         {
           apiGroup: Type.String({ description: `API group of the infrastructure object (${INFRA_GROUP}).` }),
-          kind: Type.String({ description: 'Kind of the infrastructure object, e.g. VSphereMachine.' }),
+          kind: Type.String({ description: `Kind of the infrastructure object, e.g. ${BACKEND_APIS[0].machine.kind}.` }),
           name: Name('Name of the infrastructure object (the VM name).'),
         },
         { description: 'The infrastructure object backing this VM.' },

@@ -1,23 +1,22 @@
 import { Conditions, ObservedGeneration } from '../../common.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, StringEnum, Type, type Static } from '../../schema.js';
-import { BACKENDS } from './provider.js';
+import { BACKEND_APIS, BACKENDS } from '../../backends.js';
+import { imageSourceBackendDescriptions, imageSourceBackendRules } from './backend-rules.js';
 
 export const IMAGE_SOURCE_KINDS = ['Template', 'BackingFile', 'Url'] as const;
+export type ImageSourceKind = (typeof IMAGE_SOURCE_KINDS)[number];
+
+// Field descriptions that list backends, from the backend list.
+const DESCRIBED = imageSourceBackendDescriptions(BACKEND_APIS, IMAGE_SOURCE_KINDS);
 
 export const ImageSource = Type.Object(
   {
     providerClass: StringEnum(BACKENDS, { description: 'Backend this source is for; one source per backend.' }),
-    kind: StringEnum(IMAGE_SOURCE_KINDS, {
-      description:
-        'Template: a vSphere template name or Proxmox template VMID; BackingFile: a volume already in a libvirt pool or a Cloud Hypervisor image path; Url: an image to import.',
-    }),
+    kind: StringEnum(IMAGE_SOURCE_KINDS, { description: DESCRIBED.kind }),
     ref: Type.String({ description: 'Template name, VMID, volume name, path or URL.', minLength: 1, maxLength: 2048 }),
     cloneMode: Type.Optional(
-      StringEnum(['Full', 'Linked'] as const, {
-        description:
-          "How machines are cloned from a Proxmox Template: Full copies its disks to the class's storage; Linked shares its base volumes (copy-on-write, on the template's storage). Default Full.",
-      }),
+      StringEnum(['Full', 'Linked'] as const, { description: DESCRIBED.cloneMode }),
     ),
     checksum: Type.Optional(
       Type.String({
@@ -29,16 +28,7 @@ export const ImageSource = Type.Object(
   {
     description: 'Where the image comes from on one backend.',
     'x-kubernetes-validations': [
-      {
-        rule: "self.providerClass != 'proxmox' || self.kind != 'Template' || self.ref.matches('^[1-9][0-9]{2,8}$')",
-        message: 'a proxmox Template ref must be a VMID (100-999999999)',
-        fieldPath: '.ref',
-      },
-      {
-        rule: "!has(self.cloneMode) || (self.providerClass == 'proxmox' && self.kind == 'Template')",
-        message: 'cloneMode is for proxmox Template sources',
-        fieldPath: '.cloneMode',
-      },
+      ...imageSourceBackendRules(BACKEND_APIS),
       {
         rule: "self.kind != 'Url' || self.ref.startsWith('https://') || self.ref.startsWith('http://')",
         message: 'a Url ref must be an http(s) URL',
@@ -64,7 +54,7 @@ export const VMImageSpec = Type.Object(
     sources: ListMap(ImageSource, ['providerClass'], {
       description: 'One source per backend.',
       minItems: 1,
-      maxItems: 4,
+      maxItems: BACKENDS.length,
     }),
   },
   { description: 'An OS image, with one source per backend.' },

@@ -3,7 +3,9 @@ import type { ObjectOf } from '../../kind.js';
 import { ListMap, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlySize } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
-import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineBackendApi } from '../../backend-api.js';
+import { stringVariable } from '../../../clusterctl/template-variables.js';
 
 export const CloudHypervisorMachineSpec = Type.Object(
   {
@@ -90,9 +92,14 @@ export type CloudHypervisorMachineTemplate = ObjectOf<typeof CloudHypervisorMach
 
 export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds('CloudHypervisor', 'chc', 'Cloud Hypervisor');
 
+const CLOUD_HYPERVISOR_IMAGE = stringVariable({ name: 'CLOUD_HYPERVISOR_IMAGE', description: 'Disk image (name or path on the host) copied as the OS disk.', sample: 'ubuntu-2404-kube-v1.34.1.raw' });
+const CLOUD_HYPERVISOR_STORAGE_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_STORAGE_CLASS', description: 'Host-declared storage class for the disks.', sample: 'local' });
+const CLOUD_HYPERVISOR_NETWORK_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_NETWORK_CLASS', description: 'Host-declared network class (bridge) of the machines\' one NIC (DHCP).', sample: 'lan' });
+
 export const cloudHypervisorApi = defineBackendApi({
   name: 'cloud-hypervisor',
   title: 'Cloud Hypervisor',
+  instance: 'a Cloud Hypervisor host',
   providerIDScheme: 'cloudhypervisor',
   machine: CloudHypervisorMachineKind,
   machineTemplate: CloudHypervisorMachineTemplateKind,
@@ -101,4 +108,20 @@ export const cloudHypervisorApi = defineBackendApi({
   providerRuns: 'host',
   providerRoleBuilt: true,
   egressPorts: [],
+  endpoint: { schemes: [{ scheme: 'unix' }], example: 'unix:///run/banlieue (directory of the VMM sockets on the host)', insecureSkipTLSVerify: false },
+  // The provider role runs on the host it drives (docs/adr/0017): no Secret.
+  credentials: { secret: 'forbidden', keys: [] },
+  classTargetKeys: ['path', 'bridge'],
+  imageSources: { BackingFile: { ref: 'image path' }, Url: { ref: 'image to download' } },
+  clusterctl: {
+    flavor: 'cloud-hypervisor',
+    machineSpec: (shape, v): CloudHypervisorMachineSpec => ({
+      bootSource: { kind: 'image', image: v.str(CLOUD_HYPERVISOR_IMAGE) },
+      cpus: { boot: shape.cpus },
+      memory: { sizeMiB: shape.memoryMiB },
+      osDiskSizeGiB: shape.osDiskGiB,
+      storageClass: v.str(CLOUD_HYPERVISOR_STORAGE_CLASS),
+      nics: [{ name: 'eth0', networkClass: v.str(CLOUD_HYPERVISOR_NETWORK_CLASS) }],
+    }),
+  },
 });

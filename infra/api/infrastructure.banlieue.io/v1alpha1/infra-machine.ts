@@ -70,7 +70,7 @@ export const machineStatusFields = {
   observedPowerState: Type.Optional(ObservedPowerState()),
   taskRef: Type.Optional(
     Type.String({
-      description: 'Backend task creating the VM (e.g. a vSphere task moref), started by an earlier pass; the provider picks up its result and clears it.',
+      description: 'Backend task creating the VM (the backend\'s own reference to it), started by an earlier pass; the provider picks up its result and clears it.',
       maxLength: 256,
     }),
   ),
@@ -310,31 +310,3 @@ export type InfraMachine<Spec extends InfraMachineContractSpec = InfraMachineCon
   Spec,
   InfraMachineContractStatus & Record<string, unknown>
 >;
-
-/**
- * What the API knows of one backend: the name a Provider's providerClassRef
- * uses, its kinds and providerID scheme, and where its provider role runs.
- * `infra/api/backends.ts` lists them; install, RBAC, authoring and the
- * controller's kind tables derive from that list.
- */
-export interface BackendApi<Name extends string = string> {
-  readonly name: Name;
-  /** How docs and descriptions name it, e.g. vSphere. */
-  readonly title: string;
-  /** providerID is `<scheme>://<UUID>`, after the peer convention where one exists (CAPV, CAPMOX). */
-  readonly providerIDScheme: string;
-  readonly machine: KindDefinition;
-  readonly machineTemplate: KindDefinition;
-  readonly cluster: KindDefinition;
-  readonly clusterTemplate: KindDefinition;
-  /** `cluster`: the provider role runs as a Deployment; `host`: on each host (outside Kubernetes). */
-  readonly providerRuns: 'cluster' | 'host';
-  /** Whether this version has the provider role; the others get identity and RBAC but no Deployment. */
-  readonly providerRoleBuilt: boolean;
-  /** TCP ports the provider role dials (NetworkPolicy egress). */
-  readonly egressPorts: readonly number[];
-}
-
-export function defineBackendApi<const Name extends string>(api: BackendApi<Name>): BackendApi<Name> {
-  return api;
-}

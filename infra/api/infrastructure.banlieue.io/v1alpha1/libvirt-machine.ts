@@ -3,7 +3,9 @@ import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
-import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineBackendApi, type EndpointScheme } from '../../backend-api.js';
+import { stringVariable } from '../../../clusterctl/template-variables.js';
 
 /**
  * libvirt names files after the domain (/etc/libvirt/qemu/<name>.xml, its QEMU
@@ -114,9 +116,44 @@ export type LibvirtMachineTemplate = ObjectOf<typeof LibvirtMachineTemplateKind>
 
 export const { cluster: LibvirtClusterKind, template: LibvirtClusterTemplateKind } = defineClusterKinds('Libvirt', 'lvc', 'libvirt');
 
+/** `spec.libvirt` of a libvirt Provider. */
+export const LibvirtProviderSettings = Type.Object(
+  {
+    domainType: Type.Optional(
+      StringEnum(['kvm', 'qemu'] as const, {
+        description:
+          'The <domain type> of the machines this host runs: kvm (hardware virtualisation) or qemu (TCG emulation, for hosts without usable KVM).',
+        default: 'kvm',
+      }),
+    ),
+  },
+  { description: 'Settings of a libvirt host; only for providerClassRef libvirt.' },
+);
+
+/** libvirt's transports and the ports their daemons listen on (none for the unix socket). */
+const TRANSPORT_PORTS: readonly (readonly [string, number | undefined])[] = [
+  ['tls', 16514],
+  ['tcp', 16509],
+  ['ssh', 22],
+  ['unix', undefined],
+];
+
+/** `<driver>+<transport>` for each transport: qemu is the hypervisor, test libvirt's test driver (a simulated host). */
+const driverSchemes = (driver: string, onlyFor?: string): EndpointScheme[] =>
+  TRANSPORT_PORTS.map(([transport, port]) => ({
+    scheme: `${driver}+${transport}`,
+    ...(port === undefined ? {} : { defaultPort: port }),
+    ...(onlyFor === undefined ? {} : { onlyFor }),
+  }));
+
+const LIBVIRT_POOL = stringVariable({ name: 'LIBVIRT_POOL', description: 'Storage pool for the disks and the seed ISO.', default: 'default', sample: 'default' });
+const LIBVIRT_BASE_VOLUME = stringVariable({ name: 'LIBVIRT_BASE_VOLUME', description: 'qcow2 volume in the pool the OS disk is an overlay of.', sample: 'ubuntu-2404-kube-v1.34.1.qcow2' });
+const LIBVIRT_NETWORK = stringVariable({ name: 'LIBVIRT_NETWORK', description: 'libvirt network of the machines\' one NIC (DHCP).', default: 'default', sample: 'default' });
+
 export const libvirtApi = defineBackendApi({
   name: 'libvirt',
   title: 'libvirt',
+  instance: 'a libvirt host',
   providerIDScheme: 'libvirt',
   machine: LibvirtMachineKind,
   machineTemplate: LibvirtMachineTemplateKind,
@@ -125,4 +162,25 @@ export const libvirtApi = defineBackendApi({
   providerRuns: 'cluster',
   providerRoleBuilt: true,
   egressPorts: [16514, 16509, 22],
+  endpoint: {
+    schemes: [...driverSchemes('qemu'), ...driverSchemes('test', "libvirt's test driver")],
+    example: 'qemu+tls://host/system, qemu+tcp://, qemu+ssh://user@host/system or qemu+unix:///system',
+    insecureSkipTLSVerify: false,
+  },
+  // The keys depend on the endpoint's transport, checked before dialling (controller/backends/libvirt/credentials.ts).
+  credentials: { secret: 'required', keys: [], description: 'tls.crt, tls.key (or ssh-privatekey)' },
+  classTargetKeys: ['pool', 'network'],
+  imageSources: { BackingFile: { ref: 'volume already in a pool' } },
+  providerSettings: LibvirtProviderSettings,
+  clusterctl: {
+    flavor: 'libvirt',
+    machineSpec: (shape, v): LibvirtMachineSpec => ({
+      pool: v.str(LIBVIRT_POOL),
+      bootSource: { kind: 'backingVolume', volume: v.str(LIBVIRT_BASE_VOLUME) },
+      vcpus: shape.cpus,
+      memoryMiB: shape.memoryMiB,
+      disks: [{ name: 'os', sizeGiB: shape.osDiskGiB }],
+      network: [{ name: 'eth0', source: { kind: 'network', name: v.str(LIBVIRT_NETWORK) } }],
+    }),
+  },
 });

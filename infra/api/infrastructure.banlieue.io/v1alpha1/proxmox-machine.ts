@@ -3,7 +3,9 @@ import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlyListSizes, growOnlySize } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
-import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineBackendApi } from '../../backend-api.js';
+import { integerVariable, stringVariable } from '../../../clusterctl/template-variables.js';
 
 /**
  * PVE's own formats for the identifiers a ProxmoxMachine hands it (pve-common
@@ -132,9 +134,14 @@ export type ProxmoxMachineTemplate = ObjectOf<typeof ProxmoxMachineTemplateKind>
 
 export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'pvec', 'Proxmox VE');
 
+const PROXMOX_TEMPLATE_VMID = integerVariable({ name: 'PROXMOX_TEMPLATE_VMID', description: 'VMID of the template to clone, usable from every node (shared storage).', sample: 9000 });
+const PROXMOX_BRIDGE = stringVariable({ name: 'PROXMOX_BRIDGE', description: 'Bridge of the machines\' one NIC (DHCP).', default: 'vmbr0', sample: 'vmbr0' });
+const PROXMOX_ISO_STORAGE = stringVariable({ name: 'PROXMOX_ISO_STORAGE', description: 'Storage with `iso` content for the cloud-init seed ISO that carries the bootstrap data.', default: 'local', sample: 'local' });
+
 export const proxmoxApi = defineBackendApi({
   name: 'proxmox',
   title: 'Proxmox VE',
+  instance: 'a Proxmox cluster',
   providerIDScheme: 'proxmox',
   machine: ProxmoxMachineKind,
   machineTemplate: ProxmoxMachineTemplateKind,
@@ -143,4 +150,22 @@ export const proxmoxApi = defineBackendApi({
   providerRuns: 'cluster',
   providerRoleBuilt: true,
   egressPorts: [8006],
+  endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://pve:8006', insecureSkipTLSVerify: true },
+  // An API token, never a password (controller/backends/proxmox/client/credentials.ts reads these keys).
+  credentials: { secret: 'required', keys: ['tokenID', 'tokenSecret'], description: 'tokenID (user@realm!tokenname), tokenSecret' },
+  classTargetKeys: ['storage', 'bridge'],
+  imageSources: {
+    Template: { ref: 'template VMID', refPattern: { regex: '^[1-9][0-9]{2,8}$', means: 'a VMID (100-999999999)' }, cloneModes: true },
+  },
+  clusterctl: {
+    flavor: 'proxmox',
+    machineSpec: (shape, v): ProxmoxMachineSpec => ({
+      templateVmid: v.int(PROXMOX_TEMPLATE_VMID),
+      cores: shape.cpus,
+      memoryMiB: shape.memoryMiB,
+      osDiskSizeGiB: shape.osDiskGiB,
+      nics: [{ name: 'eth0', bridge: v.str(PROXMOX_BRIDGE) }],
+      isoStorage: v.str(PROXMOX_ISO_STORAGE),
+    }),
+  },
 });

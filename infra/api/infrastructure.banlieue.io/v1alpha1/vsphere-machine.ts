@@ -3,7 +3,9 @@ import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';
 import { defineClusterKinds } from './infra-cluster.js';
-import { defineBackendApi, defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineMachineKinds, machineSpecFields, machineSpecValidations, machineStatusFields } from './infra-machine.js';
+import { defineBackendApi } from '../../backend-api.js';
+import { stringVariable } from '../../../clusterctl/template-variables.js';
 
 export const VSphereMachineSpec = Type.Object(
   {
@@ -103,9 +105,13 @@ export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>
 
 export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
 
+const VSPHERE_TEMPLATE = stringVariable({ name: 'VSPHERE_TEMPLATE', description: 'VM template to clone, present under this name in every vCenter of the cluster.', sample: 'ubuntu-2404-kube-v1.34.1' });
+const VSPHERE_NETWORK = stringVariable({ name: 'VSPHERE_NETWORK', description: 'Port group of the machines\' one NIC (DHCP).', sample: 'VM Network' });
+
 export const vsphereApi = defineBackendApi({
   name: 'vsphere',
   title: 'vSphere',
+  instance: 'a vCenter',
   providerIDScheme: 'vsphere',
   machine: VSphereMachineKind,
   machineTemplate: VSphereMachineTemplateKind,
@@ -114,4 +120,20 @@ export const vsphereApi = defineBackendApi({
   providerRuns: 'cluster',
   providerRoleBuilt: true,
   egressPorts: [443],
+  endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://vcenter/sdk', insecureSkipTLSVerify: true },
+  credentials: { secret: 'required', keys: ['username', 'password'] },
+  classTargetKeys: ['datastore', 'datastoreCluster', 'portGroup', 'distributedPortGroup'],
+  imageSources: { Template: { ref: 'template name' } },
+  virtualMachineFolder: 'VM folder; defaults to the datacenter VM folder',
+  // The default flavor: vSphere is the backend `clusterctl generate cluster` assumes without --flavor.
+  clusterctl: {
+    flavor: '',
+    machineSpec: (shape, v): VSphereMachineSpec => ({
+      template: v.str(VSPHERE_TEMPLATE),
+      numCpus: shape.cpus,
+      memoryMiB: shape.memoryMiB,
+      disks: [{ name: 'os', sizeGiB: shape.osDiskGiB }],
+      network: [{ name: 'eth0', portGroup: v.str(VSPHERE_NETWORK) }],
+    }),
+  },
 });

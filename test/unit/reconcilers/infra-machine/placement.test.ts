@@ -3,15 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, FailureDomainStatus, Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import { resolveMachinePlacement, type MachinePlacementInput } from '../../../../controller/reconcilers/infra-machine/placement.js';
+import { BACKEND_SAMPLES } from '../../../support/backend-samples.js';
 
 const NS = 'team-a';
-
-const ENDPOINT: Record<Backend, string> = {
-  vsphere: 'https://vcenter/sdk',
-  proxmox: 'https://pve:8006',
-  libvirt: 'qemu+tls://host/system',
-  'cloud-hypervisor': 'unix:///run/banlieue',
-};
 
 function fd(name: string): FailureDomainStatus {
   return { name, labels: { name }, attributes: { raw: { datacenter: 'dc1', cluster: name } } };
@@ -23,7 +17,7 @@ function provider(name: string, domains: string[] | undefined, backend: Backend 
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',
     metadata: { name, namespace: NS },
-    spec: { providerClassRef: { name: backend }, connection: { endpoint: ENDPOINT[backend] } },
+    spec: { providerClassRef: { name: backend }, connection: { endpoint: BACKEND_SAMPLES[backend].endpoint } },
     ...(domains ? { status: { failureDomains: domains.map(fd) } } : {}),
   };
 }

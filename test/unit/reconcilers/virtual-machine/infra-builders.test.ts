@@ -37,19 +37,10 @@ function undefinedPaths(value: unknown, path = ''): string[] {
   return Object.entries(value).flatMap(([k, v]) => undefinedPaths(v, `${path}.${k}`));
 }
 
-function imageRefOf(spec: InfraMachineObject['spec']): string {
-  if ('template' in spec) return spec.template;
-  if ('templateVmid' in spec) return String(spec.templateVmid);
-  if ('pool' in spec) return spec.bootSource.volume;
-  return spec.bootSource.image;
+/** The image a `backend` machine boots, as its descriptor reads it back from the spec. */
+function imageRefOf(backend: Backend, spec: InfraMachineObject['spec']): string | undefined {
+  return BUILT_IN_BACKENDS.get(backend)?.carriedTargets(spec).imageRef;
 }
-
-const KINDS: Record<Backend, string> = {
-  vsphere: 'VSphereMachine',
-  proxmox: 'ProxmoxMachine',
-  libvirt: 'LibvirtMachine',
-  'cloud-hypervisor': 'CloudHypervisorMachine',
-};
 
 // Cloud Hypervisor has no data disks, so the shared cases use a one-disk class.
 const oneDiskClass = aClass({ hardware: { cpus: 2, memoryMiB: 4096, disks: [{ name: 'os', sizeGiB: 20, storageClass: 'fast' }] } });
@@ -58,7 +49,7 @@ describe('infra machine build: what every backend shares', () => {
   it.each(BACKENDS)('names, labels and owns the %s machine like the VM, and says what spec.placement it was placed for', (backend) => {
     const object = build({ vmClass: oneDiskClass, placement: aPlacement(backend, { disks: 1 }) });
     expect(object.apiVersion).toBe('infrastructure.banlieue.io/v1alpha1');
-    expect(object.kind).toBe(KINDS[backend]);
+    expect(object.kind).toBe(BACKEND_SAMPLES[backend].machineKind);
     expect(object.metadata).toEqual({
       name: 'web-1',
       namespace: 'team-a',
@@ -112,7 +103,7 @@ describe('infra machine build: what every backend shares', () => {
       { providerNamespace: 'team-b', providerName: `${backend}-a`, ready: true, resolvedRef: 'other' },
     ]);
     const object = build({ vmClass: oneDiskClass, image, placement: aPlacement(backend, { disks: 1 }) });
-    expect(imageRefOf(object.spec)).toBe('4242');
+    expect(imageRefOf(backend, object.spec)).toBe('4242');
   });
 });
 
