@@ -46,12 +46,23 @@ synth: deps ## cdk8s synth the default install into dist/ (one file per chart)
 imports: deps ## cdk8s import CAPI's v1beta2 Cluster, Machine, MachineDeployment into imports/ from the pinned module's CRDs
 	test/tools/import-capi.sh
 
+.PHONY: docs
+docs: deps ## Write the docs tables that list backends (README.md kinds, docs/cluster-api.md flavors and variables) from the backend list
+	npx tsx build/write-docs.ts
+
+.PHONY: scaffold-backend
+scaffold-backend: deps ## Start a backend: make scaffold-backend NAME=<name> writes its folder, API kind file, test stubs and registration lines, then regenerates dist/ and the docs tables
+	@test -n "$(NAME)" || { echo "usage: make scaffold-backend NAME=<name> (lower case, e.g. hyperv)" >&2; exit 1; }
+	npx tsx build/scaffold-backend.ts $(NAME)
+	$(MAKE) synth docs
+
 .PHONY: verify-gen
-verify-gen: synth imports ## Fail when generated files (dist/, imports/) differ from a fresh generation
+verify-gen: synth imports docs ## Fail when generated files (dist/, imports/, the docs tables) differ from a fresh generation
 	@git diff --exit-code -- dist/ || { echo "dist/ is stale: run 'make synth' and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- dist/)" || { git status --porcelain -- dist/ >&2; echo "dist/ has untracked or deleted files: run 'make synth' and commit" >&2; exit 1; }
 	@git diff --exit-code -- imports/ || { echo "imports/ is stale: run 'make imports' and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- imports/)" || { git status --porcelain -- imports/ >&2; echo "imports/ has untracked or deleted files: run 'make imports' and commit" >&2; exit 1; }
+	@git diff --exit-code -- README.md docs/cluster-api.md || { echo "the generated docs tables are stale: run 'make docs' and commit" >&2; exit 1; }
 
 .PHONY: clusterctl-components
 clusterctl-components: build ## Write clusterctl release assets to target/clusterctl/release
