@@ -62,10 +62,11 @@ const forbid = {
 
 /**
  * Folders of controller/backends/ that are no backend but building blocks several backends use
- * (the NoCloud seed ISO of libvirt, Proxmox and Cloud Hypervisor). They follow a backend's rules
- * (no other backend folder, no reconciler) and every backend may import them.
+ * (the NoCloud seed ISO of libvirt, Proxmox and Cloud Hypervisor; the kit: the machine recipe,
+ * the session pool, the wire kit). They follow a backend's rules (no other backend folder, no
+ * reconciler) and every backend may import them.
  */
-const SHARED_FOLDERS = ['cloud-init'];
+const SHARED_FOLDERS = ['cloud-init', 'kit'];
 const notShared = `(?!(${SHARED_FOLDERS.join('|')})/)`;
 
 /**
@@ -82,13 +83,20 @@ const registryFromBackend = (depth) => ({
   regex: `${up(depth)}registry\\.js$`,
   message: 'A backend does not import controller/backends/registry.ts: the registry imports the backends (docs/adr/0014).',
 });
-/** The shared controller/backends/*.ts files a client/ may import: they know nothing of Kubernetes. */
-const CLIENT_SHARED = ['backend-error.js', 'cancellation.js'];
-/** A file `depth` folders below controller/backends/ inside <name>/client/ (2: client/x.ts). @param {number} depth */
+/**
+ * What of controller/backends/ a client/ may import, as paths from there: the shared files and
+ * the wire kit (endpoint, CA bundle, bounded body, deadline polling) know nothing of Kubernetes.
+ */
+const CLIENT_SHARED = ['backend-error.js', 'cancellation.js', 'kit/wire/*.js'];
+/** A CLIENT_SHARED entry as a regex (`*`: one file name). @param {string} path */
+const sharedPattern = (path) => path.replaceAll('.', '\\.').replaceAll('*', '[^/]+');
+/** A file `depth` folders below controller/backends/ inside <name>/client/ or kit/wire/ (2: client/x.ts). @param {number} depth */
 const leaveClient = (depth) => ({
-  regex: `${up(depth - 1)}(?!\\.\\./(${CLIENT_SHARED.map((file) => file.replaceAll('.', '\\.')).join('|')})$)`,
-  message: `controller/backends/<name>/client/ is wire protocol only: it imports its own folder, node: and npm packages, and of controller/backends/ only ${CLIENT_SHARED.join(', ')}; nothing of runtime/, infra/ or the rest of the backend (STYLE §2).`,
+  regex: `${up(depth - 1)}(?!\\.\\./(${CLIENT_SHARED.map(sharedPattern).join('|')})$)`,
+  message: `controller/backends/<name>/client/ and kit/wire/ are wire protocol only: they import their own folder, node: and npm packages, and of controller/backends/ only ${CLIENT_SHARED.join(', ')}; nothing of runtime/, infra/ or the rest of the backend (STYLE §2).`,
 });
+/** Folders that are wire protocol only, as a client/ is. */
+const WIRE_FOLDERS = ['controller/backends/*/client/', 'controller/backends/kit/wire/'];
 
 /** The deepest folder level under controller/backends/ the generated zones cover. */
 const MAX_BACKEND_DEPTH = 6;
@@ -117,14 +125,14 @@ for (let depth = 1; depth <= MAX_BACKEND_DEPTH; depth += 1) {
   zones.push({
     name: `backends/<name>/ depth ${depth}`,
     files: [below('controller/backends/*/', depth)],
-    ignores: ['controller/backends/*/client/**'],
+    ignores: WIRE_FOLDERS.map((folder) => `${folder}**`),
     patterns: [forbid.reconcilers, forbid.cli, otherBackend(depth), registryFromBackend(depth)],
   });
 }
 for (let depth = 2; depth <= MAX_BACKEND_DEPTH; depth += 1) {
   zones.push({
-    name: `backends/<name>/client/ depth ${depth}`,
-    files: [below('controller/backends/*/client/', depth - 1)],
+    name: `backends/<name>/client/ and kit/wire/ depth ${depth}`,
+    files: WIRE_FOLDERS.map((folder) => below(folder, depth - 1)),
     patterns: [forbid.kubernetesClient, leaveClient(depth)],
   });
 }

@@ -1,17 +1,17 @@
 // Ownership before adoption (DESIGN §3, docs/adr/0016-ownership-marks.md): every
 // VM a backend creates carries a mark naming the machine it belongs to, and a
 // VM found by UUID is adopted, changed or destroyed only when its mark is this
-// machine's. UUIDs can be copied into a spec by anyone who can see a VM; a
-// mark can only be written by the provider that created the VM. The mark is
-// kind, namespace and name: `clusterctl move` keeps all three (not the UID).
+// machine's: the machine recipe (kit/machine/) checks it on every pass, after
+// every task and before every deletion or release. UUIDs can be copied into a
+// spec by anyone who can see a VM; a mark can only be written by the provider
+// that created the VM. The mark is kind, namespace and name: `clusterctl move`
+// keeps all three (not the UID).
 //
 // A machine deleted with spec.deletionPolicy Retain releases its VM: the mark
 // goes and the mark it had is left in its place as a note (`releasedFrom`),
 // which nothing adopts by: it only lets a release that has to run again (its
 // pass lost the finalizer write) know that the VM is already let go.
 import { BackendError, BackendErrorKind } from './backend-error.js';
-import type { ReleaseResult } from './backend.js';
-import type { Logger } from '../runtime/log.js';
 
 /** The machine object a VM belongs to. */
 export interface MachineOwner {
@@ -54,30 +54,4 @@ export function decideRelease(owner: MachineOwner, uuid: string, marks: VmMarks)
   if (unmarked && marks.releasedFrom === ownerMark(owner)) return 'AlreadyReleased';
   assertOwnedBy(owner, uuid, marks.owner);
   return 'Unmark';
-}
-
-/** A machine's VM as a backend found it for a release. */
-export interface ReleasableVm {
-  /** Its backend reference, for the Event (moref, node/vmid, domain name, state directory). */
-  readonly ref: string;
-  readonly marks: VmMarks;
-  /** Removes the ownership mark and writes `releasedFrom` in its place; nothing else of the VM changes. */
-  readonly unmark: (releasedFrom: string) => Promise<void>;
-}
-
-/**
- * The release every backend runs once it has looked for the VM (`found`: the VM, or what it
- * found instead: none, or a creation task still running): the marks decide, the mark goes.
- */
-export async function releaseVm(
-  request: { readonly owner: MachineOwner; readonly uuid: string },
-  found: ReleasableVm | Exclude<ReleaseResult, { state: 'Released' }>,
-  log: Logger,
-): Promise<ReleaseResult> {
-  if (!('ref' in found)) return found;
-  if (decideRelease(request.owner, request.uuid, found.marks) === 'Unmark') {
-    log.info({ vm: found.ref, uuid: request.uuid }, 'Removing the ownership mark: the VM is retained');
-    await found.unmark(ownerMark(request.owner));
-  }
-  return { state: 'Released', ref: found.ref };
 }

@@ -11,10 +11,10 @@ import { discoverHost } from './discovery.js';
 import { resolveImage } from './images.js';
 import { libvirtMachines } from './machine/libvirt-machines.js';
 import { toFailureDomains } from './mapping.js';
-import { LibvirtSessionPool } from './session-pool.js';
+import { libvirtSessions } from './sessions.js';
 
 export function createLibvirtBackend(context: BackendContext): Backend<LibvirtMachineSpec> {
-  const sessions = new LibvirtSessionPool(context.onCall ? { onCall: context.onCall } : {});
+  const sessions = libvirtSessions(context.onCall ? { onCall: context.onCall } : {});
   return {
     discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
       withSignal(signal, () => sessions.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverHost(client)) }))),

@@ -5,14 +5,14 @@ import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-ima
 import type { ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { Backend, BackendContext, Connection, Discovery, ImageResolution } from '../backend.js';
 import { withSignal } from '../cancellation.js';
-import { ProxmoxClientPool } from './client-pool.js';
+import { proxmoxClients } from './sessions.js';
 import { discoverNodes } from './discovery.js';
 import { resolveTemplate } from './images.js';
 import { proxmoxMachines } from './machine/proxmox-machines.js';
 import { toFailureDomains } from './mapping.js';
 
 export function createProxmoxBackend(context: BackendContext): Backend<ProxmoxMachineSpec> {
-  const pool = new ProxmoxClientPool(context.onCall ? { onCall: context.onCall } : {});
+  const pool = proxmoxClients(context.onCall ? { onCall: context.onCall } : {});
   return {
     discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
       withSignal(signal, () => pool.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverNodes(client), connection.endpoint) }))),
@@ -21,6 +21,6 @@ export function createProxmoxBackend(context: BackendContext): Backend<ProxmoxMa
       return withSignal(signal, () => pool.use(connection, async (client) => resolveTemplate(source, await client.cluster.resources('vm'))));
     },
     machines: proxmoxMachines(pool),
-    close: () => Promise.resolve(pool.closeAll()),
+    close: () => pool.closeAll(),
   };
 }

@@ -9,7 +9,7 @@ import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
-import { VsphereSessionPool } from './session-pool.js';
+import { vsphereSessions } from './sessions.js';
 
 /**
  * The template named `ref`, looked up in every datacenter; resolved to its
@@ -25,7 +25,7 @@ async function findTemplate(client: VsphereClient, ref: string): Promise<ImageRe
 
 /** The vSphere backend of one role: its session pool is shared by every pass of that role. */
 export function createVsphereBackend(context: BackendContext): Backend<VSphereMachineSpec> {
-  const sessions = new VsphereSessionPool(context.onCall ? { onCall: context.onCall } : {});
+  const sessions = vsphereSessions(context.onCall ? { onCall: context.onCall } : {});
   return {
     discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
       withSignal(signal, () => sessions.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverInventory(client)) }))),

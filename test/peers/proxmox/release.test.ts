@@ -68,7 +68,7 @@ describe('releasing a Proxmox VM (deletionPolicy Retain)', () => {
     if (started.state !== 'InProgress') throw new Error(`expected a clone to start, got ${started.state}`);
     expect(await backend.machines.release(connection, { ...request(), taskRef: started.taskRef }, { log })).toEqual({
       state: 'InProgress',
-      message: expect.stringMatching(/^waiting for the clone task of VM \d+ on pve1 to end before releasing the VM$/) as unknown,
+      message: expect.stringMatching(/^waiting for clone task of VM \d+ on pve1 to end before releasing the VM$/) as unknown,
     });
     let taskRef: string | undefined = started.taskRef;
     await waitFor('the VM to be configured and running', async () => {

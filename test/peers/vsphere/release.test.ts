@@ -70,7 +70,7 @@ describe('releasing a vSphere VM (deletionPolicy Retain)', () => {
     if (started.state !== 'InProgress') throw new Error(`expected a clone to start, got ${started.state}`);
     expect(await backend.machines.release(connection(), { ...request(), taskRef: started.taskRef }, { log })).toEqual({
       state: 'InProgress',
-      message: expect.stringMatching(/^waiting for CloneVm task-\d+ is running to end before releasing its VM$/) as unknown,
+      message: expect.stringMatching(/^waiting for CloneVm task-\d+ to end before releasing the VM$/) as unknown,
     });
     await waitFor('the clone to end and the VM to run', async () => {
       const pass = await adopt('keep-1', started.taskRef);

@@ -1,50 +1,53 @@
-// Deleting a machine: a tombstone in its record (sweep.ts), the guest brought
-// down (power button, grace period across passes, vm.shutdown), vm.delete,
-// vmm.shutdown (killed if it will not exit), then its taps, OS disk and state
-// directory removed, and all of it verified gone before the machine's
-// finalizer may go. A VM whose record or VMM is not
-// this machine's is never touched (NotOwned).
+// Deleting a machine, once the machine recipe found its record with the machine's mark: a
+// tombstone in its record (sweep.ts), the guest brought down (power button, grace period
+// across passes, vm.shutdown), vm.delete, vmm.shutdown (killed if it will not exit), then its
+// taps, OS disk and state directory removed, and all of it verified gone before the
+// machine's finalizer may go. Without a record (and without a VMM: that one is not the
+// machine's), only what the machine's UUID names is removed: its taps and directory.
 import { rm, stat } from 'node:fs/promises';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { DestroyOptions, DestroyResult, MachineRequest } from '../../backend.js';
-import { assertOwnedBy } from '../../ownership.js';
+import type { Owned } from '../../kit/machine/steps.js';
 import { findVmmProcess } from '../host-process.js';
 import { removeStateDir, vmmPaths, type VmmPaths } from '../state-dir.js';
 import { stopVmm } from '../vmm-process.js';
 import { findVmm } from './find-vmm.js';
 import type { HostRuntime } from './host-runtime.js';
-import { assertThisHost } from './host-placement.js';
-import { readRecord, writeRecord, type MachineRecord } from './machine-record.js';
+import { writeRecord, type ChVm, type MachineRecord } from './machine-record.js';
 import { tapName } from './nic-identity.js';
 import { bringGuestDown } from './power.js';
 
 type Request = MachineRequest<CloudHypervisorMachineSpec>;
 
-export async function destroyMachine(host: HostRuntime, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
-  assertThisHost(host.config, request.raw);
-  const paths = vmmPaths(host.config.stateRoot, request.uuid);
-  if (!(await exists(paths.dir))) return { state: 'Gone', existed: false };
-  const record = await readRecord(paths);
-  if (record) assertOwnedBy(request.owner, request.uuid, record.owner);
-  const live = await findVmm(host, paths, request);
-  // The record is written first: without one, a VMM here is not ours and nothing else was made.
-  if (!record && live) throw new BackendError(BackendErrorKind.NotOwned, `a VMM serves ${paths.dir}, which has no banlieue machine record`);
+export async function destroyMachine(host: HostRuntime, { paths, record }: Owned<ChVm>, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
+  const live = await findVmm(host, paths, record);
   // The tombstone first: from here on the deletion was asked for, and the sweep finishes it if the machine goes first.
-  if (record && record.deletionStartedAt === undefined) await writeRecord(paths, { ...record, deletionStartedAt: host.now().toISOString() });
+  if (record.deletionStartedAt === undefined) await writeRecord(paths, { ...record, deletionStartedAt: host.now().toISOString() });
   if (live) {
     const waiting = await bringGuestDown(host, live);
     if (waiting) return { state: 'InProgress', reason: waiting.reason, message: `deleting: ${waiting.message}` };
     await live.handle.client.deleteVm();
     await stopVmm(host.vmm, live.handle);
   }
+  await removeMachine(host, paths, request, record, live?.handle.pid);
+  log.info({ uuid: request.uuid, dir: paths.dir }, 'Deleted the VM, its VMM, taps and disks');
+  return { state: 'Gone', existed: true };
+}
+
+/** No record (and no VMM) for the machine: its taps and an empty or half-made directory go. */
+export async function destroyLeftovers(host: HostRuntime, request: Request): Promise<DestroyResult> {
+  const paths = vmmPaths(host.config.stateRoot, request.uuid);
+  if (await exists(paths.dir)) await removeMachine(host, paths, request, undefined, undefined);
+  return { state: 'Gone', existed: false };
+}
+
+async function removeMachine(host: HostRuntime, paths: VmmPaths, request: Request, record: MachineRecord | undefined, pid: number | undefined): Promise<void> {
   const taps = tapsOf(request, record);
   for (const tap of taps) await host.ip.delete(tap);
   if (record) await rm(record.diskDir, { recursive: true, force: true });
   await removeStateDir(paths);
-  await verifyGone(host, paths, live?.handle.pid, record, taps);
-  log.info({ uuid: request.uuid, dir: paths.dir }, 'Deleted the VM, its VMM, taps and disks');
-  return { state: 'Gone', existed: record !== undefined };
+  await verifyGone(host, paths, pid, record, taps);
 }
 
 /** The record's taps, and those the spec would have made (a record from before a NIC was added names fewer). */

@@ -15,7 +15,7 @@ import type { VmmPaths } from '../state-dir.js';
 export interface MachineRecord {
   /** ownerMark of the machine that created it; absent once released (deletionPolicy Retain). */
   readonly owner?: string;
-  /** The mark it had, once released: nothing adopts by it (ownership.ts `releaseVm`). */
+  /** The mark it had, once released: nothing adopts by it (ownership.ts `decideRelease`). */
   readonly releasedFrom?: string;
   /**
    * Written by the machine's deletion before it touches anything (a tombstone): only what a
@@ -30,6 +30,12 @@ export interface MachineRecord {
   /** The size the OS disk was made or last grown to. */
   readonly osDiskSizeGiB: number;
   readonly taps: readonly { readonly name: string; readonly bridge: string }[];
+}
+
+/** A machine's state directory and its record: a VM as the machine recipe hands it to a step. */
+export interface ChVm {
+  readonly paths: VmmPaths;
+  readonly record: MachineRecord;
 }
 
 const RECORD = 'machine.json';

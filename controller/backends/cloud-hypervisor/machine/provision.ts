@@ -1,7 +1,8 @@
 // The files and links a machine's VMM needs before it starts, each made only
 // when absent, so a pass that crashed half-way is finished by the next: the
-// record first (the ownership mark and everything a deletion must find), then
-// the OS disk overlay, the NoCloud seed, the taps on their bridges.
+// record first (the ownership mark and everything a deletion must find), the
+// NoCloud seed before the first boot, then at every start the OS disk overlay
+// (grown to the spec), the seed if it went missing, the taps on their bridges.
 import { access } from 'node:fs/promises';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import type { MachineRequest } from '../../backend.js';
@@ -42,8 +43,17 @@ export async function recordMachine(host: HostRuntime, paths: VmmPaths, request:
   return record;
 }
 
-/** Disk, seed and taps of a recorded machine, made where absent; the disk grown to the spec. Tells whether the seed was written. */
-export async function ensureMachineFiles(host: HostRuntime, paths: VmmPaths, request: Request, record: MachineRecord): Promise<{ record: MachineRecord; seedWritten: boolean }> {
+/** The NoCloud seed of a recorded machine, written when absent (never over one the guest may have read). Tells whether it was written. */
+export async function ensureSeed(paths: VmmPaths, request: Request, record: MachineRecord): Promise<boolean> {
+  const seed = seedPath(paths);
+  if (await exists(seed)) return false;
+  const nics = (request.spec.nics ?? []).map((nic, i) => ({ name: nic.name, mac: record.config.net?.[i]?.mac ?? '', ipam: nic.ipam }));
+  await writeAtomically(seed, toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics, nicsField: 'spec.nics' }));
+  return true;
+}
+
+/** Disk, seed and taps of a recorded machine before its VMM starts, made where absent; the disk grown to the spec. */
+export async function ensureMachineFiles(host: HostRuntime, paths: VmmPaths, request: Request, record: MachineRecord): Promise<MachineRecord> {
   const disk = await ensureOsDisk(record.diskDir, record.image, record.osDiskSizeGiB);
   let current = record;
   if (request.spec.osDiskSizeGiB > record.osDiskSizeGiB) {
@@ -51,15 +61,10 @@ export async function ensureMachineFiles(host: HostRuntime, paths: VmmPaths, req
     current = { ...record, osDiskSizeGiB: request.spec.osDiskSizeGiB };
     await writeRecord(paths, current);
   }
-  const seed = seedPath(paths);
-  const seedWritten = !(await exists(seed));
-  if (seedWritten) {
-    const nics = (request.spec.nics ?? []).map((nic, i) => ({ name: nic.name, mac: record.config.net?.[i]?.mac ?? '', ipam: nic.ipam }));
-    await writeAtomically(seed, toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics, nicsField: 'spec.nics' }));
-  }
+  await ensureSeed(paths, request, current);
   const links = await host.ip.list();
   for (const tap of record.taps) await host.ip.ensureTap(tap.name, tap.bridge, links);
-  return { record: current, seedWritten };
+  return current;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -6,7 +6,8 @@
 // machine's from its first moment, before a crash could lose the task.
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
-import type { EnsureOptions, EnsureResult, MachineRequest } from '../../backend.js';
+import type { EnsureOptions, MachineRequest } from '../../backend.js';
+import type { Creation } from '../../kit/machine/steps.js';
 import { isProxmoxError } from '../client/proxmox-error.js';
 import type { VmRef } from '../client/qemu.js';
 import type { ClusterResource } from '../client/wire-types.js';
@@ -43,7 +44,7 @@ export function cloneSource(vms: readonly ClusterResource[], templateVmid: numbe
   return { source: { node: template.node, vmid: templateVmid }, target: node };
 }
 
-export async function startClone(view: PassView, request: Request, options: EnsureOptions): Promise<EnsureResult> {
+export async function startClone(view: PassView, request: Request, options: EnsureOptions): Promise<Creation> {
   const node = nodeOf(request);
   const { spec } = request;
   const { source, target } = cloneSource(await view.vms(), spec.templateVmid, node);
@@ -73,7 +74,7 @@ export async function startClone(view: PassView, request: Request, options: Ensu
     view.remember(request, vm);
     options.log.info({ task: upid, uuid: request.uuid, vmid: newid, node, template: source.vmid, full }, 'Clone started');
     const how = `${full ? 'full' : 'linked'} clone of template ${source.vmid}${target ? ` (on ${source.node})` : ''}`;
-    return { state: 'InProgress', taskRef: formatTaskRef(vm, upid), message: `${how} to VM ${newid} on ${node} started`, actions: ['CreateStarted'] };
+    return { state: 'Started', taskRef: formatTaskRef(vm, upid), message: `${how} to VM ${newid} on ${node} started` };
   }
   throw new BackendError(BackendErrorKind.Unreachable, `every VMID /cluster/nextid offered was taken before the clone (${NEXTID_ATTEMPTS} times): retrying`);
 }

@@ -1,124 +1,105 @@
-// ProxmoxMachine on a PVE cluster. Every pass reads the task its last pass
-// started (status.taskRef) and, while it runs, does nothing else; then it finds
-// the VM by UUID (vm-locator.ts) and takes the next step, each step one PVE
-// task that is started and returned `InProgress`, never awaited (ADR 14):
+// ProxmoxMachine on a PVE cluster, as the steps of the machine recipe (kit/machine/). The VM
+// is found by its UUID (vm-locator.ts) with its config, which carries its marks; each step
+// that changes it is one PVE task, started and returned, never awaited (ADR 14):
 //
 //   clone → seed ISO upload → config (identity, hardware, NICs, disks, seed)
 //   → disk growth → power (start, ACPI shutdown with PVE's deadline, suspend)
 //
-// The first-boot steps run only while the VM has never been provisioned and
-// is off; afterwards a spec change converges CPUs, memory and disk growth.
-// Every step is computed from the VM's config as read in the pass, so a pass
-// after a crash takes the same step again or the next one, never a second clone.
-import type { MachineAddress } from '../../../../infra/api/common.js';
+// The first-boot steps run only while the VM has never been provisioned and is off;
+// afterwards a spec change converges CPUs, memory and disk growth. Every step is computed
+// from the VM's config as read in the pass, so a pass after a crash takes the same step
+// again or the next one, never a second clone.
+import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
-import type { Connection, DestroyOptions, EnsureOptions, EnsureResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
-import { withSignal } from '../../cancellation.js';
+import type { MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { toNoCloudIso } from '../../cloud-init/nocloud-iso.js';
-import { assertOwnedBy } from '../../ownership.js';
-import { macOf } from './mac-address.js';
-import type { ProxmoxClientPool } from '../client-pool.js';
+import { machineBackend } from '../../kit/machine/machine-backend.js';
+import type { Found, MachineSteps, Owned, Pass, Step } from '../../kit/machine/steps.js';
+import type { SessionPool } from '../../kit/session-pool.js';
+import type { ProxmoxClient } from '../client/proxmox-client.js';
 import { isProxmoxError } from '../client/proxmox-error.js';
 import type { VmRef } from '../client/qemu.js';
 import type { QemuStatus } from '../client/wire-types.js';
 import { agentAddresses, staticAddresses, type AddressSource } from './addresses.js';
 import { nodeOf, startClone } from './clone.js';
-import { reachable } from './reachable.js';
 import { MachineDeletion } from './deletion.js';
-import { releaseMachineVm } from './release.js';
+import { macOf } from './mac-address.js';
 import { nextPowerStep, powerStateOf, type PowerStep } from './power.js';
+import { reachable } from './reachable.js';
+import { unmarkVm } from './release.js';
 import { needsSeed, seedFileName, seedFiles, seedStorage, seedVolume } from './seed.js';
 import { formatTaskRef } from './task-ref.js';
-import { describeTask, pickUpTask } from './tasks.js';
+import { readTask } from './tasks.js';
 import { describeChange, diskGrowths, firstBootChange, hardwareChange, identityChange, unattachedDisks } from './vm-config.js';
 import { VmLocator, type FoundVm, type PassView } from './vm-locator.js';
-import { markOf } from './vm-marks.js';
+import { marksOf } from './vm-marks.js';
 
 type Request = MachineRequest<ProxmoxMachineSpec>;
 
 /** How long PVE waits for the guest to act on an ACPI shutdown before it stops the VM (forceStop). */
 export const SHUTDOWN_TIMEOUT_S = 120;
 
-export function proxmoxMachines(pool: ProxmoxClientPool): MachineBackend<ProxmoxMachineSpec> {
+/** What a pass saw: the VM's status as read once. */
+interface Seen {
+  readonly power: PowerState;
+  readonly status: QemuStatus;
+}
+
+export function proxmoxMachines(pool: SessionPool<ProxmoxClient>): MachineBackend<ProxmoxMachineSpec> {
   const locator = new VmLocator();
   const deletion = new MachineDeletion();
-  return {
-    ensure: (connection: Connection, request: Request, options: EnsureOptions) =>
-      withSignal(options.signal, () => pool.use(connection, (client) => ensure(locator.pass(client), request, options))),
-    destroy: (connection: Connection, request: Request, options: DestroyOptions) =>
-      withSignal(options.signal, () => pool.use(connection, (client) => deletion.destroy(locator.pass(client), request, options))),
-    release: (connection: Connection, request: Request, options: DestroyOptions) =>
-      withSignal(options.signal, () => pool.use(connection, (client) => releaseMachineVm(locator.pass(client), request, options))),
-  };
+  return machineBackend(pool.use, (client) => proxmoxSteps(locator.pass(client), deletion));
 }
 
-/** The action a finished task of ours stands for, as an Event. */
-const DONE_ACTIONS: Readonly<Record<string, MachineAction>> = { qmclone: 'Created', qmstart: 'PoweredOn', qmresume: 'PoweredOn', qmshutdown: 'PoweredOff', qmstop: 'PoweredOff', qmsuspend: 'Suspended' };
-
-async function ensure(view: PassView, request: Request, options: EnsureOptions): Promise<EnsureResult> {
-  const picked = await pickUpTask(view.client, request.taskRef);
-  // While our task runs, one task read is the whole pass.
-  if (picked.state === 'running') return { state: 'InProgress', taskRef: picked.taskRef, message: `${describeTask(picked.task)} is running`, actions: [] };
-  const finished = picked.state === 'done' ? picked.task : undefined;
-  const actions: MachineAction[] = [];
-  const done = finished && DONE_ACTIONS[finished.upid.type];
-  if (done) actions.push(done);
-
-  // Provisioned, the machine's VM is the one with its smbios1 UUID: a copy naming it in its description is not.
-  const found = await reachable(nodeOf(request), () => view.find(request, { hint: finished?.vm, provisioned: !options.firstBoot }));
-  if (!found) {
-    if (finished?.upid.type === 'qmclone') throw new BackendError(BackendErrorKind.TaskFailed, `${describeTask(finished)} succeeded but no VM carries UUID ${request.uuid}`);
-    if (!options.mayCreate) return { state: 'Absent' };
-    return startClone(view, request, options);
-  }
-  const { ref, config } = found;
-  if (config.lock !== undefined) {
+function proxmoxSteps(view: PassView, deletion: MachineDeletion): MachineSteps<ProxmoxMachineSpec, FoundVm, Seen> {
+  return {
+    readTask: (_request, taskRef) => readTask(view.client, taskRef),
+    find: (request, look) => find(view, request, look.hint, look.provisioned),
+    create: (request, options) => startClone(view, request, options),
     // A task we do not know of (ours, from before a crash, or someone's) holds the VM: look again soon.
-    return { state: 'InProgress', taskRef: request.taskRef ?? `${ref.node}/${ref.vmid} lock:${config.lock}`, message: `VM ${ref.vmid} on ${ref.node} is locked (${config.lock})`, actions };
-  }
-  if (options.firstBoot) {
-    // Not made by a task of ours this pass: only with our mark (a UUID can be copied).
-    assertOwnedBy(request.owner, request.uuid, markOf(config.description));
-    if (!finished) actions.push('Adopted');
-  }
-  const status = await reachable(ref.node, () => view.client.qemu.status(ref));
-  const power = powerStateOf(status);
-  let pending: string | undefined;
-  if (options.firstBoot && power === 'PoweredOff') {
-    const step = await firstBootStep(view, request, found);
-    if (step) return { ...step, actions: [...actions, ...step.actions] };
-  } else if (!options.firstBoot && options.specChanged) {
-    const step = await specChangeStep(view, request, found, status);
-    if ('taskRef' in step) return { ...step, actions: [...actions, ...step.actions] };
-    actions.push(...step.actions);
-    pending = step.pending;
-  }
-  const desired = request.spec.desiredPowerState ?? 'PoweredOn';
-  const powerStep = nextPowerStep(power, desired);
-  if (powerStep) {
-    const upid = await startPowerStep(view, ref, powerStep);
-    options.log.info({ vmid: ref.vmid, node: ref.node, step: powerStep, task: upid }, 'Power task started');
-    return { state: 'InProgress', taskRef: formatTaskRef(ref, upid), message: `${powerStep} of VM ${ref.vmid} on ${ref.node} started (the VM is ${power}, to be ${desired})`, actions };
-  }
-  const { addresses, source } = await addressesOf(view, request, ref, status, power);
-  return {
-    state: 'Present',
-    observation: {
-      ref: `${ref.node}/${ref.vmid}`,
-      powerState: power,
-      addresses,
-      actions,
-      statusFields: { node: ref.node, vmid: ref.vmid, ...(source ? { addressSource: source } : {}) },
-      ...(pending ? { pending } : {}),
+    busy: ({ ref, config }) => (config.lock === undefined ? undefined : { taskRef: `${ref.node}/${ref.vmid} lock:${config.lock}`, message: `VM ${ref.vmid} on ${ref.node} is locked (${config.lock})` }),
+    observe: async ({ ref }) => {
+      const status = await reachable(ref.node, () => view.client.qemu.status(ref));
+      return { power: powerStateOf(status), status };
     },
+    writeGuestData: async (vm, seen, pass) => (await firstBootStep(view, pass.request, vm)) ?? { state: 'Done', seen },
+    resize: (vm, seen, pass) => (pass.options.firstBoot ? Promise.resolve({ state: 'Done', seen }) : specChangeStep(view, pass.request, vm, seen)),
+    power: (vm, seen, pass) => powerStep(view, vm, seen, pass),
+    report: async ({ ref }, seen, pass) => {
+      const { addresses, source } = await addressesOf(view, pass.request, ref, seen.status, seen.power);
+      return { ref: `${ref.node}/${ref.vmid}`, powerState: seen.power, addresses, statusFields: { node: ref.node, vmid: ref.vmid, ...(source ? { addressSource: source } : {}) } };
+    },
+    destroy: (vm, request, options) => deletion.destroy(view, vm, request, options),
+    destroyLeftovers: (request, options) => deletion.leftovers(view, request, options),
+    unmark: (vm, releasedFrom, request) => unmarkVm(view, vm, releasedFrom, request.owner),
+    forget: (request) => view.forget(request),
   };
 }
 
-type Step = Extract<EnsureResult, { state: 'InProgress' }>;
+/** The machine's VM with its config (which carries its marks); a provisioned machine's only by its smbios1 UUID (vm-locator.ts). */
+async function find(view: PassView, request: Request, hint: string | undefined, provisioned: boolean): Promise<Found<FoundVm> | undefined> {
+  const found = await reachable(nodeOf(request), () => view.find(request, { hint: vmRefOf(hint), provisioned }));
+  return found && { ref: `${found.ref.node}/${found.ref.vmid}`, vm: found, marks: marksOf(found.config.description) };
+}
 
-/** The next first-boot step of a VM that is off: upload the seed, configure, grow a disk; undefined when all are done. */
-async function firstBootStep(view: PassView, request: Request, { ref, config }: FoundVm): Promise<Step | undefined> {
+/** `pve1/101` → its VmRef; anything else is no place to look. */
+function vmRefOf(ref: string | undefined): VmRef | undefined {
+  const match = /^([^/]+)\/(\d+)$/.exec(ref ?? '');
+  return match?.[1] && match[2] ? { node: match[1], vmid: Number(match[2]) } : undefined;
+}
+
+/** One power task toward the desired state, started; none when it is there. */
+async function powerStep(view: PassView, { ref }: Owned<FoundVm>, seen: Seen, pass: Pass<ProxmoxMachineSpec>): Promise<Step<Seen>> {
+  const step = nextPowerStep(seen.power, pass.desired);
+  if (!step) return { state: 'Done', seen };
+  const upid = await startPowerStep(view, ref, step);
+  pass.options.log.info({ vmid: ref.vmid, node: ref.node, step, task: upid }, 'Power task started');
+  return { state: 'Started', taskRef: formatTaskRef(ref, upid), message: `${step} of VM ${ref.vmid} on ${ref.node} started (the VM is ${seen.power}, to be ${pass.desired})` };
+}
+
+/** The next first-boot step of a VM that is off, one task: upload the seed, configure, grow a disk; undefined when all are done. */
+async function firstBootStep(view: PassView, request: Request, { ref, config }: Owned<FoundVm>): Promise<Step<Seen> | undefined> {
   const { spec } = request;
   const isoStorage = seedStorage(spec, request.raw);
   const wanted = needsSeed(spec, request.userData);
@@ -153,7 +134,7 @@ async function firstBootStep(view: PassView, request: Request, { ref, config }: 
  * VM takes disk growth at once and CPU/memory at its next cold start (PVE keeps
  * them pending unless hotplug is on); what waits is said in `pending`.
  */
-async function specChangeStep(view: PassView, request: Request, { ref, config }: FoundVm, status: QemuStatus): Promise<Step | { actions: MachineAction[]; pending?: string }> {
+async function specChangeStep(view: PassView, request: Request, { ref, config }: Owned<FoundVm>, seen: Seen): Promise<Step<Seen>> {
   const change = hardwareChange(request.spec, config);
   if (Object.keys(change).length > 0) {
     const upid = await view.client.qemu.configAsync(ref, change);
@@ -168,17 +149,17 @@ async function specChangeStep(view: PassView, request: Request, { ref, config }:
   const notes: string[] = [];
   const unattached = unattachedDisks(request.spec, config);
   if (unattached.length > 0) notes.push(`disks added after provisioning are not attached: ${unattached.join(', ')}`);
-  if (status.status === 'running') {
+  if (seen.status.status === 'running') {
     // The config read above has pending values applied; the running VM's own are `current`.
     const running = await view.client.qemu.config(ref, { current: true });
     const waiting = hardwareChange(request.spec, running);
     if (Object.keys(waiting).length > 0) notes.push(`${describeChange(waiting)} change applies at the VM's next power-off and start (pending in PVE)`);
   }
-  return { actions, ...(notes.length > 0 ? { pending: notes.join('; ') } : {}) };
+  return { state: 'Done', seen, actions, ...(notes.length > 0 ? { pending: notes.join('; ') } : {}) };
 }
 
-function inProgress(ref: VmRef, upid: string, message: string, actions: MachineAction[]): Step {
-  return { state: 'InProgress', taskRef: formatTaskRef(ref, upid), message, actions };
+function inProgress(ref: VmRef, upid: string, message: string, actions: MachineAction[]): Step<Seen> {
+  return { state: 'Started', taskRef: formatTaskRef(ref, upid), message, actions };
 }
 
 function startPowerStep(view: PassView, ref: VmRef, step: PowerStep): Promise<string> {

@@ -24,6 +24,21 @@ export class VirtualMachines {
   }
 
   /**
+   * The summary and the extraConfig values of `keys`, in one read; a key the VM does not have
+   * is absent from the map (vcsim leaves it out, vCenter may list it as missing). Keys hold no `"`.
+   */
+  async summaryWithExtraConfig(vm: ManagedObjectReference, keys: readonly string[]): Promise<{ summary: VmSummary; extraConfig: Map<string, string> }> {
+    const paths = new Map(keys.map((key) => [`config.extraConfig["${key}"]`, key]));
+    const content = await this.properties.retrieveOne(vm, [...VM_SUMMARY_PATHS, ...paths.keys()]);
+    const extraConfig = new Map<string, string>();
+    for (const [path, key] of paths) {
+      const value = content.props.get(path)?.childText('value');
+      if (value !== undefined) extraConfig.set(key, value);
+    }
+    return { summary: toVmSummary(content), extraConfig };
+  }
+
+  /**
    * Name and template flag of every VM and template under `root`: the light
    * listing for finding one by name (no guest data for thousands of VMs).
    */

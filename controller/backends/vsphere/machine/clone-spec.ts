@@ -14,7 +14,7 @@ export const KB_PER_GIB = 1024 * 1024;
 
 /** The extraConfig key of the ownership mark (controller/backends/ownership.ts); not under guestinfo., so the guest cannot read or set it. */
 export const OWNER_MARK_KEY = 'banlieue.owner';
-/** Where a released VM keeps the mark it had (ownership.ts `releaseVm`): nothing adopts by it. */
+/** Where a released VM keeps the mark it had (ownership.ts `decideRelease`): nothing adopts by it. */
 export const RELEASED_FROM_KEY = 'banlieue.released-from';
 
 export function buildCloneSpec(spec: VSphereMachineSpec, uuid: string, ownerMark: string, targets: CloneTargets, template: VmHardware): CloneSpec {

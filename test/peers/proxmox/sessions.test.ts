@@ -2,7 +2,7 @@
 // connection, a rotated secret replaces it, a refused token is not kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
-import { ProxmoxClientPool } from '../../../controller/backends/proxmox/client-pool.js';
+import { proxmoxClients } from '../../../controller/backends/proxmox/sessions.js';
 import type { ProxmoxClient } from '../../../controller/backends/proxmox/client/proxmox-client.js';
 import { startProxmoxSim, type ProxmoxSim } from '../../sims/proxmox/proxmox-sim.js';
 
@@ -20,20 +20,21 @@ afterAll(async () => {
 
 describe('Proxmox client pool', () => {
   it('gives concurrent and successive passes of one connection the same client', async () => {
-    const pool = new ProxmoxClientPool();
+    const pool = proxmoxClients();
     const seen = new Set<ProxmoxClient>();
     await Promise.all(Array.from({ length: 4 }, () => pool.use(connection, async (client) => void seen.add((await client.cluster.version()) && client))));
     await pool.use(connection, async (client) => void seen.add(client));
 
     expect(seen.size).toBe(1);
     expect(pool.size).toBe(1);
-    pool.closeAll();
+    const closed = pool.closeAll();
     expect(pool.size).toBe(0);
+    await closed;
   });
 
   it('replaces the client when the secret rotates, and drops one whose token is refused', async () => {
     sim.addToken({ tokenID: 'rotating@pve!token', secret: 'first', privileges: { '/': ['Sys.Audit'] } });
-    const pool = new ProxmoxClientPool();
+    const pool = proxmoxClients();
     const rotating = (secret: string): Connection => ({ ...connection, credentials: { tokenID: 'rotating@pve!token', tokenSecret: secret } });
     const first = await pool.use(rotating('first'), async (client) => (await client.cluster.version()) && client);
 
@@ -44,11 +45,11 @@ describe('Proxmox client pool', () => {
 
     expect(second).not.toBe(first);
     expect(pool.size).toBe(1);
-    pool.closeAll();
+    await pool.closeAll();
   });
 
   it('refuses a Secret without the token keys as Unauthorized', async () => {
-    const pool = new ProxmoxClientPool();
+    const pool = proxmoxClients();
 
     await expect(pool.use({ ...connection, credentials: { username: 'x' } }, async () => undefined)).rejects.toMatchObject({ kind: 'Unauthorized', code: 'CredentialsUnavailable' });
   });

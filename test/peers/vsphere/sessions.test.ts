@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { withSignal } from '../../../controller/backends/cancellation.js';
-import { VsphereSessionPool } from '../../../controller/backends/vsphere/session-pool.js';
+import { vsphereSessions } from '../../../controller/backends/vsphere/sessions.js';
 import { waitFor } from '../../support/wait.js';
 import { vcsimClient } from '../../support/vsphere-world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
@@ -36,7 +36,7 @@ const serverSessions = async (): Promise<number> => (await serverSessionKeys()).
 
 describe('vSphere session pool', () => {
   it('runs many passes, concurrent or not, on one login, and logs it out on closeAll', async () => {
-    const pool = new VsphereSessionPool();
+    const pool = vsphereSessions();
     const keys = new Set<string | undefined>();
     for (let i = 0; i < 3; i++) await pool.use(connection, async (client) => void keys.add(client.session.key));
     await Promise.all(Array.from({ length: 5 }, () => pool.use(connection, async (client) => void keys.add((await client.inventory.datacenters()) && client.session.key))));
@@ -48,7 +48,7 @@ describe('vSphere session pool', () => {
   });
 
   it('lets a pass with a deadline stop waiting for a login a frozen vCenter does not answer, without failing the login for the other passes', async () => {
-    const pool = new VsphereSessionPool();
+    const pool = vsphereSessions();
     sim.pause();
     try {
       // The pass with a deadline asks first: the login it sets off must not carry its deadline.
@@ -66,7 +66,7 @@ describe('vSphere session pool', () => {
   });
 
   it('keeps no session for refused credentials, and logs in with the right ones next time', async () => {
-    const pool = new VsphereSessionPool();
+    const pool = vsphereSessions();
     const wrong = { ...connection, credentials: { username: sim.username, password: 'wrong' } };
     await expect(pool.use(wrong, async () => 'unreached')).rejects.toMatchObject({ kind: 'Unauthorized' });
     expect(pool.size).toBe(0);
@@ -77,7 +77,7 @@ describe('vSphere session pool', () => {
   });
 
   it('logs a rotated-away session out when the credentials change', async () => {
-    const pool = new VsphereSessionPool();
+    const pool = vsphereSessions();
     try {
       const before = await pool.use(connection, async (client) => client.session.key);
       // Same user, another CA bundle string (a rotation): a new session, the old one ends.
@@ -94,7 +94,7 @@ describe('vSphere session pool', () => {
   });
 
   it('logs out a session idle for longer than idleMs', async () => {
-    const pool = new VsphereSessionPool({ idleMs: 200 });
+    const pool = vsphereSessions({ idleMs: 200 });
     await pool.use(connection, async () => undefined);
     expect(await serverSessions()).toBe(1);
     await waitFor('the idle session to be logged out', async () => ((await serverSessions()) === 0 ? true : undefined), 60_000);

@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
 import { LibvirtCredentialKey } from '../../../controller/backends/libvirt/credentials.js';
-import { LibvirtSessionPool } from '../../../controller/backends/libvirt/session-pool.js';
+import { libvirtSessions } from '../../../controller/backends/libvirt/sessions.js';
 import type { LibvirtClient } from '../../../controller/backends/libvirt/client/libvirt-client.js';
 import { LOOPBACK, startLibvirtd, type Libvirtd } from './libvirtd.js';
 
 let daemon: Libvirtd;
-const pool = new LibvirtSessionPool();
+const pool = libvirtSessions();
 
 beforeAll(async () => {
   daemon = await startLibvirtd();
