@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { abortError, currentSignal } from '../../cancellation.js';
+import { readBoundedBody } from '../../kit/wire/bounded-body.js';
 
 export interface UnixHttpTransportOptions {
   /** The VMM's `--api-socket path=…`. */
@@ -45,15 +46,10 @@ export class UnixHttpTransport {
       const headers: Record<string, string | number> = { Accept: 'application/json', 'Content-Length': Buffer.byteLength(payload) };
       if (json !== undefined) headers['Content-Type'] = 'application/json';
       const req = request({ socketPath: this.socketPath, path, method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) res.destroy(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('end', () => settle(() => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') })));
-        res.on('error', (error) => settle(() => reject(this.socketError(label, error, signal))));
+        readBoundedBody(res, MAX_RESPONSE_BYTES).then(
+          (body) => settle(() => resolve({ status: res.statusCode ?? 0, body })),
+          (error: Error) => settle(() => reject(this.socketError(label, error, signal))),
+        );
       });
       const timer = setTimeout(() => {
         req.destroy(new BackendError(BackendErrorKind.Unreachable, `${label}: no answer within ${this.timeoutMs} ms on ${this.socketPath}`, { code: 'Timeout' }));

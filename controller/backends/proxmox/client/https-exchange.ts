@@ -4,6 +4,7 @@ import type { Agent } from 'node:https';
 import { request } from 'node:https';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { abortError, currentSignal } from '../../cancellation.js';
+import { readBoundedBody } from '../../kit/wire/bounded-body.js';
 
 export interface ExchangeRequest {
   readonly agent: Agent;
@@ -51,18 +52,10 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeAnswer> {
     }
     const headers = { ...req.headers, ...(req.body ? { 'Content-Length': req.body.length } : {}) };
     const outgoing = request(req.url, { method: req.method, agent: req.agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) res.destroy(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => {
+      readBoundedBody(res, MAX_RESPONSE_BYTES).then((body) => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', (error) => fail(error));
+        resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', body });
+      }, fail);
     });
     const timer = setTimeout(() => {
       outgoing.destroy(new ExchangeFailure(`${req.call}: no answer within ${req.timeoutMs} ms from ${req.url.host}`, 'unknown', { code: 'Timeout' }));

@@ -2,9 +2,8 @@
 // task's `exitstatus` once it has stopped. A provider must not hold a worker
 // on a long task (DESIGN §3): it keeps the UPID and reads `status` on a later
 // pass; `wait` is for the short ones (a config change, a stop).
-import { setTimeout as delay } from 'node:timers/promises';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
-import { currentSignal } from '../../cancellation.js';
+import { pollUntilEnded } from '../../kit/wire/deadline-poll.js';
 import { Endpoints } from './endpoints.js';
 import type { ProxmoxTransport } from './transport.js';
 import { requireUpid } from './upid.js';
@@ -43,23 +42,13 @@ export class Tasks {
    * ProxmoxTaskError (TaskFailed) when it ends otherwise, and BackendError
    * Unreachable with code `TaskDeadlineExceeded` when still running at the deadline.
    */
-  async wait(upid: string, options: TaskWaitOptions = {}): Promise<TaskStatus> {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const maxPollMs = options.maxPollMs ?? 2_000;
-    let pollMs = options.initialPollMs ?? 250;
-    for (;;) {
-      const status = await this.status(upid);
-      if (isTaskDone(status)) return status;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new BackendError(BackendErrorKind.Unreachable, `task ${status.type} ${status.id} on ${status.node} still running at the deadline`, {
-          code: 'TaskDeadlineExceeded',
-        });
-      }
-      const signal = currentSignal();
-      await delay(Math.min(pollMs, left), undefined, signal ? { signal } : {});
-      pollMs = Math.min(pollMs * 2, maxPollMs);
-    }
+  wait(upid: string, options: TaskWaitOptions = {}): Promise<TaskStatus> {
+    return pollUntilEnded(
+      () => this.status(upid),
+      (status) => (isTaskDone(status) ? status : undefined),
+      (status) => new BackendError(BackendErrorKind.Unreachable, `task ${status.type} ${status.id} on ${status.node} still running at the deadline`, { code: 'TaskDeadlineExceeded' }),
+      { timeoutMs: options.timeoutMs ?? 300_000, initialPollMs: options.initialPollMs ?? 250, maxPollMs: options.maxPollMs ?? 2_000 },
+    );
   }
 }
 

@@ -3,13 +3,14 @@
 // parameters form-encoded, `{data: …}` unwrapped and checked against the
 // call's return type, errors typed (proxmox-error.ts), and retries where a
 // second attempt cannot do the work twice.
-import { Agent } from 'node:https';
+import type { Agent } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createSecureContext } from 'node:tls';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import { currentSignal } from '../../cancellation.js';
+import { parseHttpsEndpoint } from '../../kit/wire/https-endpoint.js';
+import { tlsAgent } from '../../kit/wire/tls-agent.js';
 import { authorizationHeader, checkToken, type ProxmoxToken } from './credentials.js';
 import type { Endpoint } from './endpoints.js';
 import { encodeForm, formValues, type ParamValue } from './form-encoding.js';
@@ -65,14 +66,8 @@ export class ProxmoxTransport {
 
   constructor(options: ProxmoxTransportOptions) {
     checkToken(options);
-    this.base = parseEndpoint(options.endpoint);
-    const insecure = options.insecureSkipTLSVerify ?? false;
-    if (options.caPem !== undefined && !insecure) checkCaPem(options.caPem);
-    this.agent = new Agent({
-      keepAlive: true,
-      rejectUnauthorized: !insecure,
-      ...(options.caPem !== undefined && !insecure ? { ca: options.caPem } : {}),
-    });
+    this.base = apiServer(options.endpoint);
+    this.agent = tlsAgent(options);
     this.authorization = authorizationHeader(options);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [250, 1_000, 4_000];
@@ -222,24 +217,9 @@ function decode<R extends TSchema>(schema: R, data: unknown, call: string): Stat
   throw new BackendError(BackendErrorKind.Unreachable, `${call}: unexpected answer, ${where}`, { code: 'UnexpectedResponse' });
 }
 
-function parseEndpoint(endpoint: string): URL {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new TypeError(`endpoint "${endpoint}" is not a URL`);
-  }
-  if (url.protocol !== 'https:') throw new TypeError(`endpoint "${endpoint}" must be https`);
-  if (url.username !== '' || url.password !== '') throw new TypeError('endpoint must not carry credentials');
+/** The API server of `endpoint` (its origin): an https URL naming no path but the API's own. */
+function apiServer(endpoint: string): URL {
+  const url = parseHttpsEndpoint(endpoint);
   if (!/^\/?(api2\/json\/?)?$/.test(url.pathname)) throw new TypeError(`endpoint "${endpoint}" must be the server (https://host:8006), not a path in it`);
   return new URL(url.origin);
-}
-
-function checkCaPem(caPem: string): void {
-  if (!caPem.includes('-----BEGIN CERTIFICATE-----')) throw new TypeError('caPem holds no PEM certificate');
-  try {
-    createSecureContext({ ca: caPem });
-  } catch (cause) {
-    throw new TypeError(`caPem is not a valid PEM bundle: ${(cause as Error).message}`, { cause });
-  }
 }

@@ -1,7 +1,6 @@
 // Waiting for a vim25 Task: poll `info` until success or error, with a deadline.
-import { setTimeout as delay } from 'node:timers/promises';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
-import { currentSignal } from '../../cancellation.js';
+import { pollUntilEnded } from '../../kit/wire/deadline-poll.js';
 import type { PropertyCollector } from './property-collector.js';
 import type { ManagedObjectReference, TaskState } from './vim-types.js';
 import { faultFromTask } from './vsphere-fault.js';
@@ -46,24 +45,18 @@ export class Tasks {
    * VsphereFault of kind TaskFailed carrying the fault type; running past the
    * deadline throws BackendError Unreachable with code `TaskDeadlineExceeded`.
    */
-  async wait(task: ManagedObjectReference, options: TaskWaitOptions = {}): Promise<TaskOutcome> {
-    const deadline = Date.now() + (options.timeoutMs ?? 600_000);
-    const maxPollMs = options.maxPollMs ?? 3_000;
-    let pollMs = options.initialPollMs ?? 100;
-    for (;;) {
-      const info = await this.info(task);
-      const outcome = settled(info);
-      if (outcome) return outcome;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, {
-          code: 'TaskDeadlineExceeded',
-        });
-      }
-      const signal = options.signal ?? currentSignal();
-      await delay(Math.min(pollMs, left), undefined, signal ? { signal } : {});
-      pollMs = Math.min(pollMs * 2, maxPollMs);
-    }
+  wait(task: ManagedObjectReference, options: TaskWaitOptions = {}): Promise<TaskOutcome> {
+    return pollUntilEnded(
+      () => this.info(task),
+      settled,
+      (info) => new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, { code: 'TaskDeadlineExceeded' }),
+      {
+        timeoutMs: options.timeoutMs ?? 600_000,
+        initialPollMs: options.initialPollMs ?? 100,
+        maxPollMs: options.maxPollMs ?? 3_000,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+    );
   }
 }
 

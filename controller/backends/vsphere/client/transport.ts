@@ -1,11 +1,13 @@
 // HTTPS transport for vim25 SOAP: one keep-alive agent per endpoint, the
 // session cookie, a deadline per call, and TLS verified against the Provider's
 // CA bundle. Faults and network trouble leave here as BackendErrors.
-import { Agent, request } from 'node:https';
-import { abortError, currentSignal } from '../../cancellation.js';
+import { request, type Agent } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { createSecureContext } from 'node:tls';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
+import { abortError, currentSignal } from '../../cancellation.js';
+import { readBoundedBody } from '../../kit/wire/bounded-body.js';
+import { parseHttpsEndpoint } from '../../kit/wire/https-endpoint.js';
+import { tlsAgent } from '../../kit/wire/tls-agent.js';
 import { decodeResponse, encodeRequest, type XmlFields } from './soap-envelope.js';
 import { faultFromSoap, isVsphereFault } from './vsphere-fault.js';
 import type { XmlElement } from './xml-element.js';
@@ -58,14 +60,8 @@ export class HttpsSoapTransport implements SoapCaller {
   private cookie: string | undefined;
 
   constructor(options: SoapTransportOptions) {
-    this.url = parseEndpoint(options.endpoint);
-    const insecure = options.insecureSkipTLSVerify ?? false;
-    if (options.caPem !== undefined && !insecure) checkCaPem(options.caPem);
-    this.agent = new Agent({
-      keepAlive: true,
-      rejectUnauthorized: !insecure,
-      ...(options.caPem !== undefined && !insecure ? { ca: options.caPem } : {}),
-    });
+    this.url = parseHttpsEndpoint(options.endpoint);
+    this.agent = tlsAgent(options);
     this.soapAction = `urn:vim25/${options.apiVersion ?? '8.0.1.0'}`;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.onCall = options.onCall;
@@ -125,7 +121,7 @@ export class HttpsSoapTransport implements SoapCaller {
       if (this.cookie !== undefined) headers.Cookie = `${SESSION_COOKIE}=${this.cookie}`;
       const req = request(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
         this.keepCookie(res);
-        readBody(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), fail);
+        readBoundedBody(res, MAX_RESPONSE_BYTES).then((body) => resolve({ status: res.statusCode ?? 0, body }), fail);
       });
       const timer = setTimeout(() => {
         req.destroy(new BackendError(BackendErrorKind.Unreachable, `${method}: no response within ${this.timeoutMs} ms from ${this.url.host}`, { code: 'Timeout' }));
@@ -155,41 +151,6 @@ export class HttpsSoapTransport implements SoapCaller {
       if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) this.cookie = pair.slice(eq + 1).trim();
     }
   }
-}
-
-function parseEndpoint(endpoint: string): URL {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new TypeError(`endpoint "${endpoint}" is not a URL`);
-  }
-  if (url.protocol !== 'https:') throw new TypeError(`endpoint "${endpoint}" must be https`);
-  if (url.username !== '' || url.password !== '') throw new TypeError('endpoint must not carry credentials');
-  return url;
-}
-
-function checkCaPem(caPem: string): void {
-  if (!caPem.includes('-----BEGIN CERTIFICATE-----')) throw new TypeError('caPem holds no PEM certificate');
-  try {
-    createSecureContext({ ca: caPem });
-  } catch (cause) {
-    throw new TypeError(`caPem is not a valid PEM bundle: ${(cause as Error).message}`, { cause });
-  }
-}
-
-function readBody(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES) res.destroy(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`));
-      else chunks.push(chunk);
-    });
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-  });
 }
 
 function networkError(method: string, url: URL, error: Error): BackendError {
