@@ -148,7 +148,11 @@ export type ReleaseResult =
   | { readonly state: 'Absent' }
   | { readonly state: 'InProgress'; readonly message: string; readonly reason?: Reason };
 
-/** A backend's machine kind: find-or-create by UUID, converge power, destroy or release. */
+/**
+ * A backend's machine kind: find-or-create by UUID, converge power, destroy or release. Every
+ * backend builds it from its small steps with `machineBackend` (kit/machine/), the one recipe
+ * that checks the VM's ownership mark on every pass, after every task and before every change.
+ */
 export interface MachineBackend<Spec> {
   /**
    * Converge the VM of `request`: found by UUID (an orphan from an earlier

@@ -20,7 +20,7 @@ type Request = MachineRequest<VSphereMachineSpec>;
  * vCenter's longest VM name. A longer one fails CloneVM_Task only once the task runs, so it is refused before any clone:
  * admission refuses it on a VSphereMachine, but not on a VirtualMachine, which names no backend.
  */
-export const MAX_VM_NAME_LENGTH = VSPHERE_MAX_VM_NAME_LENGTH;
+const MAX_VM_NAME_LENGTH = VSPHERE_MAX_VM_NAME_LENGTH;
 
 /**
  * The task `taskRef` names, taken as the machine's clone (the only task a vSphere pass

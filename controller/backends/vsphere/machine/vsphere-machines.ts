@@ -21,8 +21,6 @@ import { readCloneTask, startClone } from './clone-task.js';
 import { guestInfoExtraConfig } from './guest-info.js';
 import { isNoop, resizeOf, type Resize } from './resize.js';
 
-export { MAX_VM_NAME_LENGTH } from './clone-task.js';
-
 type Request = MachineRequest<VSphereMachineSpec>;
 
 /** A VM found in this pass: its moref and its summary as read with its marks. */
