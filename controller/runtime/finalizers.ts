@@ -35,23 +35,26 @@ export interface FieldStamp {
 }
 
 /**
- * Add `finalizer` to `obj` unless it is there (with `stamp`, when given and
- * unset). Resolves true when this call added it (the object changed: a
- * reconciler returns and runs again on the event), false when it was already
- * present.
+ * Add `finalizer` to `obj` unless it is there, and `stamp` where the object has no value for it
+ * yet (its only writer: a field that must exist before anything else is done). Resolves true when
+ * this call changed the object (a reconciler returns and runs again on the event), false when both
+ * were there already.
  */
 export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string, stamp?: FieldStamp): Promise<boolean> {
-  if (hasFinalizer(obj, finalizer)) return false;
+  const unstamped = (o: WithFinalizers): boolean => stamp !== undefined && valueAt(o, stamp.path) === undefined;
+  if (hasFinalizer(obj, finalizer) && !unstamped(obj)) return false;
   return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
-    if (hasFinalizer(current, finalizer)) return undefined;
+    const adds = !hasFinalizer(current, finalizer);
+    if (!adds && !unstamped(current)) return undefined;
     const rv = current.metadata.resourceVersion;
     if (rv === undefined) return 'refresh';
+    const finalizerOps: JsonPatchOp[] = !adds
+      ? []
+      : [current.metadata.finalizers ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer } : { op: 'add', path: '/metadata/finalizers', value: [finalizer] }];
     return [
       { op: 'test', path: '/metadata/resourceVersion', value: rv },
-      current.metadata.finalizers
-        ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
-        : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
-      ...(stamp && valueAt(current, stamp.path) === undefined ? [{ op: 'add' as const, path: pointer(stamp.path), value: stamp.value }] : []),
+      ...finalizerOps,
+      ...(stamp && unstamped(current) ? [{ op: 'add' as const, path: pointer(stamp.path), value: stamp.value }] : []),
     ];
   });
 }

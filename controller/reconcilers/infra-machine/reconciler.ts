@@ -1,7 +1,9 @@
-// A provider role's machine kind (any backend): finalizer, identity in
-// spec.providerID before anything is created, placement, user-data, then the
-// backend converges the VM and the status says what it found. Generic over
-// MachineBackend (STYLE §2): adding a backend touches nothing here.
+// A provider role's machine kind (any backend). A pass does one step and
+// writes status at most once: the finalizer with the identity (spec.providerID)
+// and return; where the VM is to be created (status.placement) and return;
+// then the backend converges the VM and the status says what it found. A
+// deletion reports Deleting and returns, then destroys or releases the VM.
+// Generic over MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { DeletionPolicy } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
@@ -19,7 +21,8 @@ import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { applyStatusOrRefusal, containsAll } from '../../runtime/status-writer.js';
+import { Expectations } from '../../runtime/expectations.js';
+import { applyStatusOrRefusal } from '../../runtime/status-writer.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
 import { isPaused } from '../paused.js';
@@ -78,8 +81,13 @@ export class InfraMachineReconciler implements Reconciler {
   private readonly finalizer: string;
   /** The spec list of interfaces that may fix a MAC, if the kind has one. */
   private readonly nicsField: string | undefined;
-  /** By machine key: the status this process last wrote, until the cache shows it (withWrittenStatus). */
-  private readonly writtenStatus = new Map<string, { readonly uid: string | undefined; readonly status: InfraMachineStatus }>();
+  /**
+   * The status this process last wrote, until the cache shows it: a pass that runs before the watch
+   * delivers it (its own update event, a poll) must neither start a second create (status.taskRef)
+   * nor take a provisioned machine for a new one, nor move a condition's transition time. Only the
+   * provider writes an InfraMachine's status, all of it.
+   */
+  private readonly written = new Expectations<InfraMachineStatus>('whole');
 
   constructor(
     private readonly backend: RunningBackend,
@@ -105,10 +113,10 @@ export class InfraMachineReconciler implements Reconciler {
   async reconcile(key: string, log: Logger, signal?: AbortSignal): Promise<ReconcileResult> {
     const cached = this.machines.get(key);
     if (!cached) {
-      this.writtenStatus.delete(key);
+      this.written.forget(key);
       return done;
     }
-    const machine = this.withWrittenStatus(key, cached);
+    const machine = this.written.observe(key, cached);
     // Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
     const pausedCluster = await pausedOwningCluster(this.api, machine);
     if (isPaused({ metadata: machine.metadata }, pausedCluster)) {
@@ -116,20 +124,17 @@ export class InfraMachineReconciler implements Reconciler {
       // An unpaused Cluster sends no event here: look again.
       return pausedCluster ? waiting(this.timings.pollMs) : done;
     }
-    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, log, signal);
-    // The finalizer in its own write, with the providerID when it is still to be written (before anything exists
-    // on the backend, so a crash from here on finds the VM again by it). The next pass starts on the watch event of
-    // that write, from a cache that shows it: a pass right away would read the copy without it and write again.
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
+    if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, identity, log, signal);
+    // The finalizer and the providerID in one write of their own, before anything exists on the backend (a crash
+    // from here on finds the VM again by it). The next pass starts on the watch event of that write.
     const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
     if (await ensureFinalizer(this.api, machine, this.finalizer, stamp)) {
       if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
       return done;
     }
-
-    const { outcome, result, retry } = await this.pass(machine, log, signal);
-    // From the status this pass may have written already (status.placement, before a create).
-    const status = await this.writeStatus(this.withWrittenStatus(key, machine), outcome);
+    const { outcome, result, retry } = await this.pass(machine, identity, log, signal);
+    const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
     if (outcome.kind === 'observed') {
@@ -139,17 +144,9 @@ export class InfraMachineReconciler implements Reconciler {
     return result ?? this.nextLook(machine, outcome, status);
   }
 
-  /** One pass over the backend, as an outcome for the status; errors to retry with backoff are thrown after it is written. */
-  private async pass(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<PassResult> {
-    const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
+  /** One step over the backend, as an outcome for the status; errors to retry with backoff are thrown after it is written. */
+  private async pass(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<PassResult> {
     if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
-    if (identity.unwritten) {
-      // Written before anything exists on the backend, so a crash from here on finds the VM again by it.
-      // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
-      const { name, namespace, uid } = machine.metadata;
-      await this.ssa.apply({ apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name, namespace, uid }, spec: { providerID: identity.providerID } });
-      log.info({ providerID: identity.providerID }, 'Set providerID');
-    }
     const provisioned = isProvisioned(machine);
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true });
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
@@ -165,9 +162,10 @@ export class InfraMachineReconciler implements Reconciler {
         // Looked at again later: the holder may go, or this machine get another MAC (an update wakes it at once).
         return { outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message }, result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) };
       }
-      // Where, before anything can exist there: from now on the VM is looked for and deleted there only.
-      await this.writeStatus(machine, { kind: 'placing', placement: resolved.placement });
-      log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recorded where the VM is created');
+      // Where, before anything can exist there: from now on the VM is looked for and deleted there only. The next
+      // pass, at once (a status write of its own wakes no pass), creates it; it sees the record (expectations).
+      log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recording where the VM is created');
+      return { outcome: { kind: 'placing', placement: resolved.placement }, result: inProgress(0) };
     }
     const options = { mayCreate, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
     let ensured: EnsureResult;
@@ -223,13 +221,14 @@ export class InfraMachineReconciler implements Reconciler {
    * The VM destroyed or released as spec.deletionPolicy says (decide-deletion.ts), the claims
    * deleted or kept to match, the Events that say so, then the finalizer.
    */
-  private async reconcileDelete(machine: InfraMachine, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
+  private async reconcileDelete(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     if (!hasFinalizer(machine, this.finalizer)) return done;
-    const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     const policy = deletionPolicyOf(machine);
-    // Ready covers the deletion too (InfraMachine contract): Deleting from its first pass, before the backend is asked.
+    // Ready covers the deletion too (InfraMachine contract): Deleting, in a pass of its own, before the backend is asked.
     if (!isDeletionReported(machine.status)) {
       await this.writeStatus(machine, { kind: 'deleting', message: deletingMessage(policy, identity.ok ? identity.uuid : undefined) });
+      // At once: a status write of its own wakes no pass.
+      return inProgress(0);
     }
     const fate: VmFate | { readonly wait: ReconcileResult } = identity.ok ? await this.letVmGo(machine, identity, policy, log, signal) : { kind: 'none' };
     if ('wait' in fate) return fate.wait;
@@ -346,24 +345,6 @@ export class InfraMachineReconciler implements Reconciler {
     };
   }
 
-  /**
-   * The machine with the status this process last wrote, until the cache shows
-   * that write: a pass that runs before the watch delivers it (its own update
-   * event, a poll) must neither start a second create (status.taskRef) nor
-   * take a provisioned machine for a new one, nor move a condition's
-   * transition time (controller-runtime's "expectations"). Only the provider
-   * writes an InfraMachine's status.
-   */
-  private withWrittenStatus(key: string, machine: InfraMachine): InfraMachine {
-    const written = this.writtenStatus.get(key);
-    if (!written) return machine;
-    if (written.uid !== machine.metadata.uid || sameStatus(machine.status, written.status)) {
-      this.writtenStatus.delete(key);
-      return machine;
-    }
-    return { ...machine, status: written.status };
-  }
-
   private async writeStatus(machine: InfraMachine, outcome: PassOutcome): Promise<InfraMachineStatus> {
     const now = this.clock.now();
     const before = findCondition(machine.status?.conditions, ConditionType.Ready);
@@ -371,8 +352,8 @@ export class InfraMachineReconciler implements Reconciler {
     const { written, status } = await applyStatusOrRefusal(this.ssa, machine, decideMachineStatus(machine, outcome, now), (message) =>
       decideMachineStatus(machine, { kind: 'blocked', reason: Reason.StatusRefused, message }, now),
     );
-    if (written) this.writtenStatus.set(keyOf(machine), { uid: machine.metadata.uid, status });
     if (written) {
+      this.written.expect(keyOf(machine), machine, status);
       const after = findCondition(status.conditions, ConditionType.Ready);
       if (after && after.status === 'False' && (after.reason !== before?.reason || before?.status !== 'False') && !QUIET_REASONS.has(after.reason)) {
         void this.events.record(machine, 'Warning', after.reason, after.message);
@@ -397,7 +378,3 @@ export class InfraMachineReconciler implements Reconciler {
   }
 }
 
-/** The same status, whatever the key order (the cache holds what the server sent back). */
-function sameStatus(a: InfraMachineStatus | undefined, b: InfraMachineStatus): boolean {
-  return a !== undefined && containsAll(a, b) && containsAll(b, a);
-}
