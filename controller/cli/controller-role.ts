@@ -13,7 +13,8 @@ import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.
 import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
 import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
 import { MIRROR_COALESCE_MS, mirrorsAtOnce } from '../reconcilers/virtual-machine/status-mirror.js';
-import { VirtualMachineReconciler, type InfraMachineObject } from '../reconcilers/virtual-machine/reconciler.js';
+import { VirtualMachineReconciler } from '../reconcilers/virtual-machine/reconciler.js';
+import type { InfraMachine } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
@@ -58,7 +59,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const classes = informer<VMClass>(VMClassKind);
   const images = informer<VMImage>(VMImageKind);
   const backends = options.backends.all;
-  const machines = new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachineObject>(b.api.machine)] as const));
+  const machines = new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachine>(b.api.machine)] as const));
   const clusters = new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const));
   const templates = new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const));
   const core: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [vms, providers, classes, images, ...clusters.values()];
@@ -106,7 +107,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
   const placementControllers = backends.map((backend) => {
     const machineKind = backend.api.machine.kind;
-    const machineInformer = machines.get(machineKind) as Informer<InfraMachineObject>;
+    const machineInformer = machines.get(machineKind) as Informer<InfraMachine>;
     const clusterInformer = clusters.get(backend.api.cluster.kind) as Informer<InfraCluster>;
     const controller = new Controller(new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa), metrics, log, controllerOptions);
     onAnyChange(machineInformer, (m) => [keyOf(m)], (k) => controller.enqueue(k));
@@ -156,7 +157,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 }
 
 /** The VirtualMachine that owns an infrastructure machine, if any. */
-function ownerVmKeys(machine: InfraMachineObject): string[] {
+function ownerVmKeys(machine: InfraMachine): string[] {
   const owner = machine.metadata.ownerReferences?.find((r) => r.controller && r.kind === VirtualMachineKind.kind && r.apiVersion === apiVersionOf(VirtualMachineKind));
   return owner && machine.metadata.namespace ? [`${machine.metadata.namespace}/${owner.name}`] : [];
 }

@@ -5,9 +5,12 @@
 // VMImage's enums, rules and field descriptions, the install (Deployments,
 // RBAC, NetworkPolicies), the clusterctl flavors and the docs tables.
 import type { ClusterTemplateFlavor } from '../clusterctl/flavor.js';
-import type { ImageSourceKind } from './banlieue.io/v1alpha1/vm-image.js';
 import type { KindDefinition } from './kind.js';
 import type { TObject } from './schema.js';
+
+/** What a VMImage source can be; each backend says which it reads (BackendApi.imageSources). */
+export const IMAGE_SOURCE_KINDS = ['Template', 'BackingFile', 'Url'] as const;
+export type ImageSourceKind = (typeof IMAGE_SOURCE_KINDS)[number];
 
 /** One URL scheme a Provider endpoint of a backend may use. */
 export interface EndpointScheme {

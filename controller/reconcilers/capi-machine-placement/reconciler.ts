@@ -9,7 +9,7 @@ import type { KubeApi } from '../../runtime/kube-api.js';
 import { capiOwner, getOwningMachine } from '../owning-machine.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import type { InfraMachineObject } from '../virtual-machine/infra-builders.js';
+import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { decideMachineFailureDomain } from './decide.js';
 
 const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
@@ -22,7 +22,7 @@ export class CapiMachinePlacementReconciler implements Reconciler {
 
   constructor(
     readonly kind: string,
-    private readonly machines: Informer<InfraMachineObject>,
+    private readonly machines: Informer<InfraMachine>,
     private readonly clusters: Informer<InfraCluster>,
     private readonly api: KubeApi,
     private readonly ssa: ServerSideApply,
@@ -60,9 +60,9 @@ export class CapiMachinePlacementReconciler implements Reconciler {
   }
 
   /** The cluster's other machines of the same group: one MachineDeployment, or the control plane. */
-  private peers(m: InfraMachineObject): InfraMachineObject[] {
+  private peers(m: InfraMachine): InfraMachine[] {
     const labels = m.metadata.labels ?? {};
-    const group = (o: InfraMachineObject): string | undefined =>
+    const group = (o: InfraMachine): string | undefined =>
       o.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? 'control-plane' : o.metadata.labels?.[DEPLOYMENT_LABEL];
     return this.machines
       .list(m.metadata.namespace)

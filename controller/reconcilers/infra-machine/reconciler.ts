@@ -7,7 +7,7 @@
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { DeletionPolicy } from '../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import type { InfraMachine as ContractInfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type { InfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';
 import type { Connection, EnsureResult, MachineAction, MachineObservation, MachineRequest } from '../../backends/backend.js';
 import type { RunningBackend } from '../../backends/descriptor.js';
@@ -39,8 +39,6 @@ import { readUserData } from './user-data.js';
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
 const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.WaitingForIPAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
 
-/** Any InfraMachine kind, as the contract defines it (infra/api). */
-export type InfraMachine = ContractInfraMachine;
 
 export interface InfraMachineTimings {
   /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */

@@ -14,7 +14,7 @@
 // allows, announced before its machine is deleted.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { DeletionPolicy } from '../../../infra/api/common.js';
-import type { ScheduledPlacement, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
@@ -25,11 +25,12 @@ import type { UserData } from '../../backends/user-data-bytes.js';
 import { judgeRunningPlacement, type RunningFacts, type RunningVerdict } from '../../scheduler/running-placement.js';
 import { compareText } from '../../scheduler/compare-text.js';
 import { schedule } from '../../scheduler/schedule.js';
-import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
 import { decideMove, type RecreateBudget } from './drift.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
-import { buildInfraMachine, type InfraMachineObject } from './infra-builders.js';
+import { buildInfraMachine } from './infra-builders.js';
+import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
   decideUserDataSecretWrite,
   infraConflict,
@@ -44,16 +45,26 @@ import {
   describePlacement,
   keptPlacement,
   placementSpecDigest,
-  recordAgrees,
-  recordRunning,
   runningPlacement,
-  sameResolved,
   toScheduledPlacement,
   type Placement,
-  type RunningPlacement,
 } from './placement.js';
 import { findDuplicateAddress, heldAddresses, type SiblingAddresses } from './static-addresses.js';
-import { mirrorInfraStatus, readyCondition } from './status-mirror.js';
+import {
+  current,
+  machineName,
+  notReady,
+  notScheduled,
+  ownedStatus,
+  placementMatches,
+  recordOf,
+  restoredEvents,
+  samePlacement,
+  since,
+  statusFor,
+  type PlannedEvent,
+  type Running,
+} from './vm-status.js';
 import { renderUserDataSource, userDataVars } from './user-data.js';
 
 /** The user-data source's value, as bytes (user-data-bytes.ts), or why it cannot be read. */
@@ -81,22 +92,15 @@ export interface VmObserved {
   readonly recreateBudget?: RecreateBudget;
 }
 
-/** An Event about the VM, recorded before the plan's writes (so one announcing a deletion precedes it). */
-export interface PlannedEvent {
-  readonly type: 'Normal' | 'Warning';
-  readonly reason: Reason;
-  readonly message: string;
-}
-
 export interface VmPlan {
   readonly ensureFinalizer: boolean;
   readonly removeFinalizer: boolean;
   /** Objects the VM controls, to delete (each only while its uid is the one given). */
-  readonly deleteInfra: readonly InfraMachineObject[];
+  readonly deleteInfra: readonly InfraMachine[];
   /** Machines the VM controls whose spec.deletionPolicy is to be set before they are deleted. */
-  readonly setDeletionPolicy?: readonly { readonly machine: InfraMachineObject; readonly deletionPolicy: DeletionPolicy }[];
+  readonly setDeletionPolicy?: readonly { readonly machine: InfraMachine; readonly deletionPolicy: DeletionPolicy }[];
   /** The infra machine to create, or (metadata.uid set) to update: it is the VM's. */
-  readonly applyInfra?: InfraMachineObject;
+  readonly applyInfra?: InfraMachine;
   /** The rendered user-data Secret to create, or (metadata.uid set) to update; absent when the live one is already right. */
   readonly userDataSecret?: UserDataSecretObject;
   /** Events to record before anything is written or deleted. */
@@ -174,12 +178,6 @@ interface Gate {
   readonly requeueAfterMs?: number;
 }
 
-/** The machine the VM runs on (a Present one it controls) and where that is. */
-interface Running {
-  readonly machine: InfraMachineObject;
-  readonly placement: RunningPlacement;
-}
-
 function activePlan(o: VmObserved, now: Date): ActivePlan {
   const { vm, vmClass, image } = o;
   if (!vmClass) return blocked(o, now, { scheduled: notScheduled(Reason.ClassNotFound, `spec.classRef.name "${vm.spec.classRef.name}" not found`) });
@@ -225,9 +223,9 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
  */
 function runningOn(o: VmObserved): Running | undefined {
   const present = o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : []));
-  const served = (m: InfraMachineObject): boolean =>
+  const served = (m: InfraMachine): boolean =>
     o.providers.some((p) => p.metadata.name === m.spec.providerRef?.name && o.backends.machineKind(p.spec.providerClassRef.name) === m.kind);
-  const onKnownProvider = (m: InfraMachineObject): number => (served(m) ? 0 : 1);
+  const onKnownProvider = (m: InfraMachine): number => (served(m) ? 0 : 1);
   const [machine] = present.sort(
     (a, b) => onKnownProvider(a) - onKnownProvider(b) || compareText(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') || compareText(a.kind, b.kind),
   );
@@ -281,7 +279,7 @@ function movePlan(
 }
 
 /** Present machines of other kinds the VM controls, besides the one it runs on. */
-function otherKinds(o: VmObserved, running: Running): InfraMachineObject[] {
+function otherKinds(o: VmObserved, running: Running): InfraMachine[] {
   return o.infra.flatMap((i) => (i.state === 'Present' && i.kind !== running.machine.kind ? [i.object] : []));
 }
 
@@ -290,7 +288,7 @@ function otherKinds(o: VmObserved, running: Running): InfraMachineObject[] {
  * creates), so someone else made another: each may carry a VM, and which one matters is theirs to
  * say. Nothing is deleted; the VM mirrors the one it is taken to run on and says which others to delete.
  */
-function severalMachinesPlan(o: VmObserved, now: Date, others: readonly InfraMachineObject[], running: Running): ActivePlan {
+function severalMachinesPlan(o: VmObserved, now: Date, others: readonly InfraMachine[], running: Running): ActivePlan {
   const names = others.map(machineName).join(', ');
   const message = `the VirtualMachine controls ${machineName(running.machine)} on ${describePlacement(running.placement)} and also ${names}: delete the one that is not wanted (its VM is deleted with it)`;
   const placementValid: ConditionInput = { type: ConditionType.PlacementValid, status: 'False', reason: Reason.SeveralMachines, message };
@@ -347,7 +345,7 @@ function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
   const infra = live?.state === 'Present' ? live.object : undefined;
   const userDataSecret = rendered?.write;
   const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: describePlacement(placement) };
-  const status = statusFor(o, now, { scheduled, placementValid, infra, infraKind: targetKind });
+  const status = statusFor(o.vm, now, { scheduled, placementValid, infra, infraKind: targetKind });
   const recorded = vm.status?.scheduled;
   return {
     ...noAction,
@@ -379,7 +377,7 @@ function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput, ru
   const scheduled = record.scheduled
     ? { type: ConditionType.Scheduled, status: 'True' as const, reason: Reason.Scheduled, message: describePlacement(record.scheduled) }
     : notScheduled(Reason.Scheduling, 'not scheduled yet');
-  const status = statusFor(o, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' });
+  const status = statusFor(o.vm, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' });
   return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) } };
 }
 
@@ -387,84 +385,7 @@ function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput, ru
 function blocked(o: VmObserved, now: Date, gate: Gate): ActivePlan {
   const running = runningOn(o);
   const record = recordOf(o.vm, running, now);
-  const status = statusFor(o, now, { scheduled: gate.scheduled, infra: running?.machine, infraKind: running?.machine.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
+  const status = statusFor(o.vm, now, { scheduled: gate.scheduled, infra: running?.machine, infraKind: running?.machine.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
   return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) }, ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}) };
 }
 
-/** `status.scheduled` while `running` (or nothing) runs, and the Event when the record had to be restored from the machine. */
-function recordOf(vm: VirtualMachine, running: Running | undefined, now: Date): { readonly scheduled?: ScheduledPlacement; readonly events: readonly PlannedEvent[] } {
-  const recorded = vm.status?.scheduled;
-  if (!running) return { ...(recorded ? { scheduled: recorded } : {}), events: [] };
-  return { scheduled: recordRunning(recorded, running.placement, since(running.machine, now)), events: restoredEvents(recorded, running) };
-}
-
-/** A Warning when `status.scheduled` does not say where the VM runs: someone else wrote it (or it was never written); it is restored, nothing moves. */
-function restoredEvents(recorded: ScheduledPlacement | undefined, running: Running | undefined): PlannedEvent[] {
-  if (!running || recordAgrees(recorded, running.placement)) return [];
-  const said = recorded ? describePlacement(recorded) : 'unset';
-  const where = describePlacement(running.placement);
-  const targets = recorded && said === where && recorded.providerClass === running.placement.providerClass ? ' with other class targets' : '';
-  const message = `status.scheduled (${said}${targets}) does not match ${machineName(running.machine)}, which runs the VirtualMachine on ${where}: restored from the machine; the VirtualMachine is not moved`;
-  return [{ type: 'Warning', reason: Reason.ScheduledRestored, message }];
-}
-
-interface StatusInput {
-  readonly scheduled: ConditionInput;
-  readonly placementValid?: ConditionInput;
-  readonly infra: InfraMachineObject | undefined;
-  readonly infraKind: string;
-  /** Overrides the computed Ready. */
-  readonly ready?: ConditionInput;
-}
-
-function statusFor(o: VmObserved, now: Date, s: StatusInput): VirtualMachineStatus {
-  const mirrored = mirrorInfraStatus(s.infra, s.infraKind ? { kind: s.infraKind, name: o.vm.metadata.name ?? '' } : undefined);
-  const ready = s.ready ?? readyCondition(s.scheduled, s.placementValid, mirrored.infrastructureReady);
-  const inputs: ConditionInput[] = [s.scheduled, ...(s.placementValid ? [s.placementValid] : []), mirrored.infrastructureReady, ready, pausedCondition(false, o.vm.metadata.generation)];
-  return {
-    ...ownedStatus(o.vm),
-    ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
-    ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
-    ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
-    conditions: setConditions(o.vm.status?.conditions, inputs, now),
-  };
-}
-
-/** The status fields kept as they are unless a branch sets them. */
-function ownedStatus(vm: VirtualMachine): VirtualMachineStatus {
-  const { scheduled, infrastructureRef, heldAddresses: held } = vm.status ?? {};
-  return { ...(scheduled ? { scheduled } : {}), ...(infrastructureRef ? { infrastructureRef } : {}), ...(held ? { heldAddresses: held } : {}) };
-}
-
-function samePlacement(s: ScheduledPlacement, p: Placement): boolean {
-  return (
-    s.providerClass === p.providerClass &&
-    s.providerName === p.providerName &&
-    s.failureDomain === p.failureDomain.name &&
-    sameResolved(s.resolvedStorage ?? [], p.resolvedStorage) &&
-    sameResolved(s.resolvedNetworks ?? [], p.resolvedNetworks)
-  );
-}
-
-/** When the machine's placement was chosen: when the machine was made. */
-function since(machine: InfraMachineObject, now: Date): Date {
-  const created = machine.metadata.creationTimestamp;
-  return created ? new Date(created) : now;
-}
-
-const machineName = (m: InfraMachineObject): string => `${m.kind} ${m.metadata.name ?? ''}`;
-
-const placementMatches: ConditionInput = { type: ConditionType.PlacementValid, status: 'True', reason: Reason.PlacementMatches, message: '' };
-
-function notScheduled(reason: Reason, message: string): ConditionInput {
-  return { type: ConditionType.Scheduled, status: 'False', reason, message };
-}
-
-function notReady(reason: Reason, message: string): ConditionInput {
-  return { type: ConditionType.Ready, status: 'False', reason, message };
-}
-
-function current(vm: VirtualMachine, type: string): ConditionInput {
-  const c = vm.status?.conditions?.find((x) => x.type === type);
-  return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: copiedReason(c), message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
-}

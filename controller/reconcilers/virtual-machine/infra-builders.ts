@@ -11,10 +11,8 @@ import { resolveBuildContext, type InfraBuildInput } from './build-context.js';
 
 export type { InfraBuildInput } from './build-context.js';
 
-/** Any backend's machine object, seen through the contract fields. */
-export type InfraMachineObject = InfraMachine;
 
-export type InfraBuildResult = BuildResult<InfraMachineObject>;
+export type InfraBuildResult = BuildResult<InfraMachine>;
 
 /** The infra machine for `input.placement`, or a message for an InfraBuildFailed condition. */
 export function buildInfraMachine(input: InfraBuildInput, backends: BackendCatalog): InfraBuildResult {

@@ -10,7 +10,7 @@ import { boundedName, LABEL_VALUE_MAX, OBJECT_NAME_MAX, sha256Hex } from '../../
 import { API_VERSION, CORE_GROUP, type OwnerReference } from '../../../infra/api/kind.js';
 import { Label, SecretType } from '../../../infra/api/well-known.js';
 import { userDataBytes, type UserData } from '../../backends/user-data-bytes.js';
-import type { InfraMachineObject } from './infra-builders.js';
+import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 
 /**
  * What one infrastructure kind holds under this VM's name. Unknown: it could
@@ -19,7 +19,7 @@ import type { InfraMachineObject } from './infra-builders.js';
  */
 export type InfraState =
   | { readonly kind: string; readonly state: 'Absent' | 'Unknown' }
-  | { readonly kind: string; readonly state: 'Present' | 'Terminating' | 'Foreign'; readonly object: InfraMachineObject };
+  | { readonly kind: string; readonly state: 'Present' | 'Terminating' | 'Foreign'; readonly object: InfraMachine };
 
 /** The Secret `<vm>-user-data`, read by name (the controller may not list or watch Secrets). */
 export type RenderedSecretState = { readonly state: 'Absent' } | { readonly state: 'Present'; readonly secret: LiveSecret };
@@ -92,7 +92,7 @@ export function renderedSecretConflict(secret: LiveSecret, vm: VirtualMachine): 
 }
 
 /** The conflict an infrastructure machine of the VM's name is unless the VM controls it. Undefined: it is the VM's. */
-export function infraConflict(object: InfraMachineObject, vm: VirtualMachine): WriteConflict | undefined {
+export function infraConflict(object: InfraMachine, vm: VirtualMachine): WriteConflict | undefined {
   if (isControlledBy(object, vm)) return undefined;
   return { reason: Reason.InfraMachineConflict, message: `${object.kind} ${object.metadata.name ?? ''} exists and is not controlled by this VirtualMachine (${controllerOf(object, vm)}); it is left untouched` };
 }

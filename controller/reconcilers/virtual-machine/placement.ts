@@ -21,7 +21,7 @@ import type { Placement } from '../../scheduler/schedule.js';
 import { compareText } from '../../scheduler/compare-text.js';
 import { resolveNetworks, resolveStorage } from '../../scheduler/resolve-class.js';
 import { toTimestamp } from '../../runtime/conditions.js';
-import type { InfraMachineObject } from './infra-builders.js';
+import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 
 export type { Placement } from '../../scheduler/schedule.js';
 
@@ -59,7 +59,7 @@ export function toScheduledPlacement(placement: Placement, now: Date): Scheduled
  * carries. A field another writer removed reads as '': such a machine names no Provider, and is
  * judged like one whose Provider is gone (the controller wrote both).
  */
-export function runningPlacement(machine: InfraMachineObject, backends: BackendCatalog, vmClass?: VMClass): RunningPlacement {
+export function runningPlacement(machine: InfraMachine, backends: BackendCatalog, vmClass?: VMClass): RunningPlacement {
   const descriptor = backends.all.find((d) => d.api.machine.kind === machine.kind);
   const where: RunningPlacement = {
     providerClass: (descriptor?.api.name ?? '') as Backend,
@@ -82,7 +82,7 @@ export function runningPlacement(machine: InfraMachineObject, backends: BackendC
  * domain no longer published): the machine is then left as it is.
  */
 export function keptPlacement(
-  machine: InfraMachineObject,
+  machine: InfraMachine,
   provider: Provider,
   published: FailureDomainStatus | undefined,
   vmClass: VMClass,

@@ -34,7 +34,7 @@ import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.
 import { Expectations } from '../../runtime/expectations.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { decideVirtualMachine, decideWriteConflict, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
-import type { InfraMachineObject } from './infra-builders.js';
+import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
   createRefused,
   fieldConflict,
@@ -54,7 +54,6 @@ import { claimedFirst } from '../held-claims.js';
 import { DEFAULT_RECREATES_PER_MINUTE, RecreateBudgets } from './recreate-budget.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
-export type { InfraMachineObject } from './infra-builders.js';
 
 export interface VirtualMachineReconcilerDeps {
   readonly api: KubeApi;
@@ -69,7 +68,7 @@ export interface VirtualMachineReconcilerDeps {
   /** The backends whose machine kinds this controller writes. */
   readonly backends: BackendCatalog;
   /** One informer per infrastructure machine kind, by kind. */
-  readonly machines: ReadonlyMap<string, Informer<InfraMachineObject>>;
+  readonly machines: ReadonlyMap<string, Informer<InfraMachine>>;
   /** VirtualMachines of one namespace the controller may start recreating per minute (migrationPolicy automatic or annotated). @default 5 */
   readonly recreatesPerMinute?: number;
 }
@@ -228,7 +227,7 @@ export class VirtualMachineReconciler implements Reconciler {
   }
 
   /** A Present infrastructure machine `vm` controls, from the caches. */
-  private runningMachine(vm: VirtualMachine): InfraMachineObject | undefined {
+  private runningMachine(vm: VirtualMachine): InfraMachine | undefined {
     for (const informer of this.d.machines.values()) {
       const machine = informer.get(key(vm));
       if (machine && !machine.metadata.deletionTimestamp && isControlledBy(machine, vm)) return machine;
@@ -263,7 +262,7 @@ export class VirtualMachineReconciler implements Reconciler {
       if (informer.hasSynced()) continue;
       const ref = { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind, metadata: { name: vm.metadata.name ?? '', namespace: vm.metadata.namespace ?? '' } };
       try {
-        states.set(kind, stateOf(kind, await this.d.api.get<InfraMachineObject>(ref)));
+        states.set(kind, stateOf(kind, await this.d.api.get<InfraMachine>(ref)));
       } catch (err) {
         states.set(kind, err instanceof ApiStatusError && err.code === 404 ? { kind, state: 'Absent' } : { kind, state: 'Unknown' });
       }
@@ -334,17 +333,17 @@ export class VirtualMachineReconciler implements Reconciler {
     return 'invalid' in updated ? specRefused(target, updated.invalid) : fieldConflict(w.reason, target, updated.conflict);
   }
 
-  private upToDate(desired: InfraMachineObject): boolean {
+  private upToDate(desired: InfraMachine): boolean {
     const live = this.d.machines.get(desired.kind)?.get(key(desired));
     return !!live && this.contains(live, desired);
   }
 
-  private contains(live: InfraMachineObject, desired: InfraMachineObject): boolean {
+  private contains(live: InfraMachine, desired: InfraMachine): boolean {
     return containsAll(live.metadata, desired.metadata) && containsAll(live.spec, desired.spec);
   }
 
   /** Set spec.deletionPolicy of a machine the VM controls, being deleted: only that object (its uid is the patch's precondition). */
-  private async setDeletionPolicy(machine: InfraMachineObject, deletionPolicy: DeletionPolicy, log: Logger): Promise<void> {
+  private async setDeletionPolicy(machine: InfraMachine, deletionPolicy: DeletionPolicy, log: Logger): Promise<void> {
     log.info({ infra: machine.kind, deletionPolicy }, 'Setting the deletion policy of the infrastructure machine before deleting it');
     const ref = { apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name ?? '', namespace: machine.metadata.namespace ?? '' } };
     const body = { metadata: { ...(machine.metadata.uid ? { uid: machine.metadata.uid } : {}) }, spec: { deletionPolicy } };
@@ -360,7 +359,7 @@ export class VirtualMachineReconciler implements Reconciler {
    * resourceVersion preconditions), never one made in its place since, nor one changed since — such
    * as one the garbage collector has just let go of (an orphaning delete of the VM): a 409 retries.
    */
-  private async deleteInfra(infra: InfraMachineObject, log: Logger): Promise<void> {
+  private async deleteInfra(infra: InfraMachine, log: Logger): Promise<void> {
     log.info({ infra: infra.kind }, 'Deleting infrastructure machine');
     const { uid, resourceVersion } = infra.metadata;
     const preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
@@ -414,7 +413,7 @@ function toLiveSecret(secret: SecretRead | UserDataSecretObject): LiveSecret {
   };
 }
 
-function stateOf(kind: string, object: InfraMachineObject | undefined): InfraState {
+function stateOf(kind: string, object: InfraMachine | undefined): InfraState {
   if (!object) return { kind, state: 'Absent' };
   return { kind, state: object.metadata.deletionTimestamp ? 'Terminating' : 'Present', object };
 }

@@ -11,7 +11,7 @@ import {
   providerBackendRules,
   providerSettingsFields,
 } from '../../../infra/api/banlieue.io/v1alpha1/backend-rules.js';
-import { IMAGE_SOURCE_KINDS } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { IMAGE_SOURCE_KINDS } from '../../../infra/api/backend-api.js';
 import { Type } from '../../../infra/api/schema.js';
 
 const [first] = BACKEND_APIS;

@@ -4,9 +4,8 @@
 // block), the VMImage source rules (a ref's form, cloneMode) and the field
 // descriptions that list backends. Pure functions of the list, so a test can
 // hand them a list with one more backend.
-import { camelCase, type BackendApi, type CamelCase, type EndpointScheme } from '../../backend-api.js';
+import { camelCase, type BackendApi, type CamelCase, type EndpointScheme, type ImageSourceKind } from '../../backend-api.js';
 import { Type, type CelRule, type TObject, type TOptional } from '../../schema.js';
-import type { ImageSourceKind } from './vm-image.js';
 
 /** `a`, `a or b`, `a, b or c`. */
 export function orList(items: readonly string[]): string {

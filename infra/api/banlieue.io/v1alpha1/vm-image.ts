@@ -1,11 +1,10 @@
 import { Conditions, ObservedGeneration } from '../../common.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, StringEnum, Type, type Static } from '../../schema.js';
+import { IMAGE_SOURCE_KINDS } from '../../backend-api.js';
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';
 import { imageSourceBackendDescriptions, imageSourceBackendRules } from './backend-rules.js';
 
-export const IMAGE_SOURCE_KINDS = ['Template', 'BackingFile', 'Url'] as const;
-export type ImageSourceKind = (typeof IMAGE_SOURCE_KINDS)[number];
 
 // Field descriptions that list backends, from the backend list.
 const DESCRIBED = imageSourceBackendDescriptions(BACKEND_APIS, IMAGE_SOURCE_KINDS);

@@ -10,8 +10,9 @@ import type { Condition } from '../../../../infra/api/common.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation, Finalizer } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
-import { decideVirtualMachine, type PlannedEvent, type VmObserved, type VmPlan } from '../../../../controller/reconcilers/virtual-machine/decide.js';
-import type { InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import { decideVirtualMachine, type VmObserved, type VmPlan } from '../../../../controller/reconcilers/virtual-machine/decide.js';
+import type { PlannedEvent } from '../../../../controller/reconcilers/virtual-machine/vm-status.js';
+import type { InfraMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { InfraState } from '../../../../controller/reconcilers/virtual-machine/ownership.js';
 import { vmImage } from '../../../support/backend-samples.js';
 import { STORAGE_CLASSES, provider, readyRow, vmClass, vsphereDomain } from '../../scheduler/fixtures.js';
@@ -52,10 +53,10 @@ function observed(vm: VirtualMachine, infra: InfraState[], providers: Provider[]
 }
 
 const absent = (): InfraState[] => KINDS.map((kind) => ({ kind, state: 'Absent' }));
-const running = (machine: InfraMachineObject): InfraState[] => KINDS.map((kind): InfraState => (kind === machine.kind ? { kind, state: 'Present', object: machine } : { kind, state: 'Absent' }));
+const running = (machine: InfraMachine): InfraState[] => KINDS.map((kind): InfraState => (kind === machine.kind ? { kind, state: 'Present', object: machine } : { kind, state: 'Absent' }));
 
 /** `vm` after a first pass on vcenter-a: the machine the controller built (made, with a uid) and the status it recorded. */
-function placed(vm: VirtualMachine, providers: Provider[] = [vcenterA]): { vm: VirtualMachine; machine: InfraMachineObject; record: ScheduledPlacement } {
+function placed(vm: VirtualMachine, providers: Provider[] = [vcenterA]): { vm: VirtualMachine; machine: InfraMachine; record: ScheduledPlacement } {
   const first = decideVirtualMachine(observed(vm, absent(), providers), NOW);
   if (!first.applyInfra || !first.status?.scheduled) throw new Error('expected a first placement');
   const machine = { ...first.applyInfra, metadata: { ...first.applyInfra.metadata, uid: 'machine-uid', creationTimestamp: MADE } };
@@ -119,10 +120,10 @@ describe('VirtualMachine placement record', () => {
 });
 
 /** A machine whose status records where its VM was created, and reports Ready=`ready`. */
-function recorded(machine: InfraMachineObject, ready?: { reason: string; message: string }): InfraMachineObject {
+function recorded(machine: InfraMachine, ready?: { reason: string; message: string }): InfraMachine {
   const location = { datacenter: 'dc1', cluster: 'c1', resourcePool: '/dc1/host/c1/Resources' };
   const conditions = ready ? [{ type: 'Ready', status: 'False' as const, reason: ready.reason, message: ready.message, lastTransitionTime: MADE }] : [];
-  return { ...machine, status: { placement: { provider: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1', location }, conditions } } as InfraMachineObject;
+  return { ...machine, status: { placement: { provider: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1', location }, conditions } } as InfraMachine;
 }
 
 /** vcenter-a publishing no failure domain, Ready=False CapacityExceeded, as a host over its threshold does. */
@@ -179,7 +180,7 @@ describe('a running VirtualMachine stays where it runs', () => {
 
 describe('a running VirtualMachine whose placement is impossible', () => {
   const provisioningUnreachable = { reason: Reason.ConnectFailed, message: 'dial tcp 127.0.0.1:1: connect: connection refused' };
-  const cases: [string, Provider[], (m: InfraMachineObject) => InfraMachineObject, Reason][] = [
+  const cases: [string, Provider[], (m: InfraMachine) => InfraMachine, Reason][] = [
     ['its Provider is gone', [vcenterB], (m) => m, Reason.ProviderGone],
     ['its Provider is being deleted', [{ ...vcenterA, metadata: { ...vcenterA.metadata, deletionTimestamp: MADE } }, vcenterB], (m) => m, Reason.ProviderGone],
     ['its failure domain is gone and its machine reports the backend unreachable', [vcenterAWithoutHome], (m) => recorded(m, provisioningUnreachable), Reason.FailureDomainGone],
@@ -269,7 +270,7 @@ describe('a running VirtualMachine whose placement is impossible', () => {
 
   it('deletes neither of two machines of different kinds the VM controls, and says which to delete', () => {
     const { vm, machine } = placed(aPolicyVm());
-    const second = { ...machine, kind: 'ProxmoxMachine', metadata: { ...machine.metadata, uid: 'second-uid' } } as InfraMachineObject;
+    const second = { ...machine, kind: 'ProxmoxMachine', metadata: { ...machine.metadata, uid: 'second-uid' } } as InfraMachine;
     const infra = KINDS.map((kind): InfraState => (kind === 'VSphereMachine' ? { kind, state: 'Present', object: machine } : kind === 'ProxmoxMachine' ? { kind, state: 'Present', object: second } : { kind, state: 'Absent' }));
     const plan = decideVirtualMachine(observed(vm, infra), NOW);
     expect(plan.deleteInfra).toEqual([]);

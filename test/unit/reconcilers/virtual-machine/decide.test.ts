@@ -9,7 +9,7 @@ import type { OwnerReference } from '../../../../infra/api/kind.js';
 import { Finalizer, SecretType } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { decideVirtualMachine, decideWriteConflict, type VmObserved, type VmPlan } from '../../../../controller/reconcilers/virtual-machine/decide.js';
-import type { InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import type { InfraMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { renderedSecretConflict, toUserDataSecret, type InfraState, type LiveSecret } from '../../../../controller/reconcilers/virtual-machine/ownership.js';
 import { vmImage } from '../../../support/backend-samples.js';
 import { provider, readyRow, vmClass } from '../../scheduler/fixtures.js';
@@ -46,13 +46,13 @@ function secret(change: Partial<LiveSecret> = {}): LiveSecret {
   return { metadata: { name: 'web-1-user-data', uid: 'secret-uid', ownerReferences: [ours] }, type: SecretType.userData, value: RENDERED, ...change };
 }
 
-function machine(kind: string, ownerReferences: OwnerReference[], extra: Partial<InfraMachineObject['metadata']> = {}): InfraMachineObject {
+function machine(kind: string, ownerReferences: OwnerReference[], extra: Partial<InfraMachine['metadata']> = {}): InfraMachine {
   return {
     apiVersion: 'infrastructure.banlieue.io/v1alpha1',
     kind,
     metadata: { name: 'web-1', namespace: 'team-a', uid: 'machine-uid', ownerReferences, ...extra },
     spec: { providerRef: { name: 'vcenter-a' }, failureDomain: 'vcenter-a-dc1-c1' },
-  } as InfraMachineObject;
+  } as InfraMachine;
 }
 
 /** Infra states with `state` for the VSphereMachine, the other kinds absent. */
@@ -197,9 +197,9 @@ describe('VirtualMachine infrastructure machine ownership', () => {
 
 describe('VirtualMachine deletionPolicy', () => {
   const deleting = (deletionPolicy?: 'Delete' | 'Retain') => ({ ...vm, spec: { ...vm.spec, ...(deletionPolicy ? { deletionPolicy } : {}) }, metadata: { ...vm.metadata, deletionTimestamp: '2026-03-01T11:00:00Z' } });
-  const own = (deletionPolicy?: 'Delete' | 'Retain'): InfraMachineObject => {
+  const own = (deletionPolicy?: 'Delete' | 'Retain'): InfraMachine => {
     const m = machine('VSphereMachine', [ours]);
-    return { ...m, spec: { ...m.spec, ...(deletionPolicy ? { deletionPolicy } : {}) } } as InfraMachineObject;
+    return { ...m, spec: { ...m.spec, ...(deletionPolicy ? { deletionPolicy } : {}) } } as InfraMachine;
   };
 
   it('gives a machine that does not say Retain the policy first, and deletes it on a later pass', () => {

@@ -11,14 +11,14 @@ import type { VSphereMachine } from '../../../../infra/api/infrastructure.banlie
 import { BACKEND_SAMPLES } from '../../../support/backend-samples.js';
 
 /** The four built-in kinds, as the tests read their backend fields. */
-type InfraMachineObject = VSphereMachine | ProxmoxMachine | LibvirtMachine | CloudHypervisorMachine;
+type InfraMachine = VSphereMachine | ProxmoxMachine | LibvirtMachine | CloudHypervisorMachine;
 
-function buildInfraMachine(input: InfraBuildInput): { ok: true; object: InfraMachineObject } | { ok: false; message: string } {
-  return buildWith(input, BUILT_IN_BACKENDS) as { ok: true; object: InfraMachineObject } | { ok: false; message: string };
+function buildInfraMachine(input: InfraBuildInput): { ok: true; object: InfraMachine } | { ok: false; message: string } {
+  return buildWith(input, BUILT_IN_BACKENDS) as { ok: true; object: InfraMachine } | { ok: false; message: string };
 }
 import { aClass, aPlacement, aStaticClass, aVm, anImage, VM_UID } from './fixtures.js';
 
-function build(input: Partial<InfraBuildInput> & { placement: InfraBuildInput['placement'] }): InfraMachineObject {
+function build(input: Partial<InfraBuildInput> & { placement: InfraBuildInput['placement'] }): InfraMachine {
   const result = buildInfraMachine({ vm: aVm(), vmClass: aClass(), image: anImage(), ...input });
   if (!result.ok) throw new Error(`expected a build, got: ${result.message}`);
   return result.object;
@@ -38,7 +38,7 @@ function undefinedPaths(value: unknown, path = ''): string[] {
 }
 
 /** The image a `backend` machine boots, as its descriptor reads it back from the spec. */
-function imageRefOf(backend: Backend, spec: InfraMachineObject['spec']): string | undefined {
+function imageRefOf(backend: Backend, spec: InfraMachine['spec']): string | undefined {
   return BUILT_IN_BACKENDS.get(backend)?.carriedTargets(spec).imageRef;
 }
 

@@ -6,7 +6,8 @@ import { BACKENDS, type Backend, type Provider } from '../../../../infra/api/ban
 import type { ScheduledPlacement } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { resolveImageRef } from '../../../../controller/reconcilers/virtual-machine/build-context.js';
-import { buildInfraMachine, type InfraBuildInput, type InfraMachineObject } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import { buildInfraMachine, type InfraBuildInput } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
+import type { InfraMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
   keptPlacement,
   recordAgrees,
@@ -27,7 +28,7 @@ function input(placement: Placement, change: Partial<InfraBuildInput> = {}): Inf
 }
 
 /** The machine the controller built at `placement`. */
-function machineAt(placement: Placement, change: Partial<InfraBuildInput> = {}): InfraMachineObject {
+function machineAt(placement: Placement, change: Partial<InfraBuildInput> = {}): InfraMachine {
   const built = buildInfraMachine(input(placement, change), BUILT_IN_BACKENDS);
   if (!built.ok) throw new Error(built.message);
   return built.object;
@@ -41,7 +42,7 @@ describe('where a VM runs', () => {
 
   it('reads a Provider or failure domain another writer removed as empty, so that it matches no placement', () => {
     const machine = machineAt(aPlacement('vsphere', { disks: 1 }));
-    const stripped = { ...machine, spec: { ...machine.spec, providerRef: undefined, failureDomain: undefined } } as InfraMachineObject;
+    const stripped = { ...machine, spec: { ...machine.spec, providerRef: undefined, failureDomain: undefined } } as InfraMachine;
     expect(runningPlacement(stripped, BUILT_IN_BACKENDS)).toEqual({ providerClass: 'vsphere', providerName: '', failureDomain: '' });
   });
 
@@ -102,8 +103,8 @@ describe('the placement a running VM is rebuilt with', () => {
 });
 
 /** `machine` with status.placement recording where it was created (the failure domain's facts of then). */
-function recordedAt(machine: InfraMachineObject, placement: Placement): InfraMachineObject {
-  return { ...machine, status: { placement: { provider: placement.providerName, failureDomain: placement.failureDomain.name, location: placement.failureDomain.attributes?.raw ?? {} } } } as InfraMachineObject;
+function recordedAt(machine: InfraMachine, placement: Placement): InfraMachine {
+  return { ...machine, status: { placement: { provider: placement.providerName, failureDomain: placement.failureDomain.name, location: placement.failureDomain.attributes?.raw ?? {} } } } as InfraMachine;
 }
 
 /** The image reference the builder writes for `placement` (the VMImage's source for its backend). */

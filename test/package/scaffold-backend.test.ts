@@ -2,7 +2,8 @@
 // a copy of the tree, `make scaffold-backend` adds a fifth backend; the copy
 // then typechecks, lints and passes the unit suite, and the scaffold changed at
 // most six existing hand-written files, none in generic code. What it changed
-// is printed for the record.
+// is printed for the record. It runs in the package lane, not the unit one:
+// typecheck, lint and the unit suite of a whole copy take minutes on a busy machine.
 //
 // The copy holds the files git knows (tracked and not ignored) as they are in
 // the working tree, with node_modules linked, and is a git repository of its
@@ -16,8 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const THIS_TEST = 'test/unit/build/scaffold-backend.test.ts';
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const NAME = 'hyper-v';
 
 /** At most this many existing hand-written files change (docs/adr/0014 lists them). */
@@ -119,10 +119,10 @@ describe(`make scaffold-backend NAME=${NAME} in a copy of the tree`, () => {
     const [typecheck, lint, unit] = await Promise.all([
       runAsync(copy, 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
       runAsync(copy, 'npx', ['eslint', '--max-warnings', '0', ...lintable]),
-      runAsync(copy, 'npx', ['vitest', 'run', '--project', 'unit', `--exclude=${THIS_TEST}`]),
+      runAsync(copy, 'npx', ['vitest', 'run', '--project', 'unit']),
     ]);
     checks = { typecheck, lint, unit };
-  }, 170_000);
+  }, 900_000);
 
   afterAll(() => {
     if (copy) rmSync(copy, { recursive: true, force: true });
