@@ -131,6 +131,8 @@ export class ControlPlane {
   private readonly userKubeconfigs = new Map<string, string>();
   server = '';
   caCert = '';
+  /** The serving certificate (leaf and CA) the apiserver writes into its cert dir. */
+  private certFile = '';
   kubeconfigPath = '';
   auditLogPath = '';
 
@@ -241,8 +243,7 @@ export class ControlPlane {
       '--v=1',
     ];
     this.spawnApiserver();
-    // Not there yet: the probe throws, and waitFor tries again.
-    this.caCert = await waitFor('kube-apiserver serving certificate', () => readFileSync(join(certDir, 'apiserver.crt'), 'utf8'), 60_000);
+    this.certFile = join(certDir, 'apiserver.crt');
     await this.waitApiserverReady();
     this.kubeconfigPath = join(this.dir, 'kubeconfig');
     writeFileSync(this.kubeconfigPath, this.kubeconfig('banlieue-test-admin', this.adminToken));
@@ -264,9 +265,19 @@ export class ControlPlane {
     this.spawnLogged('kube-apiserver', this.tools.kubeApiserver, this.apiserverArgs);
   }
 
+  /**
+   * Until /readyz answers 200, verified against the serving certificate the apiserver wrote. Read
+   * again at every probe: the file appears before it is whole (leaf, then its CA), and a copy read
+   * half-written fails every later probe on a busy machine.
+   */
   private async waitApiserverReady(): Promise<void> {
     try {
-      await waitFor('kube-apiserver /readyz', async () => (await httpsGet(`${this.server}/readyz`, this.caCert, this.adminToken)).status === 200 || undefined, 120_000);
+      await waitFor('kube-apiserver /readyz', async () => {
+        const caCert = readFileSync(this.certFile, 'utf8');
+        if ((await httpsGet(`${this.server}/readyz`, caCert, this.adminToken)).status !== 200) return undefined;
+        this.caCert = caCert;
+        return true;
+      }, 120_000);
     } catch (err) {
       throw new Error(`${String(err)}\n--- kube-apiserver log ---\n${this.logTail('kube-apiserver')}`);
     }
