@@ -1,6 +1,6 @@
 // The banlieue binary: one image, roles by subcommand (DESIGN §3).
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { BACKENDS, type Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
@@ -11,14 +11,14 @@ import { hostCommand } from './host-command.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
 import { providerLeaseName, roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
 
-function parseBackends(value: string): Backend[] {
+function parseBackends(value: string): BackendName[] {
   const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
   for (const b of list) {
     if (!(BACKENDS as readonly string[]).includes(b)) {
       throw new InvalidArgumentError(`"${b}" is not a backend (one of ${BACKENDS.join(', ')})`);
     }
   }
-  return list as Backend[];
+  return list as BackendName[];
 }
 
 function parseNamespaces(value: string): string[] {
@@ -62,7 +62,7 @@ export function buildProgram(): Command {
           namespace: opts.namespace as string,
           version: opts.version as string,
           registry: opts.registry as string,
-          ...(opts.backends ? { backends: opts.backends as Backend[] } : {}),
+          ...(opts.backends ? { backends: opts.backends as BackendName[] } : {}),
           // Both --admission-policies and --no-admission-policies exist, so commander sets no default.
           admissionPolicies: opts.admissionPolicies !== false,
           networkPolicies: Boolean(opts.networkPolicies),

@@ -2,7 +2,8 @@
 // refers to, to one (Provider, failure domain) or the reason none fits.
 // Filters run in upstream order; survivors tie-break by (Provider name,
 // failure-domain name). No scoring: Providers omit full failure domains.
-import type { Backend, FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../infra/api/backends.js';
 import type { ResolvedClass, VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -29,7 +30,7 @@ export interface ScheduleInput {
 export interface Placement {
   readonly providerName: string;
   readonly providerNamespace: string;
-  readonly providerClass: Backend;
+  readonly providerClass: BackendName;
   readonly failureDomain: FailureDomainStatus;
   /** One per class disk, in disk order. */
   readonly resolvedStorage: readonly ResolvedClass[];

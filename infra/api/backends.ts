@@ -28,7 +28,7 @@ type NamesOf<T extends readonly BackendApi[]> = { readonly [K in keyof T]: T[K][
 
 /** Backend names, as a Provider's providerClassRef and a VMImage source name them. */
 export const BACKENDS = BACKEND_APIS.map((b) => b.name) as unknown as NamesOf<typeof BACKEND_APIS>;
-export type Backend = (typeof BACKENDS)[number];
+export type BackendName = (typeof BACKENDS)[number];
 
 /** The API entry of `name`; undefined for a name no entry has. */
 export function backendApi(name: string): BackendApi | undefined {

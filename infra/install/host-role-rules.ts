@@ -6,18 +6,18 @@
 // write its own Provider's status only, from `banlieue host install` (docs/adr/0017).
 import * as kplus from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
-import type { Backend } from '../api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../api/backends.js';
 import { clusterScoped } from './cluster-scoped.js';
 import { componentLabels } from './labels.js';
 import { hostProviderRules } from './rbac-rules.js';
 
 export interface HostRoleRulesProps {
-  readonly backend: Backend;
+  readonly backend: BackendName;
 }
 
 /** `banlieue-provider-<backend>` (namespaced rules, bound per host by a RoleBinding) and `…-images` (cluster-scoped, by a ClusterRoleBinding). */
 export class HostRoleRules extends Construct {
-  static namesOf(backend: Backend): { readonly namespaced: string; readonly cluster: string } {
+  static namesOf(backend: BackendName): { readonly namespaced: string; readonly cluster: string } {
     return { namespaced: `banlieue-provider-${backend}`, cluster: `banlieue-provider-${backend}-images` };
   }
 

@@ -1,11 +1,11 @@
-import { BACKEND_APIS, BACKENDS, type Backend } from '../api/backends.js';
+import { BACKEND_APIS, BACKENDS, type BackendName } from '../api/backends.js';
 import { RELEASE_TAG } from '../version.js';
 
 export const DEFAULT_NAMESPACE = 'banlieue-system';
 export const DEFAULT_REGISTRY = 'ghcr.io/banlieue';
 
 /** Backends whose provider runs in the management cluster; Cloud Hypervisor's runs on its hosts. */
-export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = BACKEND_APIS.filter((b) => b.providerRuns === 'cluster').map((b) => b.name);
+export const CLUSTER_SIDE_BACKENDS: readonly BackendName[] = BACKEND_APIS.filter((b) => b.providerRuns === 'cluster').map((b) => b.name);
 
 /**
  * Backends whose provider role this version runs (`banlieue provider <backend>`).
@@ -13,7 +13,7 @@ export const CLUSTER_SIDE_BACKENDS: readonly Backend[] = BACKEND_APIS.filter((b)
  * nobody uses is one more credential to steal) until their role is built (a
  * unit test keeps this list and the controller's backend registry equal).
  */
-export const PROVIDER_ROLES_BUILT: readonly Backend[] = BACKEND_APIS.filter((b) => b.providerRoleBuilt).map((b) => b.name);
+export const PROVIDER_ROLES_BUILT: readonly BackendName[] = BACKEND_APIS.filter((b) => b.providerRoleBuilt).map((b) => b.name);
 
 export interface BanlieueInstallProps {
   /**
@@ -35,7 +35,7 @@ export interface BanlieueInstallProps {
    * Backends to install a provider for.
    * @default all four
    */
-  readonly backends?: readonly Backend[];
+  readonly backends?: readonly BackendName[];
   /**
    * Add the ValidatingAdmissionPolicies that keep tenants from using banlieue
    * as a deputy (Kubernetes 1.30+): a reference to a Secret or ConfigMap
@@ -129,7 +129,7 @@ function checkProviderNamespaces(namespaces: readonly string[] | undefined): voi
 }
 
 /** The backends of this install that get a provider identity: those asked for whose role this version runs. */
-export function providerRolesOf(props: ResolvedInstallProps): Backend[] {
+export function providerRolesOf(props: ResolvedInstallProps): BackendName[] {
   return props.backends.filter((b) => PROVIDER_ROLES_BUILT.includes(b));
 }
 

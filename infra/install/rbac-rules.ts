@@ -3,7 +3,7 @@
 import { CORE_GROUP, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
 import { INFRA_CLUSTER_KINDS, INFRA_CLUSTER_TEMPLATE_KINDS, INFRA_MACHINE_KINDS, INFRA_MACHINE_TEMPLATE_KINDS } from '../api/kinds.js';
 import { backendApi } from '../api/backends.js';
-import type { Backend } from '../api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../api/backends.js';
 
 export interface PolicyRule {
   readonly apiGroups: string[];
@@ -80,7 +80,7 @@ export function controllerRules(): PolicyRule[] {
  * VMImage rows. Credentials come from providerCredentialRules, granted
  * cluster-wide or per Provider namespace.
  */
-export function providerRules(backend: Backend): PolicyRule[] {
+export function providerRules(backend: BackendName): PolicyRule[] {
   const api = backendApi(backend);
   if (!api) throw new Error(`backend "${backend}" has no API entry`);
   const machine = api.machine;
@@ -123,7 +123,7 @@ export function leaderElectionRules(): PolicyRule[] {
  * cluster-scoped), and `ownProvider(name)`, a Role writing the status of its own
  * Provider only. No host may write another host's Provider status.
  */
-export function hostProviderRules(backend: Backend): { namespaced: PolicyRule[]; cluster: PolicyRule[]; ownProvider: (provider: string) => PolicyRule[] } {
+export function hostProviderRules(backend: BackendName): { namespaced: PolicyRule[]; cluster: PolicyRule[]; ownProvider: (provider: string) => PolicyRule[] } {
   const rules = providerRules(backend);
   const touches = (rule: PolicyRule, resource: string): boolean => rule.apiGroups.includes(CORE_GROUP) && rule.resources.some((r) => r === resource || r.startsWith(`${resource}/`));
   const namespaced = rules

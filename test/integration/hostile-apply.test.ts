@@ -15,7 +15,7 @@
 // near idle.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BACKEND_APIS, type Backend } from '../../infra/api/backends.js';
+import { BACKEND_APIS, type BackendName } from '../../infra/api/backends.js';
 import { Reason } from '../../infra/api/conditions.js';
 import { ALL_KINDS, INFRA_CLUSTER_KINDS, INFRA_MACHINE_KINDS, kindByName } from '../../infra/api/kinds.js';
 import { ApiStatusError } from '../../controller/runtime/kube-api.js';
@@ -184,7 +184,7 @@ function unreported(o: Obj): string | undefined {
 }
 
 /** Whether `backend`'s provider reconciles `o`: its machines, its Providers, and the images with a source for it. */
-function servedBy(backend: Backend, o: Obj): boolean {
+function servedBy(backend: BackendName, o: Obj): boolean {
   const api = BACKEND_APIS.find((b) => b.name === backend);
   if (o.kind === api?.machine.kind) return true;
   if (o.kind === 'Provider') return (o.spec?.providerClassRef as { name?: string } | undefined)?.name === backend;

@@ -1,7 +1,7 @@
 // The VirtualMachine controller against the real API server: `banlieue
 // controller` runs as a process; the test writes what users and providers
 // write, and reads what they would see.
-import { BACKENDS, type Backend } from '../../infra/api/backends.js';
+import { BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllerNamespace } from '../support/kube.js';
 import {
@@ -44,7 +44,7 @@ describe('VirtualMachine controller', () => {
     await t.delete({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: image } });
   });
 
-  const onBackend = (backend: Backend, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  const onBackend = (backend: BackendName, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     placement: { providerSelector: { matchLabels: { backend } } },
     ...extra,
   });
@@ -57,7 +57,7 @@ describe('VirtualMachine controller', () => {
     expect(machine.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'VirtualMachine', name: v.metadata.name, controller: true })]);
     expect(machine.spec).toMatchObject({ providerRef: { name: backend }, failureDomain: `${backend}-a`, desiredPowerState: 'PoweredOn' });
     // What each backend's builder resolves here; a backend not listed is checked for the contract fields above only.
-    const resolved: Partial<Record<Backend, Record<string, unknown>>> = {
+    const resolved: Partial<Record<BackendName, Record<string, unknown>>> = {
       vsphere: { datacenter: 'dc1', cluster: 'vsphere-a', datastore: 'fast-store', numCpus: 2, memoryMiB: 2048, template: 'ubuntu-24.04', network: [{ name: 'eth0', portGroup: 'lan-net' }] },
       proxmox: { node: 'proxmox-a', templateVmid: 9000, storage: 'fast-store', cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: [expect.objectContaining({ name: 'eth0', bridge: 'lan-net' })] },
       libvirt: { domainName: `${ns}-web-libvirt`, pool: 'fast-store', vcpus: 2, bootSource: { kind: 'backingVolume', volume: 'ubuntu-24.04.qcow2' }, disks: [expect.objectContaining({ name: 'os', sizeGiB: 20 })] },

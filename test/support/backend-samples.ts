@@ -4,7 +4,7 @@
 // backend added to infra/api/backends.ts does not compile here until it has a
 // sample (issue 9: one list of backends). The unit and integration fixtures
 // build from it.
-import { BACKEND_APIS, BACKENDS, type Backend } from '../../infra/api/backends.js';
+import { BACKEND_APIS, BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import type { Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { PerProviderImageStatus, VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 
@@ -35,8 +35,8 @@ export interface BackendSample {
   readonly machineKind: string;
 }
 
-/** Each sample as stated here; the `Record<Backend, …>` is what makes a new backend need one. */
-const STATED: Record<Backend, Omit<BackendSample, 'machineKind'>> = {
+/** Each sample as stated here; the `Record<BackendName, …>` is what makes a new backend need one. */
+const STATED: Record<BackendName, Omit<BackendSample, 'machineKind'>> = {
   vsphere: {
     endpoint: 'https://vc.example.com/sdk',
     credentials: true,
@@ -83,16 +83,16 @@ const STATED: Record<Backend, Omit<BackendSample, 'machineKind'>> = {
 /** One sample per backend; the machine kind is the API's. */
 export const BACKEND_SAMPLES = Object.fromEntries(
   BACKEND_APIS.map((api) => [api.name, { ...STATED[api.name], machineKind: api.machine.kind }]),
-) as Record<Backend, BackendSample>;
+) as Record<BackendName, BackendSample>;
 
 /** A Provider's `spec.connection` for `backend`: the sample endpoint, and Secret `credentials` when the backend takes one. */
-export function connection(backend: Backend, credentials: string): Provider['spec']['connection'] {
+export function connection(backend: BackendName, credentials: string): Provider['spec']['connection'] {
   return { endpoint: BACKEND_SAMPLES[backend].endpoint, ...(BACKEND_SAMPLES[backend].credentials ? { credentialsRef: { name: credentials } } : {}) };
 }
 
 export interface VMImageProps {
   /** Backends the image has a source for. @default every backend */
-  readonly backends?: readonly Backend[];
+  readonly backends?: readonly BackendName[];
   /** `status.perProvider`. @default no status */
   readonly rows?: PerProviderImageStatus[];
 }

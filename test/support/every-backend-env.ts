@@ -6,7 +6,7 @@
 // the same time (the hostile corpus, issue 15); a suite about one backend uses
 // that backend's own env.
 import { inject } from 'vitest';
-import { BACKEND_APIS, type Backend } from '../../infra/api/backends.js';
+import { BACKEND_APIS, type BackendName } from '../../infra/api/backends.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import type { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
@@ -33,7 +33,7 @@ const t = new TestApi();
  * backend whose provider role is built must be one: the env refuses to start
  * otherwise, so a new backend's peer joins it when its provider role lands.
  */
-export const ENV_BACKENDS = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const satisfies readonly Backend[];
+export const ENV_BACKENDS = ['vsphere', 'proxmox', 'libvirt', 'cloud-hypervisor'] as const satisfies readonly BackendName[];
 export type EnvBackend = (typeof ENV_BACKENDS)[number];
 
 /** The backends whose provider role is built but that this env has no world for. */

@@ -1,6 +1,6 @@
 // Objects for integration tests, built as a user (or a provider) would write
 // them, and applied through the real API server.
-import type { Backend } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../infra/api/backends.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
 import { BACKEND_SAMPLES, connection, vmImage as sampleImage } from './backend-samples.js';
@@ -88,7 +88,7 @@ export interface FailureDomainInput {
 }
 
 /** A Provider of `backend` with storage classes fast and slow and network class lan, under the backend's target keys. */
-export function provider(ns: string, name: string, backend: Backend, labels: Record<string, string> = {}): Obj {
+export function provider(ns: string, name: string, backend: BackendName, labels: Record<string, string> = {}): Obj {
   const { storage, network } = BACKEND_SAMPLES[backend];
   return {
     apiVersion: CORE,
@@ -108,7 +108,7 @@ export function provider(ns: string, name: string, backend: Backend, labels: Rec
   };
 }
 
-export function failureDomains(backend: Backend, fds: FailureDomainInput[]): Record<string, unknown> {
+export function failureDomains(backend: BackendName, fds: FailureDomainInput[]): Record<string, unknown> {
   return {
     failureDomains: fds.map((fd) => ({
       name: fd.name,
@@ -156,7 +156,7 @@ export function vm(ns: string, name: string, cls: string, image: string, spec: R
   return { apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: ns, labels }, spec: { classRef: { name: cls }, imageRef: { name: image }, ...spec } };
 }
 
-export function machineRef(backend: Backend, ns: string, name: string): Pick<Obj, 'apiVersion' | 'kind' | 'metadata'> {
+export function machineRef(backend: BackendName, ns: string, name: string): Pick<Obj, 'apiVersion' | 'kind' | 'metadata'> {
   return { apiVersion: INFRA, kind: BACKEND_SAMPLES[backend].machineKind, metadata: { name, namespace: ns } };
 }
 

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { FailureDomainStatus, Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ResolvedClass, ScheduledPlacement, VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { Backend } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../../infra/api/backends.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { CarriedTargets } from '../../backends/machine-build.js';
@@ -27,7 +27,7 @@ export type { Placement } from '../../scheduler/schedule.js';
 
 /** Where a VM runs, as the infrastructure machine it controls says. */
 export interface RunningPlacement {
-  readonly providerClass: Backend;
+  readonly providerClass: BackendName;
   readonly providerName: string;
   readonly failureDomain: string;
   /** Per class disk, as the machine carries them; undefined when it carries none (its host resolves classes) or the class changed shape. */
@@ -62,7 +62,7 @@ export function toScheduledPlacement(placement: Placement, now: Date): Scheduled
 export function runningPlacement(machine: InfraMachine, backends: BackendCatalog, vmClass?: VMClass): RunningPlacement {
   const descriptor = backends.all.find((d) => d.api.machine.kind === machine.kind);
   const where: RunningPlacement = {
-    providerClass: (descriptor?.api.name ?? '') as Backend,
+    providerClass: (descriptor?.api.name ?? '') as BackendName,
     providerName: machine.spec.providerRef?.name ?? '',
     failureDomain: machine.spec.failureDomain ?? '',
   };

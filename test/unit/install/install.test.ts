@@ -1,7 +1,7 @@
+import { BACKENDS } from '../../../infra/api/backends.js';
 import { App, Chart, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { BanlieueInstall } from '../../../infra/install/banlieue-install.js';
-import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { BUILT_IN_BACKENDS } from '../../../controller/backends/registry.js';
 import { CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';

@@ -1,6 +1,6 @@
+import { BACKENDS } from '../../../infra/api/backends.js';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_APIS } from '../../../infra/api/backends.js';
-import { BACKENDS } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Label } from '../../../infra/api/well-known.js';
 import { HostRoleRules } from '../../../infra/install/host-role-rules.js';
 import { CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT } from '../../../infra/install/install-props.js';

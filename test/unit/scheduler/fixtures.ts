@@ -1,8 +1,8 @@
 // Builders for the scheduler tests: realistic objects with the defaults a
 // test does not care about. A vSphere Provider "vcenter-a" with three failure
 // domains, two of them in datacenter dc1, and an image ready on it.
+import type { BackendName } from '../../../infra/api/backends.js';
 import type {
-  Backend,
   Feature,
   FailureDomainStatus,
   NetworkClassCapability,
@@ -62,7 +62,7 @@ export const NETWORK_CLASSES: NetworkClassCapability[] = [
 
 export interface ProviderProps {
   /** @default 'vsphere' */
-  readonly backend?: Backend;
+  readonly backend?: BackendName;
   readonly labels?: Record<string, string>;
   readonly paused?: boolean;
   /** @default the three vSphere domains dc1-c1, dc1-c2, dc2-c1 of this Provider */

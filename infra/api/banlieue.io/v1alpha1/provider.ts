@@ -10,7 +10,6 @@ import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';
 import { providerBackendDescriptions, providerBackendRules, providerSettingsFields } from './backend-rules.js';
 
-export { BACKENDS, type Backend } from '../../backends.js';
 
 export const FEATURES = [
   'efiSecureBoot',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Backend, FailureDomainStatus, Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../../../infra/api/backends.js';
 import { BACKEND_APIS } from '../../../../infra/api/backends.js';
 import type { InfraCluster, InfraClusterSpec, InfraClusterStatus } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
@@ -19,7 +20,7 @@ function fd(name: string, labels: Record<string, string> = {}): FailureDomainSta
   return { name, labels: { name, ...labels } };
 }
 
-function provider(name: string, failureDomains: FailureDomainStatus[], labels: Record<string, string> = {}, backend: Backend = 'libvirt'): Provider {
+function provider(name: string, failureDomains: FailureDomainStatus[], labels: Record<string, string> = {}, backend: BackendName = 'libvirt'): Provider {
   return {
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',

@@ -1,7 +1,7 @@
 // machineIdentity: the UUID a machine's VM is created with, and the providerID
 // carrying it (docs/adr/0005-vm-identity-in-spec.md).
 import { describe, expect, it } from 'vitest';
-import type { Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../../../infra/api/backends.js';
 import { machineIdentity as machineIdentityForScheme, type IdentitySource } from '../../../../controller/reconcilers/infra-machine/identity.js';
 import { backendApi } from '../../../../infra/api/backends.js';
 import { machineUuid, providerIdFor as providerIdForScheme } from '../../../../controller/reconcilers/machine-identity.js';
@@ -81,7 +81,7 @@ describe('InfraMachine identity', () => {
       ['a UUID without dashes', 'vsphere', `vsphere://${UUID.replace(/-/g, '')}`],
       ['a UUID with trailing text', 'vsphere', `vsphere://${UUID}/x`],
       ['an empty string', 'vsphere', ''],
-    ] as const)('refuses %s, naming spec.providerID and the expected shape', (_what, backend: Backend, providerID) => {
+    ] as const)('refuses %s, naming spec.providerID and the expected shape', (_what, backend: BackendName, providerID) => {
       const identity = machineIdentity(backend, machine({ providerID, owners: [vmOwner()] }));
       expect(identity.ok).toBe(false);
       if (identity.ok) return;

@@ -1,6 +1,7 @@
 // resolveMachinePlacement: which Provider and failure domain run an InfraMachine.
 import { describe, expect, it } from 'vitest';
-import type { Backend, FailureDomainStatus, Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../../../infra/api/backends.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import { resolveMachinePlacement, type MachinePlacementInput } from '../../../../controller/reconcilers/infra-machine/placement.js';
 import { BACKEND_SAMPLES } from '../../../support/backend-samples.js';
@@ -12,7 +13,7 @@ function fd(name: string): FailureDomainStatus {
 }
 
 /** A Provider publishing `domains`; undefined: no status yet. */
-function provider(name: string, domains: string[] | undefined, backend: Backend = 'vsphere'): Provider {
+function provider(name: string, domains: string[] | undefined, backend: BackendName = 'vsphere'): Provider {
   return {
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',

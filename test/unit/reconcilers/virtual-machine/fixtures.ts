@@ -1,6 +1,6 @@
 // Small, valid objects for the VirtualMachine reconciler's pure modules. Each
 // factory takes a partial override so a test states only what it is about.
-import type { Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type BackendName } from '../../../../infra/api/backends.js';
 import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -70,7 +70,7 @@ export interface PlacementShape {
 }
 
 /** A placement on `<backend>-a`, FD `fd-1`; `change` replaces whole fields. */
-export function aPlacement(backend: Backend, shape: PlacementShape = {}, change: Partial<Placement> = {}): Placement {
+export function aPlacement(backend: BackendName, shape: PlacementShape = {}, change: Partial<Placement> = {}): Placement {
   const sample = BACKEND_SAMPLES[backend];
   const { networks = ['prod'], disks = 2, raw = { ...sample.raw(sample.site), ...sample.optionalRaw } } = shape;
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type Backend } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { BACKENDS, type BackendName } from '../../../../infra/api/backends.js';
 import { Annotation, Label } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { buildInfraMachine as buildWith, type InfraBuildInput } from '../../../../controller/reconcilers/virtual-machine/infra-builders.js';
@@ -38,7 +38,7 @@ function undefinedPaths(value: unknown, path = ''): string[] {
 }
 
 /** The image a `backend` machine boots, as its descriptor reads it back from the spec. */
-function imageRefOf(backend: Backend, spec: InfraMachine['spec']): string | undefined {
+function imageRefOf(backend: BackendName, spec: InfraMachine['spec']): string | undefined {
   return BUILT_IN_BACKENDS.get(backend)?.carriedTargets(spec).imageRef;
 }
 

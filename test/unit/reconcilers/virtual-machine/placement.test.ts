@@ -2,7 +2,8 @@
 // placement its machine is rebuilt with; and the record (`status.scheduled`)
 // kept in step with it.
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type Backend, type Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { type Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { BACKENDS, type BackendName } from '../../../../infra/api/backends.js';
 import type { ScheduledPlacement } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { resolveImageRef } from '../../../../controller/reconcilers/virtual-machine/build-context.js';
@@ -46,7 +47,7 @@ describe('where a VM runs', () => {
     expect(runningPlacement(stripped, BUILT_IN_BACKENDS)).toEqual({ providerClass: 'vsphere', providerName: '', failureDomain: '' });
   });
 
-  it.each<Backend>(['vsphere', 'proxmox', 'libvirt'])('reads the image and class targets the %s machine carries back from its spec', (backend) => {
+  it.each<BackendName>(['vsphere', 'proxmox', 'libvirt'])('reads the image and class targets the %s machine carries back from its spec', (backend) => {
     const built = aPlacement(backend, { disks: 1 });
     const machine = machineAt(built);
     expect(runningPlacement(machine, BUILT_IN_BACKENDS, oneDiskClass)).toMatchObject({ resolvedStorage: built.resolvedStorage, resolvedNetworks: built.resolvedNetworks });
@@ -78,14 +79,14 @@ describe('where a VM runs', () => {
 });
 
 describe('the placement a running VM is rebuilt with', () => {
-  const provider = (backend: Backend): Provider => ({
+  const provider = (backend: BackendName): Provider => ({
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',
     metadata: { name: `${backend}-a`, namespace: 'team-a' },
     spec: { providerClassRef: { name: backend }, connection: { endpoint: 'https://example.invalid', credentialsSecretRef: { name: 'c' } } },
   }) as Provider;
 
-  it.each<Backend>(BACKENDS)('rebuilds the %s machine exactly as it is, whatever the Provider publishes now', (backend) => {
+  it.each<BackendName>(BACKENDS)('rebuilds the %s machine exactly as it is, whatever the Provider publishes now', (backend) => {
     const built = aPlacement(backend, { disks: 1 });
     const machine = machineAt(built);
     // Today the Provider publishes the failure domain with other facts and maps no classes: what the machine carries wins.
