@@ -130,7 +130,8 @@ const API_FILE = `// The __Pascal__ backend's API: its machine, machine-template
 // knows of it: endpoint schemes, credentials, image sources, clusterctl flavor).
 // Written by make scaffold-backend: every value below is a starting point to
 // replace with what __Pascal__ really takes.
-import { Ipam, InterfaceName, MacAddress } from '../../common.js';
+import { Ipam, MacAddress } from '../../addressing.js';
+import { InterfaceName } from '../../names.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';

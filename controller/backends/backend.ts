@@ -3,7 +3,7 @@
 // one touches no reconciler (STYLE §2, docs/adr/0014-backend-descriptors.md).
 import type { FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ImageSource } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import type { MachineAddress, PowerState } from '../../infra/api/common.js';
+import type { MachineAddress, PowerState } from '../../infra/api/machine-fields.js';
 import type { Reason } from '../../infra/api/conditions.js';
 import type { Logger } from '../runtime/log.js';
 import type { MachineOwner } from './ownership.js';

@@ -2,7 +2,7 @@
 // found: lower-case, each once, in the order found (primary first), without
 // loopback and link-local ones. Which NICs are the machine's own is the
 // backend's rule; how many addresses fit in the status, the reconciler's.
-import type { MachineAddress } from '../../infra/api/common.js';
+import type { MachineAddress } from '../../infra/api/machine-fields.js';
 
 const NOT_ROUTABLE = /^(fe[89ab][0-9a-f]:|169\.254\.|127\.|::1$|::ffff:127\.)/i;
 

@@ -5,7 +5,7 @@
 import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { ClassDisk, ClassInterface, VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import type { Ipam } from '../../infra/api/common.js';
+import type { Ipam } from '../../infra/api/addressing.js';
 import type { InfraMachineContractSpec } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { ObjectMeta } from '../../infra/api/kind.js';
 

@@ -2,7 +2,7 @@
 // metav1.Condition lists. lastTransitionTime moves only when status changes,
 // so an unchanged condition never causes a write. Messages are bounded here,
 // the one place every condition goes through (CONDITION_MESSAGE_MAX_BYTES).
-import type { Condition } from '../../infra/api/common.js';
+import type { Condition } from '../../infra/api/meta.js';
 import type { ConditionType, Reason } from '../../infra/api/conditions.js';
 import { bounded, CONDITION_MESSAGE_MAX_BYTES } from './bounded-text.js';
 

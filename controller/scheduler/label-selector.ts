@@ -1,6 +1,6 @@
 // Kubernetes label-selector semantics (apimachinery labels.Selector), for
 // Providers, failure domains and anti-affinity terms.
-import type { LabelSelector } from '../../infra/api/common.js';
+import type { LabelSelector } from '../../infra/api/meta.js';
 import { compareText } from './compare-text.js';
 
 type Labels = Readonly<Record<string, string>>;

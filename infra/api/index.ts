@@ -1,5 +1,8 @@
 // The banlieue API: schemas (TypeBox), wire types and kind definitions.
-export * from './common.js';
+export * from './addressing.js';
+export * from './machine-fields.js';
+export * from './meta.js';
+export * from './names.js';
 export * from './conditions.js';
 export * from './kind.js';
 export * from './kinds.js';

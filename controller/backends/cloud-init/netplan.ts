@@ -5,7 +5,8 @@
 // and search domains on into networkd and udev files (and uses the ID in file names), where a
 // newline or '/' would still act: a machine carrying such a value is refused, naming the
 // field, before anything is rendered.
-import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress, MAC_ADDRESS_PATTERN, type Ipam } from '../../../infra/api/common.js';
+import { isDnsName, isInterfaceId, isInterfaceName, isIpAddress } from '../../../infra/api/names.js';
+import { MAC_ADDRESS_PATTERN, type Ipam } from '../../../infra/api/addressing.js';
 import { BackendError, BackendErrorKind } from '../backend-error.js';
 
 export interface NetplanNic {

@@ -7,7 +7,7 @@
 // addresses are checked against their grammar before they reach YAML the guest
 // acts on: a machine carrying another is refused, naming the field.
 import { stringify } from 'yaml';
-import type { Ipam } from '../../../infra/api/common.js';
+import type { Ipam } from '../../../infra/api/addressing.js';
 import type { UserData } from '../user-data-bytes.js';
 import { assertGuestSafe, netplanConfig, type NetplanNic } from './netplan.js';
 import { toNoCloudIso } from './nocloud-iso.js';

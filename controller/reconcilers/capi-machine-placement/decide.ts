@@ -2,7 +2,7 @@
 // control-plane Machines over failure domains, but a MachineDeployment's
 // Machines get none; banlieue places each such infrastructure machine in the
 // least-used failure domain of its cluster (CAPMVM #151 picks one at random).
-import type { ClusterFailureDomain } from '../../../infra/api/common.js';
+import type { ClusterFailureDomain } from '../../../infra/api/machine-fields.js';
 import { compareText } from '../../scheduler/compare-text.js';
 import { PROVIDER_ATTRIBUTE } from '../infra-cluster/decide.js';
 

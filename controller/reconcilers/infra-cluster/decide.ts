@@ -2,7 +2,8 @@
 // InfraCluster contract). The cluster talks to no backend: it publishes the
 // failure domains its Providers discovered. Same input, same output, so an
 // idle reconcile compares equal to the current status and writes nothing.
-import type { ClusterFailureDomain, LabelSelector } from '../../../infra/api/common.js';
+import type { ClusterFailureDomain } from '../../../infra/api/machine-fields.js';
+import type { LabelSelector } from '../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraCluster, InfraClusterStatus } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-cluster.js';

@@ -5,7 +5,7 @@
 // their addresses still allocated to the VM that runs on. Either way, a VM
 // that is not this machine's, or that no Provider reaches any more, is left
 // alone (ADR 13, 16, 19).
-import { DELETION_POLICIES, type DeletionPolicy } from '../../../infra/api/common.js';
+import { DELETION_POLICIES, type DeletionPolicy } from '../../../infra/api/machine-fields.js';
 import { Reason } from '../../../infra/api/conditions.js';
 
 /** What became of the machine's VM in the deletion. */

@@ -1,7 +1,7 @@
 // InfraMachine status from the outcome of one pass (pure). Fields other passes
 // wrote (addresses, backend references) are kept when this pass learned
 // nothing new, so a blocked pass never erases what is known.
-import { MAX_ADDRESSES, type PowerState } from '../../../infra/api/common.js';
+import { MAX_ADDRESSES, type PowerState } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachineContractSpec, InfraMachineContractStatus, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineObservation } from '../../backends/backend.js';

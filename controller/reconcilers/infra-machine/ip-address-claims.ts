@@ -13,7 +13,8 @@
 // pools ever ask, and the provider role must start (and run every other
 // machine) where CAPI's IPAM CRDs are not installed. A machine waiting for
 // an address comes back every poll period.
-import { isIpAddress, type IpPoolReference, type Ipam, type StaticAddress } from '../../../infra/api/common.js';
+import { isIpAddress } from '../../../infra/api/names.js';
+import { type IpPoolReference, type Ipam, type StaticAddress } from '../../../infra/api/addressing.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
 import { boundedName, OBJECT_NAME_MAX } from '../../../infra/api/bounded-name.js';

@@ -5,7 +5,7 @@
 // deletion reports Deleting and returns, then destroys or releases the VM.
 // Generic over MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { DeletionPolicy } from '../../../infra/api/common.js';
+import type { DeletionPolicy } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { Finalizer } from '../../../infra/api/well-known.js';

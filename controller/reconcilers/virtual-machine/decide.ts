@@ -13,7 +13,7 @@
 // placement that is truly impossible may move it, as its migrationPolicy
 // allows, announced before its machine is deleted.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { DeletionPolicy } from '../../../infra/api/common.js';
+import type { DeletionPolicy } from '../../../infra/api/machine-fields.js';
 import type { VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';

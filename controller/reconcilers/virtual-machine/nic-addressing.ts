@@ -5,7 +5,8 @@
 // interface or DNS name: the schema refuses those (issue 10), but an object
 // stored before it did is reported here instead of reaching the guest.
 import { BlockList, isIP } from 'node:net';
-import { isDnsName, isInterfaceId, type Ipam, type StaticAddress } from '../../../infra/api/common.js';
+import { isDnsName, isInterfaceId } from '../../../infra/api/names.js';
+import { type Ipam, type StaticAddress } from '../../../infra/api/addressing.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { ClassInterface, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 

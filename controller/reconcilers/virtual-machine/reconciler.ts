@@ -13,7 +13,7 @@
 // VM or on a sibling its anti-affinity looks at, moves nothing.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { DeletionPolicy } from '../../../infra/api/common.js';
+import type { DeletionPolicy } from '../../../infra/api/machine-fields.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';

@@ -1,7 +1,8 @@
 // What the VirtualMachine status copies from its infra machine, and the VM
 // Ready summary (upstream §2.4 "status mirror"). Pure: conditions are returned
 // as inputs for runtime/conditions.setConditions, which owns transition times.
-import type { Condition, MachineAddress, MachineInitializationStatus, PowerState } from '../../../infra/api/common.js';
+import type { Condition } from '../../../infra/api/meta.js';
+import type { MachineAddress, MachineInitializationStatus, PowerState } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { Static } from '../../../infra/api/schema.js';
 import { copiedReason, findCondition, type ConditionInput } from '../../runtime/conditions.js';

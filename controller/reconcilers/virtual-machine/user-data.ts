@@ -17,7 +17,7 @@
 //    escapes a quote, splits or expands a shell word, or, but for DNS's commas,
 //    is a YAML flow indicator. So a valid value is inert wherever it lands. A
 //    value outside its grammar (an object stored before the schema refused it,
-//    see infra/api/common.ts; computeNicAddressing reports those) is rendered as
+//    see infra/api/names.ts; computeNicAddressing reports those) is rendered as
 //    the empty string, never as written.
 // 2. In a cloud-config (the template starts with #cloud-config, as cloud-init
 //    tells), a placeholder that is a whole plain YAML scalar (`hostname: ${HOSTNAME}`,
@@ -31,7 +31,7 @@
 // it is handed on byte for byte, unrendered (issue 15; user-data-bytes.ts).
 import { parseAllDocuments, stringify, visit } from 'yaml';
 import { userDataText, type UserData } from '../../backends/user-data-bytes.js';
-import { isDnsName, isIpAddress } from '../../../infra/api/common.js';
+import { isDnsName, isIpAddress } from '../../../infra/api/names.js';
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import { providerIdFor } from '../machine-identity.js';

@@ -2,7 +2,7 @@
 // role applies only its own status.perProvider row; the controller alone
 // summarises them as Ready and ImageReady. Unchanged rows give deep-equal
 // conditions, so an idle reconcile writes nothing.
-import type { Condition } from '../../../infra/api/common.js';
+import type { Condition } from '../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { PerProviderImageStatus, VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';

@@ -5,7 +5,8 @@
 // for in another zone, it is not there.
 import { randomUUID } from 'node:crypto';
 import type { UserData } from '../../../controller/backends/user-data-bytes.js';
-import type { Ipam, PowerState } from '../../../infra/api/common.js';
+import type { Ipam } from '../../../infra/api/addressing.js';
+import type { PowerState } from '../../../infra/api/machine-fields.js';
 
 export interface FakeVm {
   readonly uuid: string;

@@ -10,7 +10,8 @@ import {
   machineStatusFields,
 } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { defineBackendApi } from '../../../infra/api/backend-api.js';
-import { Ipam, InterfaceName, MacAddress } from '../../../infra/api/common.js';
+import { Ipam, MacAddress } from '../../../infra/api/addressing.js';
+import { InterfaceName } from '../../../infra/api/names.js';
 import type { ObjectOf } from '../../../infra/api/kind.js';
 import { Type, type Static } from '../../../infra/api/schema.js';
 

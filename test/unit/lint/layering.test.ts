@@ -51,7 +51,7 @@ describe('Layering lint (STYLE §2: cli → reconcilers → backends → runtime
     ['controller/backends/vsphere/example.ts', "import { run } from '../../cli/run.js';", LAYERING],
     ['controller/backends/vsphere/client/example.ts', "import type { Logger } from '../../../runtime/log.js';", LAYERING],
     ['controller/backends/vsphere/client/example.ts', "import { VsphereBackend } from '../vsphere-backend.js';", LAYERING],
-    ['controller/backends/vsphere/client/example.ts', "import type { Condition } from '../../../../infra/api/common.js';", LAYERING],
+    ['controller/backends/vsphere/client/example.ts', "import type { Condition } from '../../../../infra/api/meta.js';", LAYERING],
     ['controller/backends/vsphere/client/example.ts', "import { KubeConfig } from '@kubernetes/client-node';", LAYERING],
     ['controller/backends/vsphere/client/example.ts', "import { converge } from '../../kit/machine/converge.js';", LAYERING],
     ['controller/backends/kit/wire/example.ts', "import type { Logger } from '../../../runtime/log.js';", LAYERING],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LabelSelector } from '../../../infra/api/common.js';
+import type { LabelSelector } from '../../../infra/api/meta.js';
 import { formatSelector, labelValue, matchesSelector } from '../../../controller/scheduler/label-selector.js';
 
 const labels = { region: 'eu', tier: 'gold', datacenter: 'dc1' };

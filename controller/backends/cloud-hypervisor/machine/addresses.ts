@@ -2,7 +2,7 @@
 // one (the guest applies them from the seed's network-config), else what the
 // host's neighbour table says for the NICs' MACs on their bridges: complete
 // entries only, link-local addresses left out.
-import type { MachineAddress } from '../../../../infra/api/common.js';
+import type { MachineAddress } from '../../../../infra/api/machine-fields.js';
 import type { Neighbour } from '../host/ip-links.js';
 import { internalAddresses } from '../../machine-addresses.js';
 

@@ -8,7 +8,7 @@
 // started again from the saved config as desiredPowerState says, on its own disk only: a
 // machine that may not create a VM whose VMM and OS disk are both gone is reported Absent,
 // never given a blank disk.
-import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
+import type { MachineAddress, PowerState } from '../../../../infra/api/machine-fields.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import type { CloudHypervisorMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';

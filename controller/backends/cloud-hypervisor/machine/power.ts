@@ -5,7 +5,7 @@
 // press, kept in the state directory) is over, then vm.shutdown; a VM that is
 // down has its VMM stopped (an off machine holds no process). Nothing waits on
 // the guest inside a pass.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import { Reason } from '../../../../infra/api/conditions.js';
 import type { MachineAction } from '../../backend.js';
 import { isVmmApiError, VmmErrorCode } from '../client/vmm-error.js';

@@ -6,7 +6,7 @@
 //      after every task, whatever the status says;
 //   5. the steps planned by decide.ts (guest data, resize, power), each done, or a task started;
 //   6. what the VM is now.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { EnsureOptions, EnsureResult, MachineAction, MachineRequest } from '../../backend.js';
 import { assertOwnedBy } from '../../ownership.js';

@@ -1,6 +1,6 @@
 // The machine recipe's pure rules: what a task that ended says of the VM found, which steps
 // a pass runs in which order, and what a pass says when a task runs or made nothing.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { EnsureOptions, MachineAction } from '../../backend.js';
 import type { EndedTask } from './steps.js';

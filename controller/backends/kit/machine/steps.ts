@@ -6,7 +6,7 @@
 // carries are this machine's (ownership.ts). `Vm` is the backend's handle of a VM found in
 // this pass (a moref and its summary, a node/VMID and its config, a domain, a state
 // directory and its record); `Seen` what the pass saw of it, carried from step to step.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import type { Reason } from '../../../../infra/api/conditions.js';
 import type { BackendError } from '../../backend-error.js';
 import type { DestroyOptions, DestroyResult, EnsureOptions, MachineAction, MachineObservation, MachineRequest } from '../../backend.js';

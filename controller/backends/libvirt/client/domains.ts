@@ -1,7 +1,7 @@
 // Domains: find (by UUID first: it is the VM's identity), define, power,
 // undefine, and read state, XML and guest addresses.
 import { fromDomain, toDomain, uuidToBytes, type Domain } from './handles.js';
-import type { RpcCaller } from './libvirt-client.js';
+import type { RpcCaller } from './rpc-caller.js';
 import { MetadataType } from './constants.js';
 import { Procedures } from './procedures.js';
 

@@ -1,7 +1,7 @@
 // The connection's host: what the daemon runs and what the machine has.
 // A Provider's discovery reads these (hostname for the failure domain label,
 // CPUs and free memory for its capacity).
-import type { RpcCaller } from './libvirt-client.js';
+import type { RpcCaller } from './rpc-caller.js';
 import { Procedures } from './procedures.js';
 
 export interface NodeInfo {

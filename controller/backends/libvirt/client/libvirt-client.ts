@@ -12,6 +12,7 @@ import { DEFAULT_KEEPALIVE, type KeepaliveOptions } from './keepalive.js';
 import { isLibvirtError } from './libvirt-error.js';
 import { Networks } from './networks.js';
 import { Procedures, type Procedure } from './procedures.js';
+import type { RpcCaller } from './rpc-caller.js';
 import type { RpcConnection } from './rpc-connection.js';
 import type { TlsCredentials } from './socket-transports.js';
 import type { SshCredentials } from './ssh-transport.js';
@@ -36,13 +37,6 @@ export interface LibvirtClientOptions {
 
 /** ok; fault: the daemon answered with an error; error: no answer (connection, abort). */
 export type CallOutcome = 'ok' | 'fault' | 'error';
-
-/** What the services call through: a procedure on the current connection. */
-export interface RpcCaller {
-  call<Args, Ret>(procedure: Procedure<Args, Ret>, args: Args): Promise<Ret>;
-  /** The open connection, dialled first when there is none (streams use it directly). */
-  connection(): Promise<RpcConnection>;
-}
 
 export class LibvirtClient implements RpcCaller {
   readonly host: Host;

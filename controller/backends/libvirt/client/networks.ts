@@ -1,7 +1,7 @@
 // Virtual networks: listed for discovery, looked up by name, and their DHCP
 // leases read for guest addresses; transient ones created and destroyed (tests).
 import { fromNamed, toNamed, type Network } from './handles.js';
-import type { RpcCaller } from './libvirt-client.js';
+import type { RpcCaller } from './rpc-caller.js';
 import { Procedures } from './procedures.js';
 
 export interface DhcpLease {

@@ -1,7 +1,7 @@
 // Storage pools: listed for discovery (capacity, free space), looked up by
 // name, refreshed after volumes change behind libvirt's back.
 import { fromNamed, toNamed, type StorageVol, type StoragePool } from './handles.js';
-import type { RpcCaller } from './libvirt-client.js';
+import type { RpcCaller } from './rpc-caller.js';
 import { Procedures } from './procedures.js';
 
 export interface StoragePoolInfo {

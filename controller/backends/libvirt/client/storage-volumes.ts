@@ -2,7 +2,7 @@
 // move bytes in and out through streams (the seed ISO, an image import).
 import { currentSignal } from '../../cancellation.js';
 import { fromNamed, type StoragePool, type StorageVol } from './handles.js';
-import type { RpcCaller } from './libvirt-client.js';
+import type { RpcCaller } from './rpc-caller.js';
 import { Procedures } from './procedures.js';
 import { downloadStream, uploadStream } from './volume-stream.js';
 

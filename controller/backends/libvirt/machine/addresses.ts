@@ -5,7 +5,7 @@
 // of one of the machine's MACs wins; loopback and link-local addresses are
 // never reported. The source that answered last is asked first next time, so
 // a converged machine costs one call.
-import type { MachineAddress } from '../../../../infra/api/common.js';
+import type { MachineAddress } from '../../../../infra/api/machine-fields.js';
 import { AddressSource } from '../client/constants.js';
 import type { Domain } from '../client/handles.js';
 import type { InterfaceAddresses } from '../client/domains.js';

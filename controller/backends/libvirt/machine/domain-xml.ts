@@ -14,7 +14,7 @@
 // guest-agent channel (addresses from the agent, where the guest runs one);
 // an RNG for early entropy.
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import type { Firmware } from '../../../../infra/api/common.js';
+import type { Firmware } from '../../../../infra/api/machine-fields.js';
 import type { VmMarks } from '../../ownership.js';
 import type { DomainType } from '../mapping.js';
 

@@ -6,7 +6,7 @@
 // addresses come from libvirt's sources (addresses.ts). Deleting undefines it and deletes its
 // volumes (undefine.ts); releasing (deletionPolicy Retain) only swaps the mark in its
 // <metadata>: the domain runs on with its volumes.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { MachineAction, MachineBackend } from '../../backend.js';

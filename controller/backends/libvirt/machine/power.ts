@@ -5,7 +5,7 @@
 // waited for in one. Suspended is a managed save: memory written to disk and
 // the domain stopped, as vSphere's suspend; the next start restores it. A
 // domain someone paused counts as Suspended too.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import { DomainState } from '../client/constants.js';
 
 /** How long an ACPI shutdown may take before the domain is destroyed. */

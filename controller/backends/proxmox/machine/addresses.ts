@@ -1,6 +1,6 @@
 // status.addresses of a ProxmoxMachine (pure): the static addresses of its
 // spec, or what the QEMU guest agent reports, without loopback and link-local.
-import type { MachineAddress } from '../../../../infra/api/common.js';
+import type { MachineAddress } from '../../../../infra/api/machine-fields.js';
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import type { GuestInterface } from '../client/wire-types.js';
 import { ownNicAddresses } from '../../machine-addresses.js';

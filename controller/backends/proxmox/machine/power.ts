@@ -1,6 +1,6 @@
 // Power of a PVE VM (pure): what `status/current` says, as the API's power
 // states, and the one operation that moves it toward the desired state.
-import type { PowerState } from '../../../../infra/api/common.js';
+import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import type { QemuStatus } from '../client/wire-types.js';
 
 /** stopped → PoweredOff; running and paused by QMP (PVE's suspend) → Suspended; running → PoweredOn. */

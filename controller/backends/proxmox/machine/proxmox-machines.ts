@@ -9,7 +9,7 @@
 // afterwards a spec change converges CPUs, memory and disk growth. Every step is computed
 // from the VM's config as read in the pass, so a pass after a crash takes the same step
 // again or the next one, never a second clone.
-import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
+import type { MachineAddress, PowerState } from '../../../../infra/api/machine-fields.js';
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { MachineAction, MachineBackend, MachineRequest } from '../../backend.js';

@@ -6,7 +6,7 @@
 // serialised by the yaml library, after every name, domain and address was
 // held to its grammar: a machine carrying another is refused, naming the field.
 import { stringify } from 'yaml';
-import type { Ipam } from '../../../../infra/api/common.js';
+import type { Ipam } from '../../../../infra/api/addressing.js';
 import { assertGuestSafe, netplanConfig, type NetplanNic } from '../../cloud-init/netplan.js';
 import { isGzip, userDataBytes, type UserData } from '../../user-data-bytes.js';
 

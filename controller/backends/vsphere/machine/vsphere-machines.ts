@@ -3,7 +3,7 @@
 // that UUID and mark when absent (clone-task.ts), given its guest data before the first
 // boot, resized, and powered as asked. Deleting powers it off and destroys it; a release
 // (deletionPolicy Retain) only swaps `banlieue.owner` for `banlieue.released-from`.
-import type { MachineAddress, PowerState } from '../../../../infra/api/common.js';
+import type { MachineAddress, PowerState } from '../../../../infra/api/machine-fields.js';
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { DestroyResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';

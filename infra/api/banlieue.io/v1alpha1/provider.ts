@@ -1,10 +1,5 @@
-import {
-  CABundleSource,
-  Conditions,
-  DNS_LABEL_PATTERN,
-  ObservedGeneration,
-  IpAddress,
-} from '../../common.js';
+import { CABundleSource, Conditions, ObservedGeneration } from '../../meta.js';
+import { DNS_LABEL_PATTERN, IpAddress } from '../../names.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from '../../schema.js';
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';

@@ -1,16 +1,7 @@
-import {
-  Addresses,
-  Conditions,
-  DeletionPolicy,
-  DesiredPowerState,
-  InterfaceName,
-  KeySelector,
-  LabelSelector,
-  MachineInitializationStatus,
-  ObservedGeneration,
-  ObservedPowerState,
-  StaticAddress,
-} from '../../common.js';
+import { Addresses, DeletionPolicy, DesiredPowerState, MachineInitializationStatus, ObservedPowerState } from '../../machine-fields.js';
+import { Conditions, KeySelector, LabelSelector, ObservedGeneration } from '../../meta.js';
+import { InterfaceName } from '../../names.js';
+import { StaticAddress } from '../../addressing.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Timestamp, Type, type Static } from '../../schema.js';
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';

@@ -1,4 +1,6 @@
-import { ClassIpam, DISK_PROVISIONINGS, FirmwareField, InterfaceName } from '../../common.js';
+import { ClassIpam } from '../../addressing.js';
+import { DISK_PROVISIONINGS, FirmwareField } from '../../machine-fields.js';
+import { InterfaceName } from '../../names.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { Features } from './provider.js';

@@ -1,4 +1,4 @@
-import { Conditions, ObservedGeneration } from '../../common.js';
+import { Conditions, ObservedGeneration } from '../../meta.js';
 import { API_VERSION, CORE_GROUP, defineKind, type ObjectOf } from '../../kind.js';
 import { ListMap, Name, StringEnum, Type, type Static } from '../../schema.js';
 import { IMAGE_SOURCE_KINDS } from '../../backend-api.js';

@@ -1,4 +1,5 @@
-import { Ipam, InterfaceName, MacAddress } from '../../common.js';
+import { Ipam, MacAddress } from '../../addressing.js';
+import { InterfaceName } from '../../names.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlySize } from './fixed-once-created.js';

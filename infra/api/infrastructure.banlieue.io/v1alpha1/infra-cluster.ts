@@ -1,14 +1,8 @@
 // The InfraCluster kinds (CAPI v1beta2 InfraCluster contract). All four
 // backends share one shape and one reconciler: a cluster aggregates the
 // failure domains its Providers publish; it never talks to a backend.
-import {
-  ApiEndpoint,
-  ClusterFailureDomain,
-  Conditions,
-  LabelSelector,
-  LocalObjectReference,
-  ObservedGeneration,
-} from '../../common.js';
+import { ApiEndpoint, ClusterFailureDomain } from '../../machine-fields.js';
+import { Conditions, LabelSelector, LocalObjectReference, ObservedGeneration } from '../../meta.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KubeObject } from '../../kind.js';
 import { ListMap, Type, type Static } from '../../schema.js';
 import { templateSpec } from './infra-machine.js';

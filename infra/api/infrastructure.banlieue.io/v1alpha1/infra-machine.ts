@@ -1,18 +1,7 @@
 // What every InfraMachine kind shares (CAPI v1beta2 InfraMachine contract),
 // and the *MachineTemplate built from a machine spec.
-import {
-  Addresses,
-  Conditions,
-  DeletionPolicy,
-  DesiredPowerState,
-  KeySelector,
-  LocalObjectReference,
-  MachineInitializationStatus,
-  ObservedGeneration,
-  ObservedPowerState,
-  PROVIDER_ID_IMMUTABLE,
-  ProviderID,
-} from '../../common.js';
+import { Addresses, DeletionPolicy, DesiredPowerState, MachineInitializationStatus, ObservedPowerState, PROVIDER_ID_IMMUTABLE, ProviderID } from '../../machine-fields.js';
+import { Conditions, KeySelector, LocalObjectReference, ObservedGeneration } from '../../meta.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
 import { Name, StringEnum, StringMap, Type, type CelRule, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
 

@@ -1,4 +1,6 @@
-import { FirmwareField, Ipam, InterfaceName, MacAddress } from '../../common.js';
+import { FirmwareField } from '../../machine-fields.js';
+import { Ipam, MacAddress } from '../../addressing.js';
+import { InterfaceName } from '../../names.js';
 import type { ObjectOf } from '../../kind.js';
 import { ListMap, Name, SizeGiB, StringEnum, Type, type Static } from '../../schema.js';
 import { fixedField, fixedListEntries, growOnlyListSizes } from './fixed-once-created.js';

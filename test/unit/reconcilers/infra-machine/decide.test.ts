@@ -1,6 +1,7 @@
 // decideMachineStatus: an InfraMachine's status from the outcome of one pass.
 import { describe, expect, it } from 'vitest';
-import type { Condition, MachineAddress } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
+import type { MachineAddress } from '../../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation } from '../../../../infra/api/well-known.js';
 import type { MachineObservation } from '../../../../controller/backends/backend.js';

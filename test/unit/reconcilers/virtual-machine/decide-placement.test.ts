@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { ScheduledPlacement, VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { Condition } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation, Finalizer } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';

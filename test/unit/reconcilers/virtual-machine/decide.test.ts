@@ -3,7 +3,7 @@
 // VM's name that is not the VM's is reported, never written, referred to or
 // deleted; the VM's own ones are created once and then updated by uid.
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import type { OwnerReference } from '../../../../infra/api/kind.js';
 import { Finalizer, SecretType } from '../../../../infra/api/well-known.js';

@@ -1,7 +1,7 @@
 // A VirtualMachine whose machine refused its new spec (issue 15, point 2) says so and does not
 // claim the new generation; a refusal met again on a later pass changes nothing (no write at idle).
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { decideSpecNotApplied, specRefused } from '../../../../controller/reconcilers/virtual-machine/spec-not-applied.js';
 import { aVm } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import type { ConditionInput } from '../../../../controller/runtime/conditions.js';
 import {

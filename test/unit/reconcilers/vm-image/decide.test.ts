@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PerProviderImageStatus, VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import type { Condition } from '../../../../infra/api/common.js';
+import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { findCondition } from '../../../../controller/runtime/conditions.js';
 import { MAX_LISTED_PROVIDERS, decideVMImageConditions } from '../../../../controller/reconcilers/vm-image/decide.js';

@@ -1,7 +1,7 @@
 // The machine recipe's pure rules (kit/machine/decide.ts): what a task that ended says of the
 // VM found, which steps a pass runs in which order, what it says when a task made nothing.
 import { describe, expect, it } from 'vitest';
-import type { PowerState } from '../../../../../infra/api/common.js';
+import type { PowerState } from '../../../../../infra/api/machine-fields.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../../../../controller/backends/backend-error.js';
 import type { MachineAction } from '../../../../../controller/backends/backend.js';
 import { decideIdentityActions, missingAfter, planSteps, waitingFor, type StepName } from '../../../../../controller/backends/kit/machine/decide.js';
