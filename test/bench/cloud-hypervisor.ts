@@ -12,7 +12,7 @@ import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
 import { ConditionType } from '../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
 import { processesMentioning, simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chWorld, createTestHost, hostConfigEnv, machineDirs, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chWorld, createTestHost, hostConfigEnv, machineDirs, type TestHost } from '../support/cloud-hypervisor/host.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';

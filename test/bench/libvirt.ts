@@ -35,7 +35,7 @@ import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
-import { anchorClient, libvirtWorld, TEST_POOL, type LibvirtWorld } from '../support/libvirt-world.js';
+import { anchorClient, libvirtWorld, TEST_POOL, type LibvirtWorld } from '../support/libvirt/world.js';
 import { waitFor } from '../support/wait.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';

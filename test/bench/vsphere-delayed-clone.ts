@@ -9,7 +9,7 @@
 // steps are the vsphere case's; it reports and asserts nothing about speed.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Obj } from '../support/fixtures.js';
-import { uuidOf } from '../support/vsphere-world.js';
+import { uuidOf } from '../support/vsphere/world.js';
 import type { WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { textTable } from './text-table.js';

@@ -21,7 +21,7 @@ import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere/world.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { vsphereApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
-import { makeTemplate, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 import { clusterClassJourney, installPlayedProviders, type ClusterClassJourney, type PeerVm } from './capi-clusterclass-journey.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';

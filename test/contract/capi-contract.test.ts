@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { waitFor } from '../support/wait.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vmsNamed, vsphereWorld } from '../support/vsphere/world.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, capiMachine, workersDeployment } from './capi-objects.js';
 import { machineWithInvalidVersion } from './capi-webhooks.js';

@@ -7,7 +7,7 @@
 // addresses reach the Machines, and the claims go when the machines go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxmoxSim, type ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
-import { proxmoxWorld } from '../support/proxmox-world.js';
+import { proxmoxWorld } from '../support/proxmox/world.js';
 import { waitFor } from '../support/wait.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, workersDeployment } from './capi-objects.js';

@@ -12,7 +12,7 @@ import type { StoragePool } from '../../controller/backends/libvirt/client/handl
 import { ownerMarkOf } from '../../controller/backends/libvirt/machine/domain-xml.js';
 import { libvirtApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { startLibvirtd, type Libvirtd } from '../peers/libvirt/libvirtd.js';
-import { anchorClient, IMAGE_VOLUME, libvirtWorld, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt-world.js';
+import { anchorClient, IMAGE_VOLUME, libvirtWorld, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt/world.js';
 import { waitFor } from '../support/wait.js';
 import { clusterClassJourney, installPlayedProviders, type ClusterClassJourney, type PeerVm } from './capi-clusterclass-journey.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';

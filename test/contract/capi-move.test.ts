@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import type { RoleProcess } from '../support/controller-process.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 import { localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, capiMachine, workersDeployment } from './capi-objects.js';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxmoxApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { startProxmoxSim, type ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
-import { proxmoxWorld } from '../support/proxmox-world.js';
+import { proxmoxWorld } from '../support/proxmox/world.js';
 import { waitFor } from '../support/wait.js';
 import { clusterClassJourney, installPlayedProviders, type ClusterClassJourney } from './capi-clusterclass-journey.js';
 import { kindEnvironment, localEnvironment, type CapiEnvironment } from './capi-environment.js';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 import { localEnvironment, type CapiEnvironment } from './capi-environment.js';
 import { capiCluster, capiMachine, workersDeployment } from './capi-objects.js';

@@ -1,6 +1,6 @@
 // The Cloud Hypervisor world of `make test-faults`: a test host of the run's
 // own (temp directories, a network namespace with a bridge, the host config:
-// test/support/cloud-hypervisor-host.ts) whose VMM is the spec-validated
+// test/support/cloud-hypervisor/host.ts) whose VMM is the spec-validated
 // simulator, with vm.create and vm.boot answered slowly so that kills land
 // while a machine's VMM is started but its VM not yet created or booted.
 // `banlieue provider cloud-hypervisor --provider <it>` runs as on a host (its
@@ -22,7 +22,7 @@ import { parseOwnerMark } from '../../controller/backends/cloud-hypervisor/machi
 import { listMachineUuids, vmmPaths } from '../../controller/backends/cloud-hypervisor/state-dir.js';
 import { providerLeaseName } from '../../controller/cli/controller-command.js';
 import { processesMentioning, simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import { chProvider, chWorld, createTestHost, hostConfigEnv, TEST_BRIDGE, type TestHost } from '../support/cloud-hypervisor-host.js';
+import { chProvider, chWorld, createTestHost, hostConfigEnv, TEST_BRIDGE, type TestHost } from '../support/cloud-hypervisor/host.js';
 import type { Obj } from '../support/fixtures.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import type { BackendVm } from './fleet-check.js';

@@ -18,7 +18,7 @@ import { Procedures } from '../../controller/backends/libvirt/client/procedures.
 import { LOOPBACK, startLibvirtd } from '../peers/libvirt/libvirtd.js';
 import { startRpcHoldProxy } from '../peers/libvirt/rpc-hold-proxy.js';
 import type { Obj } from '../support/fixtures.js';
-import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL } from '../support/libvirt-world.js';
+import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL } from '../support/libvirt/world.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import type { BackendVm } from './fleet-check.js';
 

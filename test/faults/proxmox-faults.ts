@@ -6,7 +6,7 @@
 // own process; the provider replicas reach it over loopback HTTPS.
 import { startProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
 import type { SimVm } from '../sims/proxmox/sim-state.js';
-import { proxmoxWorld } from '../support/proxmox-world.js';
+import { proxmoxWorld } from '../support/proxmox/world.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 
 /** Each qmclone task runs this long, so that kills land mid-clone; the other tasks (config, resize, start, stop, destroy) shorter. */

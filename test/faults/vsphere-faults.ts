@@ -6,7 +6,7 @@
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim } from '../peers/vsphere/vcsim.js';
 import type { Obj } from '../support/fixtures.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import type { BackendVm } from './fleet-check.js';
 

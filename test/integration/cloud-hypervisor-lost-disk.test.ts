@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findVmmProcess } from '../../controller/backends/cloud-hypervisor/host-process.js';
 import { OS_DISK } from '../../controller/backends/cloud-hypervisor/machine/os-disk.js';
 import { readPidFile, vmmPaths } from '../../controller/backends/cloud-hypervisor/state-dir.js';
-import { chUuidOf, chVm, startChEnv, stopChEnv, type ChEnv } from '../support/cloud-hypervisor-env.js';
+import { chUuidOf, chVm, startChEnv, stopChEnv, type ChEnv } from '../support/cloud-hypervisor/env.js';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 

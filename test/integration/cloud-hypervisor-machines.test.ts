@@ -12,8 +12,8 @@ import { findVmmProcess } from '../../controller/backends/cloud-hypervisor/host-
 import { tapName } from '../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
 import { readPidFile, vmmPaths } from '../../controller/backends/cloud-hypervisor/state-dir.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
-import { machineDirs } from '../support/cloud-hypervisor-host.js';
-import { chMachines, chUuidOf, chVm, startChEnv, startChProvider, stopChEnv, type ChEnv } from '../support/cloud-hypervisor-env.js';
+import { machineDirs } from '../support/cloud-hypervisor/host.js';
+import { chMachines, chUuidOf, chVm, startChEnv, startChProvider, stopChEnv, type ChEnv } from '../support/cloud-hypervisor/env.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { eventsRegarding, eventsWith } from '../support/events.js';

@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OS_DISK } from '../../controller/backends/cloud-hypervisor/machine/os-disk.js';
-import { machineDirs, TEST_IMAGE } from '../support/cloud-hypervisor-host.js';
-import { chUuidOf, startChEnv, stopChEnv, type ChEnv } from '../support/cloud-hypervisor-env.js';
+import { machineDirs, TEST_IMAGE } from '../support/cloud-hypervisor/host.js';
+import { chUuidOf, startChEnv, stopChEnv, type ChEnv } from '../support/cloud-hypervisor/env.js';
 import { INFRA, TestApi, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 

@@ -11,7 +11,7 @@ import type { VsphereClient } from '../../controller/backends/vsphere/client/vsp
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { startRole } from '../support/controller-process.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = 'crd-deletion';

@@ -30,7 +30,7 @@ import { pointedBases } from '../support/hostile-bases.js';
 import { baseKindOf, corpusOf, sampleOfEachKind, type CorpusCase, type CorpusObject } from '../support/hostile-corpus.js';
 import { readProcess } from '../support/process-table.js';
 import { SeededRandom, seedFromEnv } from '../support/seeded-random.js';
-import { playTools, uuidOf } from '../support/vsphere-world.js';
+import { playTools, uuidOf } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();

@@ -18,8 +18,8 @@ import { unpackImage, type OciImage } from '../support/oci-archive.js';
 import { startImagePod, type DeploymentSpec, type ImagePod } from '../support/pod-sandbox.js';
 import { imageArchive, makeRelease } from '../support/release-build.js';
 import { INSTALL_NS, installDefault, serviceAccountToken } from '../support/tenant.js';
-import { readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { makeTemplate, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { makeTemplate, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();

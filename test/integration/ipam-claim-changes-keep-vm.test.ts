@@ -11,7 +11,7 @@ import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';
 import { startRole } from '../support/controller-process.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = 'ipam-keeps-vm';

@@ -19,7 +19,7 @@ import { derivedMac } from '../../controller/backends/libvirt/machine/mac-addres
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { CORE, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
-import { domainOf, libvirtProviderArgs, libvirtUuidOf, volumesOf } from '../support/libvirt-env.js';
+import { domainOf, libvirtProviderArgs, libvirtUuidOf, volumesOf } from '../support/libvirt/env.js';
 import { waitFor } from '../support/wait.js';
 import { ensureGuestDisk } from '../peers/libvirt/guest-disk.js';
 import { GUEST_MARKER_LINE, readGuestReport } from '../peers/libvirt/guest/guest-init.js';

@@ -17,7 +17,7 @@ import {
   stopLibvirtEnv,
   volumesOf,
   type LibvirtEnv,
-} from '../support/libvirt-env.js';
+} from '../support/libvirt/env.js';
 import { waitFor } from '../support/wait.js';
 import { eventsRegarding, eventsWith, type EventSeen } from '../support/events.js';
 

@@ -9,7 +9,7 @@ import type { LibvirtClient } from '../../controller/backends/libvirt/client/lib
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
-import { anchorClient, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt-env.js';
+import { anchorClient, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt/env.js';
 import { createTestPki } from '../support/test-pki.js';
 import { waitFor } from '../support/wait.js';
 import { LOOPBACK, freePort, startLibvirtd, type Libvirtd } from '../peers/libvirt/libvirtd.js';

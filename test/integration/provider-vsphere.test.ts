@@ -10,7 +10,7 @@ import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { makeServingFiles } from '../support/test-pki.js';
-import { makeTemplate, vcsimClient } from '../support/vsphere-world.js';
+import { makeTemplate, vcsimClient } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 describe('vSphere provider role', () => {

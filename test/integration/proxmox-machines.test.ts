@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { eventsWhere, eventsWith } from '../support/events.js';
-import { proxmoxWorld } from '../support/proxmox-world.js';
+import { proxmoxWorld } from '../support/proxmox/world.js';
 import { startProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
 import {
   proxmoxUuidOf,
@@ -18,7 +18,7 @@ import {
   startProxmoxProvider,
   stopProxmoxEnv,
   type ProxmoxEnv as Env,
-} from '../support/proxmox-env.js';
+} from '../support/proxmox/env.js';
 
 const t = new TestApi();
 

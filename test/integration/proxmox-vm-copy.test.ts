@@ -7,7 +7,7 @@
 // or destroyed for the machine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
-import { proxmoxUuidOf, readyWithAgentAddress, simVmsWithUuid, startProxmoxEnv, stopProxmoxEnv, type ProxmoxEnv } from '../support/proxmox-env.js';
+import { proxmoxUuidOf, readyWithAgentAddress, simVmsWithUuid, startProxmoxEnv, stopProxmoxEnv, type ProxmoxEnv } from '../support/proxmox/env.js';
 
 const t = new TestApi();
 

@@ -12,8 +12,8 @@ import { ConditionType, Reason } from '../../infra/api/conditions.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { eventsRegarding } from '../support/events.js';
 import { CORE, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { makeTemplate, playTools, vcsimClient } from '../support/vsphere-world.js';
+import { providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { makeTemplate, playTools, vcsimClient } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();

@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { makeServingFiles } from '../support/test-pki.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { startInstalledVsphereEnv } from '../support/installed-vsphere-env.js';
+import { startInstalledVsphereEnv } from '../support/vsphere/installed-env.js';
 import { clusterAdmin, kubectlAs } from '../support/tenant.js';
-import { providerIdOf, readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
+import { providerIdOf, readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
 
 const t = new TestApi();
 const hex = (): string => Math.random().toString(16).slice(2, 10);

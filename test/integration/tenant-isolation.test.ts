@@ -13,10 +13,10 @@ import { SecretType } from '../../infra/api/well-known.js';
 import { buildTools } from '../support/control-plane.js';
 import { startCaptureEndpoint, type CaptureEndpoint } from '../support/capture-endpoint.js';
 import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { startInstalledVsphereEnv } from '../support/installed-vsphere-env.js';
+import { startInstalledVsphereEnv } from '../support/vsphere/installed-env.js';
 import { Actor, INSTALL_NS, clusterAdmin, createTenant, impersonatedServiceAccount, kubectlAs, type Tenant } from '../support/tenant.js';
-import { readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { uuidOf, vmsNamed } from '../support/vsphere-world.js';
+import { readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { uuidOf, vmsNamed } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 

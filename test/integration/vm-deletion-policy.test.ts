@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Reason } from '../../infra/api/conditions.js';
 import { eventsWith } from '../support/events.js';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
-import { readyWithAddress, providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
+import { readyWithAddress, providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
 
 const t = new TestApi();
 

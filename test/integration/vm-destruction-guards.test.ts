@@ -11,9 +11,9 @@ import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { eventsWhere } from '../support/events.js';
 import { createNamespace } from '../support/kube.js';
-import { domainOf, libvirtProviderArgs, libvirtUuidOf, libvirtVm, startLibvirtEnv, stopLibvirtEnv, volumesOf, type LibvirtEnv } from '../support/libvirt-env.js';
-import { providerArgs, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { playTools, vmsNamed, vsphereWorld } from '../support/vsphere-world.js';
+import { domainOf, libvirtProviderArgs, libvirtUuidOf, libvirtVm, startLibvirtEnv, stopLibvirtEnv, volumesOf, type LibvirtEnv } from '../support/libvirt/env.js';
+import { providerArgs, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { playTools, vmsNamed, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { isCloning, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, vsphereMachines as machines, type VsphereEnv } from '../support/vsphere-env.js';
-import { vmsNamed } from '../support/vsphere-world.js';
+import { isCloning, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, vsphereMachines as machines, type VsphereEnv } from '../support/vsphere/env.js';
+import { vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 const WORKERS = 10;

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { auditOffset, countWrites, untilWritesSettle } from '../support/audit-writes.js';
 import { backendCalls, callsSince, totalCalls as total } from '../support/backend-calls.js';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { vmsNamed } from '../support/vsphere-world.js';
+import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 const HEALTHY = 28;

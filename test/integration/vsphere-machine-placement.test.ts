@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { uuidOf } from '../support/vsphere-world.js';
+import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { uuidOf } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere-env.js';
-import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere-world.js';
+import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere/env.js';
+import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere/world.js';
 import { eventsRegarding, eventsWhere, eventsWith, type EventSeen } from '../support/events.js';
 
 const t = new TestApi();

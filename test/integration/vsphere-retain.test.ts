@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere-env.js';
-import { playTools } from '../support/vsphere-world.js';
+import { providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere/env.js';
+import { playTools } from '../support/vsphere/world.js';
 import { eventsWith } from '../support/events.js';
 
 const t = new TestApi();

@@ -8,7 +8,7 @@ import type { VmSummary } from '../../controller/backends/vsphere/client/vim-typ
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { TestApi, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { isCloning, providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, vsphereMachines, type VsphereEnv } from '../support/vsphere-env.js';
+import { isCloning, providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, vsphereMachines, type VsphereEnv } from '../support/vsphere/env.js';
 
 const t = new TestApi();
 const MACHINES = 10;

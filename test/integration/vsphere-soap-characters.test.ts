@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendCalls } from '../support/backend-calls.js';
 import { INFRA, TestApi, type Obj } from '../support/fixtures.js';
-import { startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { vmsNamed } from '../support/vsphere-world.js';
+import { startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 

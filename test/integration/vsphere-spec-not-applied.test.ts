@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere-env.js';
-import { makeTemplate } from '../support/vsphere-world.js';
+import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
+import { makeTemplate } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 

@@ -18,7 +18,7 @@ import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { buildKubeTools, ControlPlane } from './control-plane.js';
 import { startRole, type RoleProcess } from './controller-process.js';
 import { stopGroupWithParent } from './process-group.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient } from './vsphere-world.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient } from './vsphere/world.js';
 import { waitFor } from './wait.js';
 
 const VSPHERE_VMS = ['web-01', 'db-01', 'pg-replica-1', 'pg-replica-2'];

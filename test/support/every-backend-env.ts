@@ -14,17 +14,17 @@ import { startLibvirtd, type Libvirtd } from '../peers/libvirt/libvirtd.js';
 import { simulatorPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
 import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { startProxmoxSim, type ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
-import { chProviderArgs } from './cloud-hypervisor-env.js';
-import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './cloud-hypervisor-host.js';
+import { chProviderArgs } from './cloud-hypervisor/env.js';
+import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './cloud-hypervisor/host.js';
 import { startRole, type RoleProcess } from './controller-process.js';
 import { TestApi, type Obj } from './fixtures.js';
 import { createNamespace } from './kube.js';
-import { libvirtProviderArgs } from './libvirt-env.js';
-import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL } from './libvirt-world.js';
-import { proxmoxProviderArgs } from './proxmox-env.js';
-import { proxmoxWorld } from './proxmox-world.js';
-import { providerArgs } from './vsphere-env.js';
-import { makeTemplate, vcsimClient, vsphereWorld } from './vsphere-world.js';
+import { libvirtProviderArgs } from './libvirt/env.js';
+import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL } from './libvirt/world.js';
+import { proxmoxProviderArgs } from './proxmox/env.js';
+import { proxmoxWorld } from './proxmox/world.js';
+import { providerArgs } from './vsphere/env.js';
+import { makeTemplate, vcsimClient, vsphereWorld } from './vsphere/world.js';
 
 const t = new TestApi();
 

@@ -6,9 +6,9 @@
 // is placed on the backend its class and image fit).
 import { BACKEND_APIS } from '../../infra/api/backends.js';
 import { ENV_BACKENDS, type EnvBackend, type EveryBackendEnv } from './every-backend-env.js';
-import { TEST_IMAGE } from './cloud-hypervisor-host.js';
+import { TEST_IMAGE } from './cloud-hypervisor/host.js';
 import { validBases, type CorpusObject } from './hostile-corpus.js';
-import { IMAGE_VOLUME, TEST_NETWORK, TEST_POOL } from './libvirt-world.js';
+import { IMAGE_VOLUME, TEST_NETWORK, TEST_POOL } from './libvirt/world.js';
 
 type Spec = Record<string, unknown>;
 

@@ -19,7 +19,7 @@ import { findVmmProcess } from '../../../controller/backends/cloud-hypervisor/ho
 import { derivedMac, tapName } from '../../../controller/backends/cloud-hypervisor/machine/nic-identity.js';
 import { readPidFile, vmmPaths } from '../../../controller/backends/cloud-hypervisor/state-dir.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
-import { chProvider, createTestHost, TEST_BRIDGE, type TestHost } from '../../support/cloud-hypervisor-host.js';
+import { chProvider, createTestHost, TEST_BRIDGE, type TestHost } from '../../support/cloud-hypervisor/host.js';
 import { waitFor } from '../../support/wait.js';
 import { chMachineRequest } from './machine-request.js';
 import { skipsRealVmm, VMM_PEERS } from './vmm-peers.js';

@@ -3,7 +3,7 @@
 // host's "fast" storage class with one NIC on its "lan" network class.
 import type { CloudHypervisorMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import type { MachineRequest } from '../../../controller/backends/backend.js';
-import { TEST_IMAGE } from '../../support/cloud-hypervisor-host.js';
+import { TEST_IMAGE } from '../../support/cloud-hypervisor/host.js';
 
 export interface ChMachineOptions {
   readonly uuid: string;

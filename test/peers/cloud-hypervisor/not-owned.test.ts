@@ -17,7 +17,7 @@ import { readRecord, writeRecord } from '../../../controller/backends/cloud-hype
 import { powerButtonTaskRef } from '../../../controller/backends/cloud-hypervisor/machine/power.js';
 import { readPidFile, vmmPaths } from '../../../controller/backends/cloud-hypervisor/state-dir.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
-import { chProvider, createTestHost, type TestHost } from '../../support/cloud-hypervisor-host.js';
+import { chProvider, createTestHost, type TestHost } from '../../support/cloud-hypervisor/host.js';
 import { describeNotOwned, untilPresent, type NotOwnedWorld, type Victim } from '../not-owned.js';
 import { chMachineRequest } from './machine-request.js';
 import { skipsRealVmm, VMM_PEERS } from './vmm-peers.js';

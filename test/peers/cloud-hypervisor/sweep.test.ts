@@ -15,7 +15,7 @@ import { tapName } from '../../../controller/backends/cloud-hypervisor/machine/n
 import { readPidFile, vmmPaths } from '../../../controller/backends/cloud-hypervisor/state-dir.js';
 import type { MachineOwner } from '../../../controller/backends/ownership.js';
 import { newLogger, silentLogger } from '../../../controller/runtime/log.js';
-import { chProvider, createTestHost, type TestHost } from '../../support/cloud-hypervisor-host.js';
+import { chProvider, createTestHost, type TestHost } from '../../support/cloud-hypervisor/host.js';
 import { waitFor } from '../../support/wait.js';
 import { chMachineRequest } from './machine-request.js';
 import { simulatorPeer } from './vmm-peers.js';

@@ -14,7 +14,7 @@ import type { LibvirtClient } from '../../../controller/backends/libvirt/client/
 import { createLibvirtBackend } from '../../../controller/backends/libvirt/libvirt-backend.js';
 import { marksOf } from '../../../controller/backends/libvirt/machine/domain-xml.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
-import { anchorClient, IMAGE_VOLUME, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../../support/libvirt-world.js';
+import { anchorClient, IMAGE_VOLUME, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../../support/libvirt/world.js';
 import { startLibvirtd, type Libvirtd } from './libvirtd.js';
 
 const log = silentLogger();

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibvirtClient } from '../../../controller/backends/libvirt/client/libvirt-client.js';
 import { Procedures } from '../../../controller/backends/libvirt/client/procedures.js';
-import { anchorClient } from '../../support/libvirt-world.js';
+import { anchorClient } from '../../support/libvirt/world.js';
 import { waitFor } from '../../support/wait.js';
 import { LOOPBACK, startLibvirtd, type Libvirtd } from './libvirtd.js';
 import { startRpcHoldProxy } from './rpc-hold-proxy.js';

@@ -3,7 +3,7 @@
 // a violation; its own answers validate against `returns`.
 import { request } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadPveApiSchema } from '../../support/proxmox-apidata.js';
+import { loadPveApiSchema } from '../../support/proxmox/apidata.js';
 import { waitFor } from '../../support/wait.js';
 import { checkValue } from '../../sims/proxmox/pve-validate.js';
 import { startProxmoxSim, type ProxmoxSim } from '../../sims/proxmox/proxmox-sim.js';

@@ -7,7 +7,7 @@ import { discoverInventory } from '../../../controller/backends/vsphere/discover
 import { toFailureDomains, type ClusterInventory } from '../../../controller/backends/vsphere/mapping.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
-import { vcsimClient } from '../../support/vsphere-world.js';
+import { vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;

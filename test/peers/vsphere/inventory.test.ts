@@ -6,7 +6,7 @@ import { PropertyCollector } from '../../../controller/backends/vsphere/client/p
 import type { VimInvoker } from '../../../controller/backends/vsphere/client/session.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { moRefFields, toMoRef } from '../../../controller/backends/vsphere/client/wire-values.js';
-import { vcsimClient } from '../../support/vsphere-world.js';
+import { vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;

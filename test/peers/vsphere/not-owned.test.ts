@@ -8,7 +8,7 @@ import type { Backend, Connection, MachineRequest } from '../../../controller/ba
 import type { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { createVsphereBackend } from '../../../controller/backends/vsphere/vsphere-backend.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
-import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere/world.js';
 import { describeNotOwned, untilPresent, type NotOwnedWorld, type Victim } from '../not-owned.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 

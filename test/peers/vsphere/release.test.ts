@@ -12,7 +12,7 @@ import type { VsphereClient } from '../../../controller/backends/vsphere/client/
 import { createVsphereBackend } from '../../../controller/backends/vsphere/vsphere-backend.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
 import { waitFor } from '../../support/wait.js';
-import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 const log = silentLogger();

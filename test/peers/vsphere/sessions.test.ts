@@ -7,7 +7,7 @@ import { type VsphereClient } from '../../../controller/backends/vsphere/client/
 import { withSignal } from '../../../controller/backends/cancellation.js';
 import { vsphereSessions } from '../../../controller/backends/vsphere/sessions.js';
 import { waitFor } from '../../support/wait.js';
-import { vcsimClient } from '../../support/vsphere-world.js';
+import { vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;

@@ -7,7 +7,7 @@ import type { VmConfigSpec } from '../../../controller/backends/vsphere/client/v
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { toMoRef, toMoRefs } from '../../../controller/backends/vsphere/client/wire-values.js';
 import { waitFor } from '../../support/wait.js';
-import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 let sim: Vcsim;

@@ -10,7 +10,7 @@ import type { DatacenterInfo, DatastoreInfo } from '../../../controller/backends
 import type { DiskControllerInfo, ManagedObjectReference, VirtualDiskInfo, VmHardware } from '../../../controller/backends/vsphere/client/vim-types.js';
 import type { NicTarget, VmConfigSpec } from '../../../controller/backends/vsphere/client/vm-specs.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
-import { makeTemplate, vcsimClient } from '../../support/vsphere-world.js';
+import { makeTemplate, vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
 
 const GiB_IN_KB = 1024 * 1024;

@@ -1,5 +1,5 @@
 // A Proxmox VE API simulator for tests, held to PVE's own API schema
-// (test/support/proxmox-apidata.ts): every request's path, method and
+// (test/support/proxmox/apidata.ts): every request's path, method and
 // parameters are checked as PVE checks them and refused with PVE's 400 and
 // `errors` body; every answer is checked against the call's `returns`. It
 // serves HTTPS on 127.0.0.1 with a CA made per start, authenticates API
@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadPveApiSchema, type HttpMethod, type PveApiSchema } from '../../support/proxmox-apidata.js';
+import { loadPveApiSchema, type HttpMethod, type PveApiSchema } from '../../support/proxmox/apidata.js';
 import { makeServingCertificate } from '../../support/test-pki.js';
 import { checkObject, checkValue, type Errors } from './pve-validate.js';
 import { clusterRoutes } from './sim-cluster-handlers.js';

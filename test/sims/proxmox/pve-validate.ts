@@ -4,7 +4,7 @@
 // string, converted by type); answers as JSON, so the simulator cannot answer
 // what PVE's schema does not describe. Errors are keyed by parameter path with
 // PVE's wording, as the 400 body's `errors` carries them.
-import type { PveSchema } from '../../support/proxmox-apidata.js';
+import type { PveSchema } from '../../support/proxmox/apidata.js';
 import { checkNamedFormat, hasNamedFormat, PROPERTY_STRING_FORMATS, uncheckedFormats } from './pve-formats.js';
 
 export type Errors = Record<string, string>;

@@ -3,7 +3,7 @@
 // 'any', 1 | 'require_param', name]`, `['and', …]`, `['or', …]`. A token holds
 // privileges on ACL paths, propagated to the paths below (PVE's propagate=1);
 // checks the schema leaves to the handler's code are not simulated.
-import type { PermissionCheck, PveMethodInfo } from '../../support/proxmox-apidata.js';
+import type { PermissionCheck, PveMethodInfo } from '../../support/proxmox/apidata.js';
 import { PveHttpError } from './sim-errors.js';
 
 export interface SimToken {

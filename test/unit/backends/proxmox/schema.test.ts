@@ -7,7 +7,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { Endpoints } from '../../../../controller/backends/proxmox/client/endpoints.js';
-import { loadPveApiSchema, type PveSchema } from '../../../support/proxmox-apidata.js';
+import { loadPveApiSchema, type PveSchema } from '../../../support/proxmox/apidata.js';
 
 const api = loadPveApiSchema();
 

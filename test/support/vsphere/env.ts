@@ -3,14 +3,14 @@
 // it, the user's Provider/Secret/VMClass/VMImage, and `banlieue controller` and
 // `banlieue provider vsphere` as processes against the test API server.
 import { inject } from 'vitest';
-import { ConditionType, Reason } from '../../infra/api/conditions.js';
-import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
-import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
-import { startRole, type RoleProcess } from './controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from './fixtures.js';
-import { createNamespace } from './kube.js';
-import { waitFor } from './wait.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from './vsphere-world.js';
+import { ConditionType, Reason } from '../../../infra/api/conditions.js';
+import type { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import { startVcsim, type Vcsim } from '../../peers/vsphere/vcsim.js';
+import { startRole, type RoleProcess } from '../controller-process.js';
+import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { createNamespace } from '../kube.js';
+import { waitFor } from '../wait.js';
+import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from './world.js';
 
 const t = new TestApi();
 

@@ -6,15 +6,15 @@
 // Provider/Secret/VMClass/VMImage, and `banlieue controller` and `banlieue
 // provider libvirt` as processes against the test API server.
 import { inject } from 'vitest';
-import type { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
-import type { Domain, StoragePool } from '../../controller/backends/libvirt/client/handles.js';
-import { startLibvirtd, type Libvirtd } from '../peers/libvirt/libvirtd.js';
-import { startRole, type RoleProcess } from './controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from './fixtures.js';
-import { createNamespace } from './kube.js';
-import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL, type LibvirtWorld } from './libvirt-world.js';
+import type { LibvirtClient } from '../../../controller/backends/libvirt/client/libvirt-client.js';
+import type { Domain, StoragePool } from '../../../controller/backends/libvirt/client/handles.js';
+import { startLibvirtd, type Libvirtd } from '../../peers/libvirt/libvirtd.js';
+import { startRole, type RoleProcess } from '../controller-process.js';
+import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { createNamespace } from '../kube.js';
+import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL, type LibvirtWorld } from './world.js';
 
-export { anchorClient, IMAGE_VOLUME, libvirtWorld, makeImageVolume, TEST_NETWORK, TEST_POOL, type LibvirtWorld } from './libvirt-world.js';
+export { anchorClient, IMAGE_VOLUME, libvirtWorld, makeImageVolume, TEST_NETWORK, TEST_POOL, type LibvirtWorld } from './world.js';
 
 const t = new TestApi();
 

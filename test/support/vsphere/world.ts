@@ -1,10 +1,10 @@
 // A small vSphere world for tests and benchmarks: vcsim, a template in it,
 // the Provider/Secret/VMClass/VMImage a user would write, and the part VMware
 // Tools plays (a guest IP) done through vcsim's SET.guest.ipAddress hook.
-import type { ManagedObjectReference } from '../../controller/backends/vsphere/client/vim-types.js';
-import { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
-import type { Vcsim } from '../peers/vsphere/vcsim.js';
-import type { Obj } from './fixtures.js';
+import type { ManagedObjectReference } from '../../../controller/backends/vsphere/client/vim-types.js';
+import { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
+import type { Vcsim } from '../../peers/vsphere/vcsim.js';
+import type { Obj } from '../fixtures.js';
 
 const CORE = 'banlieue.io/v1alpha1';
 

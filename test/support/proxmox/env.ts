@@ -5,13 +5,13 @@
 // provider proxmox` as processes against the test API server. The simulator
 // runs in the test process; the provider reaches it over loopback HTTPS.
 import { inject } from 'vitest';
-import { startProxmoxSim, type ProxmoxSim, type ProxmoxSimOptions } from '../sims/proxmox/proxmox-sim.js';
-import type { SimVm } from '../sims/proxmox/sim-state.js';
-import { startRole, type RoleProcess } from './controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from './fixtures.js';
-import { proxmoxWorld, type ProxmoxWorld } from './proxmox-world.js';
-import { createNamespace } from './kube.js';
-import { waitFor } from './wait.js';
+import { startProxmoxSim, type ProxmoxSim, type ProxmoxSimOptions } from '../../sims/proxmox/proxmox-sim.js';
+import type { SimVm } from '../../sims/proxmox/sim-state.js';
+import { startRole, type RoleProcess } from '../controller-process.js';
+import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { proxmoxWorld, type ProxmoxWorld } from './world.js';
+import { createNamespace } from '../kube.js';
+import { waitFor } from '../wait.js';
 
 const t = new TestApi();
 

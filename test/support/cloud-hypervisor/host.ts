@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { HOST_CONFIG_ENV, parseHostConfig, type HostConfig } from '../../controller/backends/cloud-hypervisor/host-config.js';
-import { writeHaltPayload } from '../peers/cloud-hypervisor/halt-payload.js';
-import { processesMentioning, readViolations, type SimulatorOptions, type VmmPeer } from '../peers/cloud-hypervisor/vmm-peers.js';
-import type { Violation } from '../sims/cloud-hypervisor/vmm-server.js';
-import type { Obj } from './fixtures.js';
+import { HOST_CONFIG_ENV, parseHostConfig, type HostConfig } from '../../../controller/backends/cloud-hypervisor/host-config.js';
+import { writeHaltPayload } from '../../peers/cloud-hypervisor/halt-payload.js';
+import { processesMentioning, readViolations, type SimulatorOptions, type VmmPeer } from '../../peers/cloud-hypervisor/vmm-peers.js';
+import type { Violation } from '../../sims/cloud-hypervisor/vmm-server.js';
+import type { Obj } from '../fixtures.js';
 
 const run = promisify(execFile);
 

@@ -2,10 +2,10 @@
 // network, an image volume in the pool, and the Provider/Secret/VMClass/VMImage
 // a user would write to run machines on a private libvirtd reached over
 // mutual TLS. No vitest here: the bench imports it too.
-import { LibvirtClient, type LibvirtClientOptions } from '../../controller/backends/libvirt/client/libvirt-client.js';
-import type { StoragePool } from '../../controller/backends/libvirt/client/handles.js';
-import { LOOPBACK, type Libvirtd } from '../peers/libvirt/libvirtd.js';
-import type { Obj } from './fixtures.js';
+import { LibvirtClient, type LibvirtClientOptions } from '../../../controller/backends/libvirt/client/libvirt-client.js';
+import type { StoragePool } from '../../../controller/backends/libvirt/client/handles.js';
+import { LOOPBACK, type Libvirtd } from '../../peers/libvirt/libvirtd.js';
+import type { Obj } from '../fixtures.js';
 
 const CORE = 'banlieue.io/v1alpha1';
 

@@ -2,13 +2,13 @@
 // bootstrap operator` applied (admission policies on), and `banlieue controller`
 // and `banlieue provider vsphere` running as the install's ServiceAccounts, so
 // that its RBAC and admission policies bind them as they would in a cluster.
-import { startVcsim } from '../peers/vsphere/vcsim.js';
-import { startRole } from './controller-process.js';
-import { TestApi, type Obj } from './fixtures.js';
-import { createNamespace } from './kube.js';
-import { INSTALL_NS, installDefault, serviceAccountKubeconfig } from './tenant.js';
-import type { VsphereEnv } from './vsphere-env.js';
-import { makeTemplate, vcsimClient, vsphereWorld } from './vsphere-world.js';
+import { startVcsim } from '../../peers/vsphere/vcsim.js';
+import { startRole } from '../controller-process.js';
+import { TestApi, type Obj } from '../fixtures.js';
+import { createNamespace } from '../kube.js';
+import { INSTALL_NS, installDefault, serviceAccountKubeconfig } from '../tenant.js';
+import type { VsphereEnv } from './env.js';
+import { makeTemplate, vcsimClient, vsphereWorld } from './world.js';
 
 const t = new TestApi();
 

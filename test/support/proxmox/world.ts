@@ -1,8 +1,8 @@
 // A small Proxmox world for tests and benchmarks: the Provider/Secret/VMClass/
 // VMImage a user writes to run VMs on the PVE simulator (test/sims/proxmox/).
 // No API client here: the bench imports it outside vitest.
-import type { ProxmoxSim } from '../sims/proxmox/proxmox-sim.js';
-import type { Obj } from './fixtures.js';
+import type { ProxmoxSim } from '../../sims/proxmox/proxmox-sim.js';
+import type { Obj } from '../fixtures.js';
 
 const CORE = 'banlieue.io/v1alpha1';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const PROXMOX_APIDATA_ENV = 'PROXMOX_APIDATA';
 const DEFAULT_LOCATION = 'test/fixtures/proxmox/proxmox-ve.apidata.json';
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
