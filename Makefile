@@ -28,8 +28,13 @@ typecheck: deps ## Type-check sources and tests
 	npx tsc -p tsconfig.json --noEmit
 
 .PHONY: lint
-lint: deps ## Lint sources and tests: the layering of STYLE §2 and type-aware rules (eslint.config.js)
+lint: deps ## Lint sources and tests: the layering of STYLE §2, type-aware rules and size limits (eslint.config.js); the formatting (prettier --check)
 	npx eslint .
+	npx prettier --check --log-level warn .
+
+.PHONY: format
+format: deps ## Format every source, test and config file with prettier (.prettierrc.json)
+	npx prettier --write --log-level warn .
 
 .PHONY: tools
 tools: ## Install the Debian test peers (libvirtd, QEMU, sshd) and build kube-apiserver, etcd, kube-controller-manager, kubectl, the CAPI manager, clusterctl and vcsim (cached outside the repo)
@@ -54,6 +59,7 @@ docs: deps ## Write the docs tables that list backends (README.md kinds, docs/cl
 scaffold-backend: deps ## Start a backend: make scaffold-backend NAME=<name> writes its folder, API kind file, test stubs and registration lines, then regenerates dist/ and the docs tables
 	@test -n "$(NAME)" || { echo "usage: make scaffold-backend NAME=<name> (lower case, e.g. hyperv)" >&2; exit 1; }
 	npx tsx build/scaffold-backend.ts $(NAME)
+	npx prettier --write --log-level warn controller/backends infra/api test/unit/backends test/peers test/support examples
 	$(MAKE) synth docs
 
 .PHONY: verify-gen

@@ -48,12 +48,21 @@ const CORE_KIND_PURPOSE: Readonly<Record<string, string>> = {
 };
 
 function kindsTable(): string {
-  const core = (k: KindDefinition): string[] => [k.group, k.kind, k.scope === 'Cluster' ? 'cluster' : 'namespaced', k.shortNames.map(code).join(' '), CORE_KIND_PURPOSE[k.kind] ?? ''];
+  const core = (k: KindDefinition): string[] => [
+    k.group,
+    k.kind,
+    k.scope === 'Cluster' ? 'cluster' : 'namespaced',
+    k.shortNames.map(code).join(' '),
+    CORE_KIND_PURPOSE[k.kind] ?? '',
+  ];
   const infra = (kinds: readonly KindDefinition[], kind: string, purpose: string): string[] => [
     BACKEND_APIS[0].machine.group,
     kind,
     'namespaced',
-    kinds.flatMap((k) => k.shortNames).map(code).join(' '),
+    kinds
+      .flatMap((k) => k.shortNames)
+      .map(code)
+      .join(' '),
     purpose,
   ];
   const machines = BACKEND_APIS.map((b) => b.machine);
@@ -63,9 +72,17 @@ function kindsTable(): string {
     [
       ...CORE_KINDS.map(core),
       infra(machines, machines.map((k) => k.kind).join(' / '), 'one backend VM (CAPI InfraMachine)'),
-      infra(BACKEND_APIS.map((b) => b.machineTemplate), '…MachineTemplate', 'what CAPI clones per Machine'),
+      infra(
+        BACKEND_APIS.map((b) => b.machineTemplate),
+        '…MachineTemplate',
+        'what CAPI clones per Machine',
+      ),
       infra(clusters, clusters.map((k) => k.kind).join(' / '), 'CAPI InfraCluster: failure domains of one or more Providers'),
-      infra(BACKEND_APIS.map((b) => b.clusterTemplate), '…ClusterTemplate', 'for ClusterClass'),
+      infra(
+        BACKEND_APIS.map((b) => b.clusterTemplate),
+        '…ClusterTemplate',
+        'for ClusterClass',
+      ),
     ],
   );
 }
@@ -73,7 +90,8 @@ function kindsTable(): string {
 function flavorsTable(): string {
   const row = (flavor: string): string[] => {
     const backend = flavorBackend(flavor);
-    if (flavor !== CLUSTERCLASS_FLAVOR) return [flavor === '' ? 'default' : code(flavor), code(templateFileName(flavor)), `${code(backend.cluster.kind)}, ${code(backend.machineTemplate.kind)}`];
+    if (flavor !== CLUSTERCLASS_FLAVOR)
+      return [flavor === '' ? 'default' : code(flavor), code(templateFileName(flavor)), `${code(backend.cluster.kind)}, ${code(backend.machineTemplate.kind)}`];
     return [
       code(flavor),
       `${code(templateFileName(flavor))} (and ${code(clusterClassFileName(CLUSTER_CLASS_NAME))})`,
@@ -131,6 +149,14 @@ export function withTables(file: string, text: string, tables: readonly Generate
 export function docsFiles(root = '.'): { readonly file: string; readonly current: string; readonly wanted: string }[] {
   return [...new Set(GENERATED_TABLES.map((t) => t.file))].map((file) => {
     const current = readFileSync(`${root}/${file}`, 'utf8');
-    return { file, current, wanted: withTables(file, current, GENERATED_TABLES.filter((t) => t.file === file)) };
+    return {
+      file,
+      current,
+      wanted: withTables(
+        file,
+        current,
+        GENERATED_TABLES.filter((t) => t.file === file),
+      ),
+    };
   });
 }

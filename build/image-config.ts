@@ -35,7 +35,8 @@ export class ImageConfig {
   annotations(): Record<string, string> {
     return {
       'org.opencontainers.image.title': 'banlieue',
-      'org.opencontainers.image.description': 'Kubernetes-native virtual machines and a Cluster API infrastructure provider; roles by subcommand: controller, provider <backend>',
+      'org.opencontainers.image.description':
+        'Kubernetes-native virtual machines and a Cluster API infrastructure provider; roles by subcommand: controller, provider <backend>',
       'org.opencontainers.image.version': this.props.version,
       'org.opencontainers.image.revision': this.props.commit,
       'org.opencontainers.image.created': this.props.created,

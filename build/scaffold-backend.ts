@@ -79,10 +79,22 @@ interface Insertion {
 function registrations(n: BackendNames): Insertion[] {
   const apiModule = `./infrastructure.banlieue.io/v1alpha1/${n.name}-machine.js`;
   return [
-    { file: 'infra/api/backends.ts', after: /^import \{ \w+Api \} from '\.\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/, text: `import { ${n.camel}Api } from '${apiModule}';` },
-    { file: 'infra/api/backends.ts', after: /^export \* from '\.\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/, text: `export * from '${apiModule}';` },
+    {
+      file: 'infra/api/backends.ts',
+      after: /^import \{ \w+Api \} from '\.\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/,
+      text: `import { ${n.camel}Api } from '${apiModule}';`,
+    },
+    {
+      file: 'infra/api/backends.ts',
+      after: /^export \* from '\.\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/,
+      text: `export * from '${apiModule}';`,
+    },
     { file: 'infra/api/backends.ts', before: /^\] as const;$/, text: `  ${n.camel}Api,` },
-    { file: 'controller/backends/registry.ts', after: /^import \{ \w+Descriptor \} from '\.\/[a-z0-9-]+\/descriptor\.js';$/, text: `import { ${n.camel}Descriptor } from './${n.name}/descriptor.js';` },
+    {
+      file: 'controller/backends/registry.ts',
+      after: /^import \{ \w+Descriptor \} from '\.\/[a-z0-9-]+\/descriptor\.js';$/,
+      text: `import { ${n.camel}Descriptor } from './${n.name}/descriptor.js';`,
+    },
     { file: 'controller/backends/registry.ts', before: /^\];$/, text: `  ${n.camel}Descriptor,` },
     {
       file: 'infra/authoring/kinds.ts',
@@ -92,7 +104,9 @@ function registrations(n: BackendNames): Insertion[] {
     {
       file: 'infra/authoring/kinds.ts',
       after: /^export const \w+ = defineConstruct\(\w+Kind\);$/,
-      text: ['Machine', 'MachineTemplate', 'Cluster', 'ClusterTemplate'].map((k) => `export const ${n.pascal}${k} = defineConstruct(${n.pascal}${k}Kind);`).join('\n'),
+      text: ['Machine', 'MachineTemplate', 'Cluster', 'ClusterTemplate']
+        .map((k) => `export const ${n.pascal}${k} = defineConstruct(${n.pascal}${k}Kind);`)
+        .join('\n'),
     },
     // The samples' table (the first `};`), keyed by backend name: the compiler asks for an entry.
     { file: 'test/support/backend-samples.ts', before: /^\};$/, text: fill(SAMPLE_ENTRY, n) },
@@ -505,7 +519,8 @@ const SAMPLE_ENTRY = `  '__name__': {
 
 function main(argv: readonly string[]): void {
   const [name, flag, dir] = argv;
-  if (name === undefined || (flag !== undefined && (flag !== '--root' || dir === undefined))) throw new Error('usage: scaffold-backend.ts <name> [--root <dir>]');
+  if (name === undefined || (flag !== undefined && (flag !== '--root' || dir === undefined)))
+    throw new Error('usage: scaffold-backend.ts <name> [--root <dir>]');
   const { written, changed } = scaffoldBackend(name, dir ?? '.');
   console.log(`wrote ${written.join(', ')}`);
   console.log(`registered in ${changed.join(', ')}`);

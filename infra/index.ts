@@ -3,13 +3,7 @@
 //
 //   import { BanlieueInstall, Provider, VirtualMachine, api } from 'banlieue';
 export { BanlieueInstall, addInstallCharts } from './install/banlieue-install.js';
-export {
-  CLUSTER_SIDE_BACKENDS,
-  DEFAULT_NAMESPACE,
-  DEFAULT_REGISTRY,
-  resolveInstallProps,
-  type BanlieueInstallProps,
-} from './install/install-props.js';
+export { CLUSTER_SIDE_BACKENDS, DEFAULT_NAMESPACE, DEFAULT_REGISTRY, resolveInstallProps, type BanlieueInstallProps } from './install/install-props.js';
 export { renderInstall, renderInstallYaml } from './install/render.js';
 export { ALLOW_INSECURE_TLS_LABEL } from './install/admission-policies.js';
 export { toCustomResourceDefinition, BanlieueCustomResourceDefinitions } from './crds/custom-resource-definition.js';

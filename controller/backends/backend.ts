@@ -131,7 +131,8 @@ export type EnsureResult =
   | { readonly state: 'Present'; readonly observation: MachineObservation };
 
 /** What a deletion pass found: the VM gone (and whether there was one), or a task creating it still running. */
-export type DestroyResult = { readonly state: 'Gone'; readonly existed: boolean } | { readonly state: 'InProgress'; readonly message: string; readonly reason?: Reason };
+export type DestroyResult =
+  { readonly state: 'Gone'; readonly existed: boolean } | { readonly state: 'InProgress'; readonly message: string; readonly reason?: Reason };
 
 export interface DestroyOptions {
   readonly log: Logger;

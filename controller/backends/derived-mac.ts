@@ -9,6 +9,11 @@ import { createHash } from 'node:crypto';
 export function derivedMac(prefix: string, seed: string): string {
   const head = prefix.toLowerCase().split(':');
   if (head.length < 1 || head.length > 5 || !head.every((b) => /^[0-9a-f]{2}$/.test(b))) throw new RangeError(`MAC prefix "${prefix}" is not 1-5 bytes`);
-  const tail = [...createHash('sha256').update(seed).digest().subarray(0, 6 - head.length)].map((byte) => byte.toString(16).padStart(2, '0'));
+  const tail = [
+    ...createHash('sha256')
+      .update(seed)
+      .digest()
+      .subarray(0, 6 - head.length),
+  ].map((byte) => byte.toString(16).padStart(2, '0'));
   return [...head, ...tail].join(':');
 }

@@ -7,7 +7,10 @@ import { boundedName, LABEL_VALUE_MAX } from '../../infra/api/bounded-name.js';
 
 /** Lower-case, runs of anything but [a-z0-9] become one '-', no '-' at either end; over 63 characters, cut with a hash. */
 export function failureDomainLabel(text: string): string {
-  const slug = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return boundedName(slug, LABEL_VALUE_MAX, fnv1a32);
 }
 

@@ -8,11 +8,6 @@ import { proxmoxDescriptor } from './proxmox/descriptor.js';
 import { vsphereDescriptor } from './vsphere/descriptor.js';
 
 // Each descriptor is checked against its own spec type where it is written; here each is seen through the contract fields.
-const descriptors: readonly BackendDescriptor[] = [
-  vsphereDescriptor,
-  proxmoxDescriptor,
-  libvirtDescriptor,
-  cloudHypervisorDescriptor,
-];
+const descriptors: readonly BackendDescriptor[] = [vsphereDescriptor, proxmoxDescriptor, libvirtDescriptor, cloudHypervisorDescriptor];
 
 export const BUILT_IN_BACKENDS = new BackendCatalog(descriptors);

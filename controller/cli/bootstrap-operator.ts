@@ -23,14 +23,9 @@ export interface Output {
   progress(text: string): void;
 }
 
-const describe = (obj: ManifestObject): string =>
-  `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+const describe = (obj: ManifestObject): string => `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
 
-export async function bootstrapOperator(
-  options: BootstrapOperatorOptions,
-  io: Output,
-  kubeConfig: () => KubeConfig,
-): Promise<void> {
+export async function bootstrapOperator(options: BootstrapOperatorOptions, io: Output, kubeConfig: () => KubeConfig): Promise<void> {
   if (options.dryRun) {
     io.out(renderInstallYaml(options));
     return;

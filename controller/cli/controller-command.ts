@@ -101,10 +101,13 @@ export function providerLeaseName(backend: string, provider?: string): string {
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
   const descriptor = BUILT_IN_BACKENDS.get(backendName);
   if (!descriptor?.createBackend) {
-    throw new CliError(`provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`);
+    throw new CliError(
+      `provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`,
+    );
   }
   // A Provider's name is unique in its namespace only: a scope without one would serve every namespace's of that name.
-  if (flags.provider !== undefined && flags.namespace === undefined) throw new CliError(`provider ${backendName}: --provider ${flags.provider} needs --namespace (the Provider's namespace)`);
+  if (flags.provider !== undefined && flags.namespace === undefined)
+    throw new CliError(`provider ${backendName}: --provider ${flags.provider} needs --namespace (the Provider's namespace)`);
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   await runRole(options, (ctx) =>
     runProviderRole(ctx, descriptor, {

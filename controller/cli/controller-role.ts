@@ -94,14 +94,21 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const clusterControllers = backends.map((backend) => {
     const kind = backend.api.cluster.kind;
     const inf = clusters.get(kind) as Informer<InfraCluster>;
-    return [inf, new Controller(new InfraClusterReconciler(kind, backend.api.name, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions)] as const;
+    return [
+      inf,
+      new Controller(new InfraClusterReconciler(kind, backend.api.name, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions),
+    ] as const;
   });
 
   // Each template's status says what a machine of it offers a Node (autoscaling from zero).
   const templateControllers = backends.map((backend) => {
     const inf = templates.get(backend.api.machineTemplate.kind) as Informer<MachineTemplate>;
     const controller = new Controller(new MachineTemplateReconciler(backend, inf, ssa), metrics, log, controllerOptions);
-    onAnyChange(inf, (t) => [keyOf(t)], (k) => controller.enqueue(k));
+    onAnyChange(
+      inf,
+      (t) => [keyOf(t)],
+      (k) => controller.enqueue(k),
+    );
     return [inf, controller] as const;
   });
 
@@ -109,10 +116,27 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     const machineKind = backend.api.machine.kind;
     const machineInformer = machines.get(machineKind) as Informer<InfraMachine>;
     const clusterInformer = clusters.get(backend.api.cluster.kind) as Informer<InfraCluster>;
-    const controller = new Controller(new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa), metrics, log, controllerOptions);
-    onAnyChange(machineInformer, (m) => [keyOf(m)], (k) => controller.enqueue(k));
+    const controller = new Controller(
+      new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa),
+      metrics,
+      log,
+      controllerOptions,
+    );
+    onAnyChange(
+      machineInformer,
+      (m) => [keyOf(m)],
+      (k) => controller.enqueue(k),
+    );
     // A cluster publishing failure domains unblocks its machines.
-    onAnyChange(clusterInformer, (c) => machineInformer.list(c.metadata.namespace).filter((m) => !m.spec.failureDomain).map(keyOf), (k) => controller.enqueue(k));
+    onAnyChange(
+      clusterInformer,
+      (c) =>
+        machineInformer
+          .list(c.metadata.namespace)
+          .filter((m) => !m.spec.failureDomain)
+          .map(keyOf),
+      (k) => controller.enqueue(k),
+    );
     return controller;
   });
 
@@ -129,14 +153,38 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
       .on('update', (m, old) => ownerVmKeys(m).forEach((k) => mirror(k, mirrorsAtOnce(m, old))))
       .on('delete', (m) => ownerVmKeys(m).forEach((k) => vmController.enqueue(k)));
   }
-  onAnyChange(classes, (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
-  onAnyChange(images, (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf), (k) => vmController.enqueue(k));
-  onAnyChange(images, (i) => [keyOf(i)], (k) => imageController.enqueue(k));
+  onAnyChange(
+    classes,
+    (c) => vms.byIndex(BY_CLASS, c.metadata.name ?? '').map(keyOf),
+    (k) => vmController.enqueue(k),
+  );
+  onAnyChange(
+    images,
+    (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf),
+    (k) => vmController.enqueue(k),
+  );
+  onAnyChange(
+    images,
+    (i) => [keyOf(i)],
+    (k) => imageController.enqueue(k),
+  );
   // Selectors match labels, not names: any Provider change may affect every VM and cluster of its namespace.
-  onAnyChange(providers, (p) => vms.list(p.metadata.namespace).map(keyOf), (k) => vmController.enqueue(k));
+  onAnyChange(
+    providers,
+    (p) => vms.list(p.metadata.namespace).map(keyOf),
+    (k) => vmController.enqueue(k),
+  );
   for (const [inf, controller] of clusterControllers) {
-    onAnyChange(inf, (c) => [keyOf(c)], (k) => controller.enqueue(k));
-    onAnyChange(providers, (p) => inf.list(p.metadata.namespace).map(keyOf), (k) => controller.enqueue(k));
+    onAnyChange(
+      inf,
+      (c) => [keyOf(c)],
+      (k) => controller.enqueue(k),
+    );
+    onAnyChange(
+      providers,
+      (p) => inf.list(p.metadata.namespace).map(keyOf),
+      (k) => controller.enqueue(k),
+    );
   }
 
   const running = all.map((inf) => inf.run(signal));
@@ -145,7 +193,13 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   // everything: its VMs see it as Unknown and wait; the others go on.
   await Promise.race([Promise.all(optional.map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
   log.info({ informers: all.length }, 'Caches synced; reconciling');
-  const controllers = [vmController, imageController, ...placementControllers, ...clusterControllers.map(([, c]) => c), ...templateControllers.map(([, c]) => c)];
+  const controllers = [
+    vmController,
+    imageController,
+    ...placementControllers,
+    ...clusterControllers.map(([, c]) => c),
+    ...templateControllers.map(([, c]) => c),
+  ];
   for (const c of controllers) c.start();
   vmController.startResync(() => vms.list().map(keyOf), signal);
   imageController.startResync(() => images.list().map(keyOf), signal);
@@ -158,7 +212,9 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
 /** The VirtualMachine that owns an infrastructure machine, if any. */
 function ownerVmKeys(machine: InfraMachine): string[] {
-  const owner = machine.metadata.ownerReferences?.find((r) => r.controller && r.kind === VirtualMachineKind.kind && r.apiVersion === apiVersionOf(VirtualMachineKind));
+  const owner = machine.metadata.ownerReferences?.find(
+    (r) => r.controller && r.kind === VirtualMachineKind.kind && r.apiVersion === apiVersionOf(VirtualMachineKind),
+  );
   return owner && machine.metadata.namespace ? [`${machine.metadata.namespace}/${owner.name}`] : [];
 }
 

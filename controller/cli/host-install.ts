@@ -87,7 +87,10 @@ export function renderHostInstall(options: HostInstallOptions): HostInstall {
     nextSteps: [
       `a cluster admin applies ${rbacPath} (ServiceAccount ${options.namespace}/${account}, bound to the Provider ${options.provider} only)`,
       `write ${options.kubeconfig} for it, with a token from: kubectl -n ${options.namespace} create token ${account} --duration=8760h (renew it before it expires)`,
-      ...Object.entries(config.networkClasses).map(([cls, bridge]) => `network class ${cls}: the bridge ${bridge} must exist${config.netns ? ` in network namespace ${config.netns}` : ''} (e.g. systemd-networkd or: ip link add ${bridge} type bridge)`),
+      ...Object.entries(config.networkClasses).map(
+        ([cls, bridge]) =>
+          `network class ${cls}: the bridge ${bridge} must exist${config.netns ? ` in network namespace ${config.netns}` : ''} (e.g. systemd-networkd or: ip link add ${bridge} type bridge)`,
+      ),
       `put images in ${config.imageDir}; a VMImage source of this host is {providerClass: cloud-hypervisor, kind: BackingFile, ref: <file name>}`,
       `the Provider's spec.connection.endpoint is unix://${config.hostName}${config.stateRoot}`,
       `systemctl daemon-reload && systemctl enable --now ${UNIT}`,
@@ -165,10 +168,28 @@ function hostRbac(options: HostInstallOptions, account: string): string {
   const rbac = 'rbac.authorization.k8s.io/v1';
   const objects = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace, labels } },
-    { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: account, namespace, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.namespaced }, subjects: subject },
+    {
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: { name: account, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.namespaced },
+      subjects: subject,
+    },
     { apiVersion: rbac, kind: 'Role', metadata: { name: `${account}-provider`, namespace, labels }, rules: hostProviderRules(BACKEND).ownProvider(provider) },
-    { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: `${account}-provider`, namespace, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${account}-provider` }, subjects: subject },
-    { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: `${account}-${namespace}`, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.cluster }, subjects: subject },
+    {
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: { name: `${account}-provider`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${account}-provider` },
+      subjects: subject,
+    },
+    {
+      apiVersion: rbac,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${account}-${namespace}`, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.cluster },
+      subjects: subject,
+    },
   ];
   return objects.map((o) => stringify(o)).join('---\n');
 }

@@ -9,10 +9,21 @@ import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { hostCommand } from './host-command.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
-import { providerLeaseName, roleOptions, runControllerCommand, runProviderCommand, toInt, type ControllerFlags, type ProviderFlags } from './controller-command.js';
+import {
+  providerLeaseName,
+  roleOptions,
+  runControllerCommand,
+  runProviderCommand,
+  toInt,
+  type ControllerFlags,
+  type ProviderFlags,
+} from './controller-command.js';
 
 function parseBackends(value: string): BackendName[] {
-  const list = value.split(',').map((b) => b.trim()).filter((b) => b.length > 0);
+  const list = value
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0);
   for (const b of list) {
     if (!(BACKENDS as readonly string[]).includes(b)) {
       throw new InvalidArgumentError(`"${b}" is not a backend (one of ${BACKENDS.join(', ')})`);
@@ -22,7 +33,10 @@ function parseBackends(value: string): BackendName[] {
 }
 
 function parseNamespaces(value: string): string[] {
-  return value.split(',').map((n) => n.trim()).filter((n) => n.length > 0);
+  return value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
 }
 
 async function readStdin(): Promise<string> {
@@ -52,7 +66,11 @@ export function buildProgram(): Command {
     .option('--admission-policies', 'install the ValidatingAdmissionPolicies (the default)')
     .option('--no-admission-policies', 'leave the ValidatingAdmissionPolicies out: tenants can then make banlieue read Secrets for them (see README)')
     .option('--network-policies', 'also install the NetworkPolicies')
-    .option('--provider-namespaces <list>', 'comma-separated namespaces where Providers live; provider roles read Secrets only there (default: all)', parseNamespaces)
+    .option(
+      '--provider-namespaces <list>',
+      'comma-separated namespaces where Providers live; provider roles read Secrets only there (default: all)',
+      parseNamespaces,
+    )
     .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--dry-run', 'print the manifests and contact no cluster')
@@ -109,10 +127,18 @@ export function buildProgram(): Command {
     .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
-    .option('--provider <name>', "serve only this Provider (with --namespace): its status, its VMImage rows and the machines placed on it, as a Cloud Hypervisor host serves its own (default: every Provider of the backend)")
+    .option(
+      '--provider <name>',
+      'serve only this Provider (with --namespace): its status, its VMImage rows and the machines placed on it, as a Cloud Hypervisor host serves its own (default: every Provider of the backend)',
+    )
     .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
     .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
-    .option('--discover-timeout <seconds>', 'a backend that has not answered a discovery within this long is reported unreachable (ProviderReachable=False)', toInt('--discover-timeout'), 60)
+    .option(
+      '--discover-timeout <seconds>',
+      'a backend that has not answered a discovery within this long is reported unreachable (ProviderReachable=False)',
+      toInt('--discover-timeout'),
+      60,
+    )
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
     .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
     .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300)
@@ -142,7 +168,7 @@ export function buildProgram(): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--server', 'ask the API server instead (dry-run create, fieldValidation=Strict; nothing is stored)')
     .option('--kubeconfig <path>', 'kubeconfig for --server (default: KUBECONFIG, ~/.kube/config, in-cluster)')
-    .option('--namespace <ns>', 'namespace of namespaced objects that name none, for --server (default: the context\'s, else default)')
+    .option('--namespace <ns>', "namespace of namespaced objects that name none, for --server (default: the context's, else default)")
     .action(async (paths: string[], opts: ValidateOptions) => {
       await validateCommand(paths, opts, { print: (line) => process.stdout.write(`${line}\n`), readStdin });
     });

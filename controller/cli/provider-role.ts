@@ -51,7 +51,12 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
   const scope: ProviderScope = options.provider;
   const manager = FieldManager.provider(backend.name, scope);
-  const providers = new Informer<Provider>(api, { apiVersion: apiVersionOf(ProviderKind), kind: ProviderKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) });
+  const providers = new Informer<Provider>(api, {
+    apiVersion: apiVersionOf(ProviderKind),
+    kind: ProviderKind.kind,
+    log,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  });
   const ssa = new ServerSideApply(api, manager);
   // The reporting controller is the role's kind, not its scope: it must be a qualified name (one slash); which
   // host's role reported is the instance.
@@ -60,9 +65,15 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const machineFinalizer = Finalizer.infraMachine(machineKind.kind);
   // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was
   // created on: a Provider's change wakes only those.
-  const machines = new Informer<InfraMachine>(api, { apiVersion: apiVersionOf(machineKind), kind: machineKind.kind, log, ...(options.namespace ? { namespace: options.namespace } : {}) }).addIndex(
-    BY_PROVIDER,
-    (m) => [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map((p) => `${m.metadata.namespace ?? ''}/${p}`),
+  const machines = new Informer<InfraMachine>(api, {
+    apiVersion: apiVersionOf(machineKind),
+    kind: machineKind.kind,
+    log,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  }).addIndex(BY_PROVIDER, (m) =>
+    [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map(
+      (p) => `${m.metadata.namespace ?? ''}/${p}`,
+    ),
   );
   const machinesOn = (provider: Provider): string[] => {
     const ns = provider.metadata.namespace ?? '';
@@ -89,16 +100,26 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
 
   const images = new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log });
-  const rows = new Controller(new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs, (p) => servesProvider(scope, p)), metrics, log, { concurrency: options.concurrency, held: true });
-  images.on('add', (i) => rows.enqueue(keyOf(i))).on('update', (i, old) => {
-    if (old?.metadata.generation !== i.metadata.generation) rows.enqueue(keyOf(i));
-  });
+  const rows = new Controller(
+    new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs, (p) => servesProvider(scope, p)),
+    metrics,
+    log,
+    { concurrency: options.concurrency, held: true },
+  );
+  images
+    .on('add', (i) => rows.enqueue(keyOf(i)))
+    .on('update', (i, old) => {
+      if (old?.metadata.generation !== i.metadata.generation) rows.enqueue(keyOf(i));
+    });
   // A Provider appearing, going or reaching its backend changes every image's rows.
   const recheckImages = (): void => images.list().forEach((i) => rows.enqueue(keyOf(i)));
-  providers.on('add', recheckImages).on('delete', recheckImages).on('update', (p, old) => {
-    const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
-    if (reachable(p) !== reachable(old)) recheckImages();
-  });
+  providers
+    .on('add', recheckImages)
+    .on('delete', recheckImages)
+    .on('update', (p, old) => {
+      const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
+      if (reachable(p) !== reachable(old)) recheckImages();
+    });
 
   const machineReconciler = new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
@@ -110,11 +131,13 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   // Our own status writes change neither generation nor metadata we read: they do not retrigger. Our finalizer
   // does: the pass that added it returns and the next one starts on this event. Such a change of the machine
   // itself runs it even while it backs off (it may be the fix); other events leave it to its backoff.
-  machines.on('add', (m) => machineController.enqueue(keyOf(m), { new: true })).on('update', (m, old) => {
-    const changed = (x?: InfraMachine): string =>
-      JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
-    if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m), { changed: true });
-  });
+  machines
+    .on('add', (m) => machineController.enqueue(keyOf(m), { new: true }))
+    .on('update', (m, old) => {
+      const changed = (x?: InfraMachine): string =>
+        JSON.stringify([x?.metadata.generation, x?.metadata.deletionTimestamp, x?.metadata.annotations, x?.metadata.ownerReferences, x?.metadata.finalizers]);
+      if (changed(m) !== changed(old)) machineController.enqueue(keyOf(m), { changed: true });
+    });
   // A machine letting go (its finalizer gone, or the machine) may free a Provider being deleted.
   const freeProviders = (m: InfraMachine): void => {
     for (const p of providers.list(m.metadata.namespace ?? '')) if (p.metadata.deletionTimestamp !== undefined) enqueue(p);
@@ -137,7 +160,13 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   for (const c of [controller, rows, machineController]) c.start();
   machineController.startResync(() => machines.list().map(keyOf), signal);
   log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
-  const sweeping = runSweeps(backend, { exists: (key) => machines.get(key) !== undefined, ...(options.namespace ? { namespace: options.namespace } : {}), everyMs: options.rediscoverMs, log, signal });
+  const sweeping = runSweeps(backend, {
+    exists: (key) => machines.get(key) !== undefined,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    everyMs: options.rediscoverMs,
+    log,
+    signal,
+  });
   await running;
   await sweeping;
   await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
@@ -160,7 +189,13 @@ function countCalls(backend: string, metrics: Metrics): NonNullable<BackendConte
  */
 function scopedMachines(
   inner: Reconciler,
-  on: { readonly scope: string; readonly backend: string; readonly machines: Informer<InfraMachine>; readonly providers: Informer<Provider>; readonly api: KubeApi },
+  on: {
+    readonly scope: string;
+    readonly backend: string;
+    readonly machines: Informer<InfraMachine>;
+    readonly providers: Informer<Provider>;
+    readonly api: KubeApi;
+  },
 ): Reconciler {
   return {
     name: inner.name,
@@ -168,7 +203,8 @@ function scopedMachines(
     reconcile: async (key: string, log: Logger, signal: AbortSignal): Promise<ReconcileResult> => {
       const machine = on.machines.get(key);
       if (!machine) return inner.reconcile(key, log, signal);
-      const byMachine = machine.spec.providerRef === undefined && capiOwner(machine) ? (await getOwningMachine(on.api, machine))?.spec?.failureDomain : undefined;
+      const byMachine =
+        machine.spec.providerRef === undefined && capiOwner(machine) ? (await getOwningMachine(on.api, machine))?.spec?.failureDomain : undefined;
       if (!servesMachine(on.scope, on.backend, machine, on.providers.list(machine.metadata.namespace), byMachine)) return done;
       return inner.reconcile(key, log, signal);
     },

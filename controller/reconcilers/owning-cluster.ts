@@ -23,7 +23,11 @@ export async function pausedOwningCluster(api: KubeApi, obj: ClusterMember): Pro
   const name = owningClusterName(obj);
   if (!name) return undefined;
   try {
-    const cluster = await api.get<{ spec?: { paused?: boolean } }>({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name, namespace: obj.metadata.namespace ?? '' } });
+    const cluster = await api.get<{ spec?: { paused?: boolean } }>({
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      metadata: { name, namespace: obj.metadata.namespace ?? '' },
+    });
     return cluster.spec?.paused === true ? name : undefined;
   } catch (err) {
     // No such Cluster (yet, or any more), or no Cluster API installed at all.

@@ -59,7 +59,11 @@ export async function getOwningMachine(api: KubeApi, obj: Owned): Promise<CapiMa
   if (!owner) return undefined;
   let machine: CapiMachine;
   try {
-    machine = await api.get<CapiMachine>({ apiVersion: owner.apiVersion, kind: 'Machine', metadata: { name: owner.name, namespace: obj.metadata.namespace ?? '' } });
+    machine = await api.get<CapiMachine>({
+      apiVersion: owner.apiVersion,
+      kind: 'Machine',
+      metadata: { name: owner.name, namespace: obj.metadata.namespace ?? '' },
+    });
   } catch (err) {
     if (err instanceof ApiStatusError && err.code === 404) return undefined;
     throw err;

@@ -37,8 +37,16 @@ export class CacheIndex<T> {
       const before = old === undefined ? new Set<string>() : new Set(fn(old));
       const after = new Set(fn(obj));
       // Values kept are left alone, so an update keeps the object's place in byIndex order.
-      this.unfile(name, key, [...before].filter((v) => !after.has(v)));
-      this.file(name, key, [...after].filter((v) => !before.has(v)));
+      this.unfile(
+        name,
+        key,
+        [...before].filter((v) => !after.has(v)),
+      );
+      this.file(
+        name,
+        key,
+        [...after].filter((v) => !before.has(v)),
+      );
     }
     return old;
   }

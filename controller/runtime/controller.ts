@@ -37,7 +37,11 @@ export class Controller {
     private readonly options: ControllerOptions = {},
   ) {
     const hooks = metrics.workQueueHooks(reconciler.name);
-    this.queue = new WorkQueue((key, signal) => this.runOnce(key, signal), { ...options, hooks }, (key, err, retryInMs) => this.logFailure(key, err, retryInMs));
+    this.queue = new WorkQueue(
+      (key, signal) => this.runOnce(key, signal),
+      { ...options, hooks },
+      (key, err, retryInMs) => this.logFailure(key, err, retryInMs),
+    );
     metrics.trackUnfinishedWork(reconciler.name, () => this.queue.inFlightMs());
   }
 
@@ -68,7 +72,10 @@ export class Controller {
     const stop = this.metrics.reconcileDuration.startTimer({ controller: name });
     try {
       const result = await this.reconciler.reconcile(key, log, signal);
-      this.metrics.reconcileTotal.inc({ controller: name, result: result.requeueAfterMs !== undefined || result.blockedRetryMs !== undefined ? 'requeue' : 'success' });
+      this.metrics.reconcileTotal.inc({
+        controller: name,
+        result: result.requeueAfterMs !== undefined || result.blockedRetryMs !== undefined ? 'requeue' : 'success',
+      });
       return result;
     } catch (err) {
       // Whatever the error says, it is the shutdown that ended this reconcile.

@@ -50,7 +50,11 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
     if (rv === undefined) return 'refresh';
     const finalizerOps: JsonPatchOp[] = !adds
       ? []
-      : [current.metadata.finalizers ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer } : { op: 'add', path: '/metadata/finalizers', value: [finalizer] }];
+      : [
+          current.metadata.finalizers
+            ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
+            : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+        ];
     return [
       { op: 'test', path: '/metadata/resourceVersion', value: rv },
       ...finalizerOps,
@@ -117,5 +121,7 @@ async function patchWithRetry(
     patch = next;
   }
   const { namespace, name } = obj.metadata;
-  throw new TransientError(`${verb} finalizer ${finalizer} on ${obj.kind} ${namespace ? `${namespace}/` : ''}${name ?? ''}: the object kept changing (${MAX_ATTEMPTS} attempts)`);
+  throw new TransientError(
+    `${verb} finalizer ${finalizer} on ${obj.kind} ${namespace ? `${namespace}/` : ''}${name ?? ''}: the object kept changing (${MAX_ATTEMPTS} attempts)`,
+  );
 }

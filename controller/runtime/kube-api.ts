@@ -79,7 +79,12 @@ export class KubeApi {
     return this.kc.getCurrentCluster()?.server ?? '';
   }
 
-  private async requestOptions(method: string, path: string, query: RequestOptionsExtra['query'], timeoutMs: number): Promise<{ url: URL; options: RequestOptions }> {
+  private async requestOptions(
+    method: string,
+    path: string,
+    query: RequestOptionsExtra['query'],
+    timeoutMs: number,
+  ): Promise<{ url: URL; options: RequestOptions }> {
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const options: RequestOptions = {
@@ -110,7 +115,16 @@ export class KubeApi {
     const old = this.agent?.agent;
     if (old) setTimeout(() => old.destroy(), 600_000).unref();
     const { ca, cert, key: privateKey, pfx, passphrase, rejectUnauthorized, servername } = options;
-    const agent = new Agent({ keepAlive: true, ca, cert, key: privateKey, pfx, passphrase, ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}), ...(servername ? { servername } : {}) });
+    const agent = new Agent({
+      keepAlive: true,
+      ca,
+      cert,
+      key: privateKey,
+      pfx,
+      passphrase,
+      ...(rejectUnauthorized !== undefined ? { rejectUnauthorized } : {}),
+      ...(servername ? { servername } : {}),
+    });
     this.agent = { key, agent };
     return agent;
   }

@@ -10,7 +10,6 @@ import type { WorkQueueHooks } from './work-queue.js';
  */
 const WORKQUEUE_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1000];
 
-
 export class Metrics {
   readonly registry = new Registry();
   /** Each queue's in-flight work, read at scrape time (trackUnfinishedWork). */
@@ -101,7 +100,7 @@ export class Metrics {
   });
   readonly workqueueUnfinishedWork: Gauge<'name'> = new Gauge({
     name: 'workqueue_unfinished_work_seconds',
-    help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads.',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
     labelNames: ['name'] as const,
     registers: [this.registry],
     collect: (): void => this.collectInFlight(this.workqueueUnfinishedWork, (ms) => ms.reduce((a, b) => a + b, 0)),
@@ -138,4 +137,3 @@ export class Metrics {
     for (const [name, inFlightMs] of this.inFlight) gauge.set({ name }, combine(inFlightMs()) / 1000);
   }
 }
-

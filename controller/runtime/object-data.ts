@@ -15,7 +15,11 @@ export async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', names
  */
 export async function readBinaryData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, Buffer> | undefined> {
   try {
-    const obj = await api.get<{ data?: Record<string, string>; binaryData?: Record<string, string> }>({ apiVersion: 'v1', kind, metadata: { name, namespace } });
+    const obj = await api.get<{ data?: Record<string, string>; binaryData?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind,
+      metadata: { name, namespace },
+    });
     const data = Object.entries(obj.data ?? {}).map(([k, v]): [string, Buffer] => [k, Buffer.from(v, kind === 'Secret' ? 'base64' : 'utf8')]);
     const binary = kind === 'ConfigMap' ? Object.entries(obj.binaryData ?? {}).map(([k, v]): [string, Buffer] => [k, Buffer.from(v, 'base64')]) : [];
     return Object.fromEntries([...data, ...binary]);

@@ -19,9 +19,7 @@ export interface OwnedRef extends ObjectRef {
  * refusal of admission (`invalid`: the API server's words, naming the field and the rule).
  */
 export type CreateResult<T> =
-  | { readonly created: true; readonly object: T }
-  | { readonly created: false; readonly existing: T }
-  | { readonly created: false; readonly invalid: string };
+  { readonly created: true; readonly object: T } | { readonly created: false; readonly existing: T } | { readonly created: false; readonly invalid: string };
 
 /**
  * What `update` did: applied; refused because another field manager set a field it sets

@@ -28,7 +28,12 @@ export interface StatusTarget {
 export async function applyStatus(ssa: ServerSideApply, obj: StatusTarget, status: Record<string, unknown>): Promise<boolean> {
   if (containsAll(obj.status, status)) return false;
   await ssa.apply(
-    { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name ?? '', ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) }, status },
+    {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      metadata: { name: obj.metadata.name ?? '', ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) },
+      status,
+    },
     { subresource: 'status' },
   );
   return true;
@@ -47,7 +52,12 @@ export interface StatusApplied<S> {
  * object says why (Reason.StatusRefused) rather than the same refused write
  * being retried without a word to the user.
  */
-export async function applyStatusOrRefusal<S extends object>(ssa: ServerSideApply, obj: StatusTarget, status: S, refused: (message: string) => S): Promise<StatusApplied<S>> {
+export async function applyStatusOrRefusal<S extends object>(
+  ssa: ServerSideApply,
+  obj: StatusTarget,
+  status: S,
+  refused: (message: string) => S,
+): Promise<StatusApplied<S>> {
   try {
     return { written: await applyStatus(ssa, obj, status as Record<string, unknown>), status };
   } catch (err) {

@@ -18,9 +18,7 @@ export interface AntiAffinityContext {
   readonly providers: readonly Provider[];
 }
 
-export type AntiAffinityVerdict =
-  | { readonly ok: true; readonly candidates: NonEmpty<Candidate> }
-  | { readonly ok: false; readonly message: string };
+export type AntiAffinityVerdict = { readonly ok: true; readonly candidates: NonEmpty<Candidate> } | { readonly ok: false; readonly message: string };
 
 /** `candidates` less those blocked by a required term, order kept; or which term left none. */
 export function filterByAntiAffinity(candidates: NonEmpty<Candidate>, context: AntiAffinityContext): AntiAffinityVerdict {

@@ -21,13 +21,7 @@ export interface CandidateContext {
   readonly image: VMImage;
 }
 
-export type CheckName =
-  | 'failureDomainSelector'
-  | 'image'
-  | 'storageClasses'
-  | 'networkClasses'
-  | 'features'
-  | 'firmware';
+export type CheckName = 'failureDomainSelector' | 'image' | 'storageClasses' | 'networkClasses' | 'features' | 'firmware';
 
 export interface Rejection {
   readonly candidate: Candidate;
@@ -60,9 +54,7 @@ const CHECKS: readonly Check[] = [
 
 /** Every failure domain of every Provider, ordered by {@link compareCandidates}. */
 export function listCandidates(providers: readonly Provider[]): Candidate[] {
-  return providers
-    .flatMap((provider) => (provider.status?.failureDomains ?? []).map((failureDomain) => ({ provider, failureDomain })))
-    .sort(compareCandidates);
+  return providers.flatMap((provider) => (provider.status?.failureDomains ?? []).map((failureDomain) => ({ provider, failureDomain }))).sort(compareCandidates);
 }
 
 /** Splits `candidates` into those passing every check and those rejected, order kept. */
@@ -127,11 +119,7 @@ function whyFirmwareUnsupported(candidate: Candidate, context: CandidateContext)
   return offered.includes('efiSecureBoot') ? undefined : 'efi-secure firmware needs feature "efiSecureBoot"';
 }
 
-function whyMissing(
-  [one, many]: readonly [string, string],
-  wanted: readonly string[],
-  available: readonly string[] | undefined,
-): string | undefined {
+function whyMissing([one, many]: readonly [string, string], wanted: readonly string[], available: readonly string[] | undefined): string | undefined {
   const missing = [...new Set(wanted)].filter((name) => !(available ?? []).includes(name));
   if (missing.length === 0) return undefined;
   const names = missing.map((name) => `"${name}"`).join(', ');

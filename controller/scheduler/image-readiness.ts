@@ -8,9 +8,7 @@ import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 export function whyImageNotReady(image: VMImage, provider: Provider): string | undefined {
   const backend = provider.spec.providerClassRef.name;
   if (!image.spec.sources.some((s) => s.providerClass === backend)) return `no source for backend ${backend}`;
-  const row = image.status?.perProvider?.find(
-    (r) => r.providerNamespace === provider.metadata.namespace && r.providerName === provider.metadata.name,
-  );
+  const row = image.status?.perProvider?.find((r) => r.providerNamespace === provider.metadata.namespace && r.providerName === provider.metadata.name);
   if (!row) return 'not reported by the Provider yet';
   if (row.ready) return undefined;
   const detail = [row.reason, row.message].filter((part) => part !== undefined && part !== '').join(': ');

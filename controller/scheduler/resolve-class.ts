@@ -15,11 +15,7 @@ type ZoneTarget = NonNullable<ClassCapability['perZone']>[number];
  * value by key order. A class with no target (or not offered) resolves to its
  * own name, which backends take as the target name.
  */
-export function resolveClass(
-  offered: readonly ClassCapability[] | undefined,
-  className: string,
-  failureDomain: FailureDomainStatus,
-): ResolvedClass {
+export function resolveClass(offered: readonly ClassCapability[] | undefined, className: string, failureDomain: FailureDomainStatus): ResolvedClass {
   const capability = offered?.find((c) => c.name === className);
   const zone = capability?.perZone?.find((z) => isZoneOf(z, failureDomain));
   const target = zone?.target ?? capability?.target ?? {};
@@ -28,21 +24,13 @@ export function resolveClass(
 }
 
 /** One entry per class disk, in disk order. */
-export function resolveStorage(
-  provider: Provider,
-  disks: readonly ClassDisk[],
-  failureDomain: FailureDomainStatus,
-): ResolvedClass[] {
+export function resolveStorage(provider: Provider, disks: readonly ClassDisk[], failureDomain: FailureDomainStatus): ResolvedClass[] {
   const offered = provider.spec.capabilities?.storageClasses;
   return disks.map((disk) => resolveClass(offered, disk.storageClass, failureDomain));
 }
 
 /** One entry per class interface, in interface order. */
-export function resolveNetworks(
-  provider: Provider,
-  interfaces: readonly ClassInterface[],
-  failureDomain: FailureDomainStatus,
-): ResolvedClass[] {
+export function resolveNetworks(provider: Provider, interfaces: readonly ClassInterface[], failureDomain: FailureDomainStatus): ResolvedClass[] {
   const offered = provider.spec.capabilities?.networkClasses;
   return interfaces.map((nic) => resolveClass(offered, nic.networkClass, failureDomain));
 }
@@ -51,7 +39,6 @@ export function resolveNetworks(
 // entry setting neither applies everywhere.
 function isZoneOf(zone: ZoneTarget, failureDomain: FailureDomainStatus): boolean {
   const raw = failureDomain.attributes?.raw ?? {};
-  const fits = (wanted: string | undefined, key: string): boolean =>
-    wanted === undefined || (Object.hasOwn(raw, key) && raw[key] === wanted);
+  const fits = (wanted: string | undefined, key: string): boolean => wanted === undefined || (Object.hasOwn(raw, key) && raw[key] === wanted);
   return fits(zone.datacenter, 'datacenter') && fits(zone.cluster, 'cluster');
 }

@@ -38,9 +38,7 @@ export interface Placement {
   readonly resolvedNetworks: readonly ResolvedClass[];
 }
 
-export type ScheduleResult =
-  | { readonly ok: true; readonly placement: Placement }
-  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+export type ScheduleResult = { readonly ok: true; readonly placement: Placement } | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 /** Where `input.vm` goes, or the Scheduled=False reason and message saying why nowhere. */
 export function schedule(input: ScheduleInput): ScheduleResult {

@@ -6,9 +6,7 @@ import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtua
 import { compareText } from './compare-text.js';
 import { formatSelector, matchesSelector } from './label-selector.js';
 
-export type ProviderSelection =
-  | { readonly ok: true; readonly providers: readonly Provider[] }
-  | { readonly ok: false; readonly message: string };
+export type ProviderSelection = { readonly ok: true; readonly providers: readonly Provider[] } | { readonly ok: false; readonly message: string };
 
 /** The usable Providers among `providers` (the VM's namespace) by name, or why there are none. */
 export function selectProviders(vm: VirtualMachine, providers: readonly Provider[]): ProviderSelection {

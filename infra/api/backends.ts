@@ -17,12 +17,7 @@ export * from './infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 export * from './infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 export * from './infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 
-export const BACKEND_APIS = [
-  vsphereApi,
-  proxmoxApi,
-  libvirtApi,
-  cloudHypervisorApi,
-] as const;
+export const BACKEND_APIS = [vsphereApi, proxmoxApi, libvirtApi, cloudHypervisorApi] as const;
 
 type NamesOf<T extends readonly BackendApi[]> = { readonly [K in keyof T]: T[K]['name'] };
 

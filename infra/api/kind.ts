@@ -37,9 +37,7 @@ export interface KindDefinition<Spec extends TSchema = TSchema, Status extends T
   readonly rootValidations?: KubeSchemaOptions['x-kubernetes-validations'];
 }
 
-export function defineKind<Spec extends TSchema, Status extends TSchema | undefined>(
-  def: KindDefinition<Spec, Status>,
-): KindDefinition<Spec, Status> {
+export function defineKind<Spec extends TSchema, Status extends TSchema | undefined>(def: KindDefinition<Spec, Status>): KindDefinition<Spec, Status> {
   if (def.plural !== flectPlural(def.kind.toLowerCase())) {
     throw new Error(`kind ${def.kind}: plural "${def.plural}" is not the flect plural "${flectPlural(def.kind.toLowerCase())}"`);
   }
@@ -98,9 +96,7 @@ export interface ObjectMeta {
 }
 
 export type ObjectOf<D> =
-  D extends KindDefinition<infer Spec, infer Status>
-    ? KubeObject<Static<Spec>, Status extends TSchema ? Static<Status> : never>
-    : never;
+  D extends KindDefinition<infer Spec, infer Status> ? KubeObject<Static<Spec>, Status extends TSchema ? Static<Status> : never> : never;
 
 /** The openAPIV3Schema of a whole object of this kind. */
 export function objectSchema(def: KindDefinition): TSchema {

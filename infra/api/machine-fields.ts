@@ -64,9 +64,7 @@ export function Addresses(): ReturnType<typeof Type.Array<typeof MachineAddress>
 
 export const MachineInitializationStatus = Type.Object(
   {
-    provisioned: Type.Optional(
-      Type.Boolean({ description: 'True once the backend VM exists and is configured (CAPI v1beta2 contract).' }),
-    ),
+    provisioned: Type.Optional(Type.Boolean({ description: 'True once the backend VM exists and is configured (CAPI v1beta2 contract).' })),
   },
   { description: 'Initialization progress (CAPI v1beta2 contract).' },
 );

@@ -14,9 +14,7 @@ export function KeySelector(defaultKey: string, what: string) {
   return Type.Object(
     {
       name: Name(`Name of the ${what} in the same namespace.`),
-      key: Type.Optional(
-        Type.String({ description: `Key within the ${what}.`, default: defaultKey, minLength: 1, maxLength: 253 }),
-      ),
+      key: Type.Optional(Type.String({ description: `Key within the ${what}.`, default: defaultKey, minLength: 1, maxLength: 253 })),
     },
     { description: `A key of a ${what} in the same namespace.`, 'x-kubernetes-map-type': 'atomic' },
   );
@@ -51,9 +49,7 @@ export const LabelSelectorRequirement = Type.Object(
 export const LabelSelector = Type.Object(
   {
     matchLabels: Type.Optional(StringMap({ description: 'Labels that must all be present with these values.' })),
-    matchExpressions: Type.Optional(
-      Type.Array(LabelSelectorRequirement, { description: 'Requirements that must all hold.', maxItems: 32 }),
-    ),
+    matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement, { description: 'Requirements that must all hold.', maxItems: 32 })),
   },
   {
     description: 'A Kubernetes label selector; an empty selector matches everything.',
@@ -74,9 +70,7 @@ export const Condition = Type.Object(
       pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
     }),
     status: StringEnum(ConditionStatusValues, { description: 'Status of the condition: True, False or Unknown.' }),
-    observedGeneration: Type.Optional(
-      Type.Integer({ description: 'metadata.generation the condition was computed from.', minimum: 0, format: 'int64' }),
-    ),
+    observedGeneration: Type.Optional(Type.Integer({ description: 'metadata.generation the condition was computed from.', minimum: 0, format: 'int64' })),
     lastTransitionTime: Timestamp('Last time the condition changed status.'),
     reason: Type.String({
       description: 'CamelCase reason for the last transition.',

@@ -28,10 +28,7 @@ export interface KubeSchemaOptions extends SchemaOptions {
 }
 
 /** A string restricted to `values`; typed as their union. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: KubeSchemaOptions & { default?: T[number] } = {},
-): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(values: T, options: KubeSchemaOptions & { default?: T[number] } = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -45,11 +42,7 @@ export function StringMap(options: KubeSchemaOptions = {}): TUnsafe<Record<strin
 }
 
 /** A list of objects merged by key when several writers apply to it (SSA list-map). */
-export function ListMap<T extends TSchema>(
-  item: T,
-  keys: readonly string[],
-  options: KubeSchemaOptions = {},
-): ReturnType<typeof Type.Array<T>> {
+export function ListMap<T extends TSchema>(item: T, keys: readonly string[], options: KubeSchemaOptions = {}): ReturnType<typeof Type.Array<T>> {
   return Type.Array(item, {
     'x-kubernetes-list-type': 'map',
     'x-kubernetes-list-map-keys': [...keys],
@@ -58,10 +51,7 @@ export function ListMap<T extends TSchema>(
 }
 
 /** A list of unique scalars. */
-export function ListSet<T extends TSchema>(
-  item: T,
-  options: KubeSchemaOptions = {},
-): ReturnType<typeof Type.Array<T>> {
+export function ListSet<T extends TSchema>(item: T, options: KubeSchemaOptions = {}): ReturnType<typeof Type.Array<T>> {
   return Type.Array(item, { 'x-kubernetes-list-type': 'set', ...options });
 }
 

@@ -18,7 +18,8 @@ export const FieldManager = {
    * per Provider, so that hosts sharing a namespace never take each other's fields
    * (their VMImage rows, list-map entries of one status).
    */
-  provider: (backend: string, scope?: string): string => boundedName(`banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`, FIELD_MANAGER_MAX),
+  provider: (backend: string, scope?: string): string =>
+    boundedName(`banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`, FIELD_MANAGER_MAX),
 } as const;
 
 export const Finalizer = {

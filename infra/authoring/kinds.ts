@@ -4,9 +4,24 @@ import { VirtualMachineKind } from '../api/banlieue.io/v1alpha1/virtual-machine.
 import { ProviderKind } from '../api/banlieue.io/v1alpha1/provider.js';
 import { VMClassKind } from '../api/banlieue.io/v1alpha1/vm-class.js';
 import { VMImageKind } from '../api/banlieue.io/v1alpha1/vm-image.js';
-import { VSphereClusterKind, VSphereClusterTemplateKind, VSphereMachineKind, VSphereMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
-import { ProxmoxClusterKind, ProxmoxClusterTemplateKind, ProxmoxMachineKind, ProxmoxMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
-import { LibvirtClusterKind, LibvirtClusterTemplateKind, LibvirtMachineKind, LibvirtMachineTemplateKind } from '../api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
+import {
+  VSphereClusterKind,
+  VSphereClusterTemplateKind,
+  VSphereMachineKind,
+  VSphereMachineTemplateKind,
+} from '../api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import {
+  ProxmoxClusterKind,
+  ProxmoxClusterTemplateKind,
+  ProxmoxMachineKind,
+  ProxmoxMachineTemplateKind,
+} from '../api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import {
+  LibvirtClusterKind,
+  LibvirtClusterTemplateKind,
+  LibvirtMachineKind,
+  LibvirtMachineTemplateKind,
+} from '../api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import {
   CloudHypervisorClusterKind,
   CloudHypervisorClusterTemplateKind,

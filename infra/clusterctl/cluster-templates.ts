@@ -35,20 +35,74 @@ import {
 } from './template-variables.js';
 
 // Set by clusterctl itself (its arguments and flags).
-const CLUSTER_NAME = stringVariable({ name: 'CLUSTER_NAME', description: 'Name of the Cluster; prefixes every object.', sample: 'capi-quickstart', setBy: 'the `<name>` argument' });
-const NAMESPACE = stringVariable({ name: 'NAMESPACE', description: 'Namespace of every object; banlieue Providers of this namespace serve it.', sample: 'default', setBy: '`--target-namespace` (else the kubeconfig context namespace)' });
-const KUBERNETES_VERSION = stringVariable({ name: 'KUBERNETES_VERSION', description: 'Kubernetes version of the control plane and workers; the machine image must carry it.', sample: 'v1.34.1', setBy: '`--kubernetes-version`' });
-const CONTROL_PLANE_MACHINE_COUNT = integerVariable({ name: 'CONTROL_PLANE_MACHINE_COUNT', description: 'Control-plane Machines.', sample: 1, setBy: '`--control-plane-machine-count` (default 1)' });
-const WORKER_MACHINE_COUNT = integerVariable({ name: 'WORKER_MACHINE_COUNT', description: 'Worker Machines.', sample: 0, setBy: '`--worker-machine-count` (default 0)' });
+const CLUSTER_NAME = stringVariable({
+  name: 'CLUSTER_NAME',
+  description: 'Name of the Cluster; prefixes every object.',
+  sample: 'capi-quickstart',
+  setBy: 'the `<name>` argument',
+});
+const NAMESPACE = stringVariable({
+  name: 'NAMESPACE',
+  description: 'Namespace of every object; banlieue Providers of this namespace serve it.',
+  sample: 'default',
+  setBy: '`--target-namespace` (else the kubeconfig context namespace)',
+});
+const KUBERNETES_VERSION = stringVariable({
+  name: 'KUBERNETES_VERSION',
+  description: 'Kubernetes version of the control plane and workers; the machine image must carry it.',
+  sample: 'v1.34.1',
+  setBy: '`--kubernetes-version`',
+});
+const CONTROL_PLANE_MACHINE_COUNT = integerVariable({
+  name: 'CONTROL_PLANE_MACHINE_COUNT',
+  description: 'Control-plane Machines.',
+  sample: 1,
+  setBy: '`--control-plane-machine-count` (default 1)',
+});
+const WORKER_MACHINE_COUNT = integerVariable({
+  name: 'WORKER_MACHINE_COUNT',
+  description: 'Worker Machines.',
+  sample: 0,
+  setBy: '`--worker-machine-count` (default 0)',
+});
 
 // Every flavor.
-const CONTROL_PLANE_ENDPOINT_IP = stringVariable({ name: 'CONTROL_PLANE_ENDPOINT_IP', description: 'Address of the API server (a VIP or load balancer you provide); immutable once set.', sample: '192.0.2.10' });
-const CONTROL_PLANE_ENDPOINT_PORT = integerVariable({ name: 'CONTROL_PLANE_ENDPOINT_PORT', description: 'Port of the API server.', default: 6443, sample: 6443 });
-const CONTROL_PLANE_MACHINE_CPUS = integerVariable({ name: 'CONTROL_PLANE_MACHINE_CPUS', description: 'vCPUs of a control-plane machine.', default: 2, sample: 2 });
-const CONTROL_PLANE_MACHINE_MEMORY_MIB = integerVariable({ name: 'CONTROL_PLANE_MACHINE_MEMORY_MIB', description: 'Memory of a control-plane machine, MiB.', default: 4096, sample: 4096 });
+const CONTROL_PLANE_ENDPOINT_IP = stringVariable({
+  name: 'CONTROL_PLANE_ENDPOINT_IP',
+  description: 'Address of the API server (a VIP or load balancer you provide); immutable once set.',
+  sample: '192.0.2.10',
+});
+const CONTROL_PLANE_ENDPOINT_PORT = integerVariable({
+  name: 'CONTROL_PLANE_ENDPOINT_PORT',
+  description: 'Port of the API server.',
+  default: 6443,
+  sample: 6443,
+});
+const CONTROL_PLANE_MACHINE_CPUS = integerVariable({
+  name: 'CONTROL_PLANE_MACHINE_CPUS',
+  description: 'vCPUs of a control-plane machine.',
+  default: 2,
+  sample: 2,
+});
+const CONTROL_PLANE_MACHINE_MEMORY_MIB = integerVariable({
+  name: 'CONTROL_PLANE_MACHINE_MEMORY_MIB',
+  description: 'Memory of a control-plane machine, MiB.',
+  default: 4096,
+  sample: 4096,
+});
 const WORKER_MACHINE_CPUS = integerVariable({ name: 'WORKER_MACHINE_CPUS', description: 'vCPUs of a worker machine.', default: 2, sample: 2 });
-const WORKER_MACHINE_MEMORY_MIB = integerVariable({ name: 'WORKER_MACHINE_MEMORY_MIB', description: 'Memory of a worker machine, MiB.', default: 4096, sample: 4096 });
-const MACHINE_OS_DISK_SIZE_GIB = integerVariable({ name: 'MACHINE_OS_DISK_SIZE_GIB', description: 'OS disk of every machine, GiB (grown from the image, never shrunk).', default: 40, sample: 40 });
+const WORKER_MACHINE_MEMORY_MIB = integerVariable({
+  name: 'WORKER_MACHINE_MEMORY_MIB',
+  description: 'Memory of a worker machine, MiB.',
+  default: 4096,
+  sample: 4096,
+});
+const MACHINE_OS_DISK_SIZE_GIB = integerVariable({
+  name: 'MACHINE_OS_DISK_SIZE_GIB',
+  description: 'OS disk of every machine, GiB (grown from the image, never shrunk).',
+  default: 40,
+  sample: 40,
+});
 
 /** A backend with a cluster template: its kinds and its flavor. */
 interface FlavoredBackend {
@@ -64,11 +118,24 @@ function constructOf(kind: KindDefinition): BanlieueConstructClass<unknown> {
   return known;
 }
 
-function infraCluster(scope: Construct, id: string, backend: FlavoredBackend, metadata: { name: string; namespace: string }, endpoint: { host: string; port: number }): ApiObject {
+function infraCluster(
+  scope: Construct,
+  id: string,
+  backend: FlavoredBackend,
+  metadata: { name: string; namespace: string },
+  endpoint: { host: string; port: number },
+): ApiObject {
   return new (constructOf(backend.api.cluster))(scope, id, { metadata, spec: { controlPlaneEndpoint: endpoint } });
 }
 
-function machineTemplate(scope: Construct, id: string, backend: FlavoredBackend, metadata: { name: string; namespace: string }, shape: MachineShape, v: VariableResolver): ApiObject {
+function machineTemplate(
+  scope: Construct,
+  id: string,
+  backend: FlavoredBackend,
+  metadata: { name: string; namespace: string },
+  shape: MachineShape,
+  v: VariableResolver,
+): ApiObject {
   return new (constructOf(backend.api.machineTemplate))(scope, id, { metadata, spec: { template: { spec: backend.clusterctl.machineSpec(shape, v) } } });
 }
 
@@ -81,7 +148,7 @@ function checkedFlavors(flavored: readonly FlavoredBackend[]): readonly Flavored
   const repeated = flavors.filter((f, i) => flavors.indexOf(f) !== i || f === CLUSTERCLASS_FLAVOR);
   if (repeated.length > 0) throw new Error(`cluster template flavors repeat or take a reserved name: ${repeated.map((f) => `"${f}"`).join(', ')}`);
   if (!flavored.some((b) => b.clusterctl.flavor === '' && b.api.providerRoleBuilt)) {
-    throw new Error('no backend whose provider role is built has the default cluster template flavor (\'\')');
+    throw new Error("no backend whose provider role is built has the default cluster template flavor ('')");
   }
   return flavored;
 }
@@ -142,7 +209,14 @@ export class BanlieueClusterTemplate extends Chart {
     });
     infraCluster(this, 'infra-cluster', backend, meta(''), { host: v.str(CONTROL_PLANE_ENDPOINT_IP), port: v.int(CONTROL_PLANE_ENDPOINT_PORT) });
     const osDiskGiB = v.int(MACHINE_OS_DISK_SIZE_GIB);
-    machineTemplate(this, 'control-plane-template', backend, controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    machineTemplate(
+      this,
+      'control-plane-template',
+      backend,
+      controlPlane,
+      { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB },
+      v,
+    );
     new KubeadmControlPlane(this, 'control-plane', {
       metadata: controlPlane,
       spec: {
@@ -260,7 +334,11 @@ export class BanlieueClusterClass extends Chart {
             name: 'control-plane-endpoint',
             definitions: [
               {
-                selector: { apiVersion: `${INFRA_GROUP}/${API_VERSION}`, kind: backend.api.clusterTemplate.kind, matchResources: { infrastructureCluster: true } },
+                selector: {
+                  apiVersion: `${INFRA_GROUP}/${API_VERSION}`,
+                  kind: backend.api.clusterTemplate.kind,
+                  matchResources: { infrastructureCluster: true },
+                },
                 jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
               },
             ],
@@ -269,7 +347,14 @@ export class BanlieueClusterClass extends Chart {
       },
     });
     new (constructOf(backend.api.clusterTemplate))(this, 'infra-cluster-template', { metadata: classMeta(''), spec: { template: { spec: {} } } });
-    machineTemplate(this, 'control-plane-template', backend, controlPlane, { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB }, v);
+    machineTemplate(
+      this,
+      'control-plane-template',
+      backend,
+      controlPlane,
+      { cpus: v.int(CONTROL_PLANE_MACHINE_CPUS), memoryMiB: v.int(CONTROL_PLANE_MACHINE_MEMORY_MIB), osDiskGiB },
+      v,
+    );
     new KubeadmControlPlaneTemplate(this, 'kubeadm-control-plane-template', {
       metadata: controlPlane,
       spec: {
@@ -335,7 +420,11 @@ export function renderClusterTemplate(flavor: string): RenderedTemplate {
   const { clusterClass, template } = templateCharts(new App(), flavor, v);
   // Each object's JSON without Chart.toJson()'s schema validation, which the
   // placeholders of integer fields would fail; renderClusterWithValues checks.
-  const yaml = (chart: Chart): string => templateYaml(chart.apiObjects.map((o) => o.toJson()), v.used);
+  const yaml = (chart: Chart): string =>
+    templateYaml(
+      chart.apiObjects.map((o) => o.toJson()),
+      v.used,
+    );
   return {
     fileName: templateFileName(flavor),
     yaml: yaml(template),

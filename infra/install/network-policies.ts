@@ -36,10 +36,7 @@ export class NetworkPolicies extends Construct {
         ],
         egress: [
           {
-            ports: [
-              { protocol: 'UDP', port: kplus.k8s.IntOrString.fromNumber(53) },
-              tcp(53),
-            ],
+            ports: [{ protocol: 'UDP', port: kplus.k8s.IntOrString.fromNumber(53) }, tcp(53)],
           },
           { ports: EGRESS_PORTS.map(tcp) },
         ],

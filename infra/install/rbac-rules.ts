@@ -125,7 +125,8 @@ export function leaderElectionRules(): PolicyRule[] {
  */
 export function hostProviderRules(backend: BackendName): { namespaced: PolicyRule[]; cluster: PolicyRule[]; ownProvider: (provider: string) => PolicyRule[] } {
   const rules = providerRules(backend);
-  const touches = (rule: PolicyRule, resource: string): boolean => rule.apiGroups.includes(CORE_GROUP) && rule.resources.some((r) => r === resource || r.startsWith(`${resource}/`));
+  const touches = (rule: PolicyRule, resource: string): boolean =>
+    rule.apiGroups.includes(CORE_GROUP) && rule.resources.some((r) => r === resource || r.startsWith(`${resource}/`));
   const namespaced = rules
     .filter((rule) => !touches(rule, 'vmimages') && !touches(rule, 'providers'))
     .concat({ apiGroups: [CORE_GROUP], resources: ['providers'], verbs: READ }, ...providerCredentialRules(), ...leaderElectionRules());

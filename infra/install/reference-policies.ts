@@ -78,7 +78,12 @@ export const REFERENCE_POLICIES: readonly ReferencePolicy[] = [
     apiGroup: 'cluster.x-k8s.io',
     resources: ['machines', 'machinesets', 'machinedeployments', 'machinepools'],
     references: [dataSecret('spec.bootstrap.dataSecretName'), dataSecret('spec.template.spec.bootstrap.dataSecretName')],
-    matchConditions: [{ name: 'uses-banlieue-infrastructure', expression: `${infrastructureIsBanlieue(['spec'])} || ${infrastructureIsBanlieue(['spec', 'template', 'spec'])}` }],
+    matchConditions: [
+      {
+        name: 'uses-banlieue-infrastructure',
+        expression: `${infrastructureIsBanlieue(['spec'])} || ${infrastructureIsBanlieue(['spec', 'template', 'spec'])}`,
+      },
+    ],
   },
 ];
 

@@ -58,7 +58,12 @@ export class RoleWorkload extends Construct {
     this.addDeployment(serviceAccount, props);
   }
 
-  private addRole(id: string, metadata: { name: string; namespace: string; labels: Record<string, string> }, rules: PolicyRule[], subject: kplus.k8s.Subject): void {
+  private addRole(
+    id: string,
+    metadata: { name: string; namespace: string; labels: Record<string, string> },
+    rules: PolicyRule[],
+    subject: kplus.k8s.Subject,
+  ): void {
     new kplus.k8s.KubeRole(this, `${id}-role`, { metadata, rules });
     new kplus.k8s.KubeRoleBinding(this, `${id}-role-binding`, {
       metadata,
@@ -94,10 +99,7 @@ export class RoleWorkload extends Construct {
             // The kubelet probes health on the pod IP.
             `--health-port=${HEALTH_PORT}`,
           ],
-          ports: [
-            ...(install.exposeMetrics ? [{ number: METRICS_PORT, name: 'metrics' }] : []),
-            { number: HEALTH_PORT, name: 'health' },
-          ],
+          ports: [...(install.exposeMetrics ? [{ number: METRICS_PORT, name: 'metrics' }] : []), { number: HEALTH_PORT, name: 'health' }],
           liveness: kplus.Probe.fromHttpGet('/livez', {
             port: HEALTH_PORT,
             initialDelaySeconds: Duration.seconds(10),

@@ -127,7 +127,9 @@ async function provision(env: Env, names: readonly string[], timeoutMs: number, 
 async function deprovision(env: Env, names: readonly string[], timeoutMs: number, say: (m: string) => void): Promise<Phase & { readonly left: number }> {
   const from = auditOffset(env.cp.auditLogPath);
   const start = performance.now();
-  await Promise.all(names.map(async (name) => env.api.request('DELETE', await env.api.pathOf({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } }))));
+  await Promise.all(
+    names.map(async (name) => env.api.request('DELETE', await env.api.pathOf({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } }))),
+  );
   await waitFor(
     'every VirtualMachine and CloudHypervisorMachine to be gone',
     async () => (await list(env.api, CORE, 'VirtualMachine')).length + (await list(env.api, INFRA, 'CloudHypervisorMachine')).length === 0,
@@ -171,11 +173,20 @@ function report(n: number, created: Phase, perVmReadyMs: number[], deleted: Phas
       ['left on the host', String(deleted.left)],
     ]),
     '  per VM, from its create to Ready:',
-    textTable([['', 'p50', 'p95'], ['Ready', seconds(ready.p50), seconds(ready.p95)]], '    '),
+    textTable(
+      [
+        ['', 'p50', 'p95'],
+        ['Ready', seconds(ready.p50), seconds(ready.p95)],
+      ],
+      '    ',
+    ),
     `  API writes per VM (audit log${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
     '  RSS (MiB; roles run from the working tree bundle; VMMs: the sum of the simulator processes):',
-    textTable([['', 'all Ready', 'all gone'], ...(['provider', 'controller', 'vmms'] as const).map((r) => [r, String(created.rssMiB[r]), String(deleted.rssMiB[r])])], '    '),
+    textTable(
+      [['', 'all Ready', 'all gone'], ...(['provider', 'controller', 'vmms'] as const).map((r) => [r, String(created.rssMiB[r]), String(deleted.rssMiB[r])])],
+      '    ',
+    ),
   ].join('\n');
   return { table, result };
 }
@@ -185,7 +196,11 @@ function virtualMachine(env: Env, name: string, address: string): Obj {
     apiVersion: CORE,
     kind: 'VirtualMachine',
     metadata: { name, namespace: NS },
-    spec: { classRef: { name: env.world.vmClass.metadata.name }, imageRef: { name: env.world.vmImage.metadata.name }, networkOverrides: [{ name: 'eth0', static: { address, prefix: 16 } }] },
+    spec: {
+      classRef: { name: env.world.vmClass.metadata.name },
+      imageRef: { name: env.world.vmImage.metadata.name },
+      networkOverrides: [{ name: 'eth0', static: { address, prefix: 16 } }],
+    },
   };
 }
 

@@ -101,7 +101,14 @@ export const libvirtBench: BenchCase = {
     const api = new KubeApi(kc, { userAgent: 'banlieue-bench' });
     const user = new ServerSideApply(api, 'banlieue-bench');
     const fleet = async (host: Host, count: number): Promise<FleetResult> => {
-      for (const obj of [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: host.ns } }, host.world.secret, host.world.provider, host.world.vmClass, host.world.vmImage] as Obj[]) await user.apply(obj);
+      for (const obj of [
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: host.ns } },
+        host.world.secret,
+        host.world.provider,
+        host.world.vmClass,
+        host.world.vmImage,
+      ] as Obj[])
+        await user.apply(obj);
       say(`${host.label}: starting banlieue controller and banlieue provider libvirt`);
       const roles = await startRoles(cp.kubeconfigPath, host.ns, teardown);
       try {
@@ -131,7 +138,10 @@ async function testDriverHost(teardown: Teardown, say: (m: string) => void): Pro
   const world = libvirtWorld('bench-libvirt', daemon, 'bench');
   // The test driver's pool holds 100 GiB and counts volumes at full size: a 1 GiB OS disk each.
   (world.vmClass.spec as { hardware: { disks: unknown[] } }).hardware.disks = [{ name: 'os', sizeGiB: 1, storageClass: 'fast' }];
-  await client.volumes.create(pool, `<volume><name>${String(world.vmImage.spec?.sources[0].ref)}</name><capacity unit='bytes'>${512 * 1024 ** 2}</capacity><target><format type='qcow2'/></target></volume>`);
+  await client.volumes.create(
+    pool,
+    `<volume><name>${String(world.vmImage.spec?.sources[0].ref)}</name><capacity unit='bytes'>${512 * 1024 ** 2}</capacity><target><format type='qcow2'/></target></volume>`,
+  );
   return { label: 'test driver', ns: 'bench-libvirt', client, pool, world };
 }
 
@@ -146,7 +156,10 @@ async function tcgHost(teardown: Teardown, say: (m: string) => void): Promise<Ho
   mkdirSync(join(qemu.dir, 'pool'));
   const pool = await client.pools.createTransient(`<pool type='dir'><name>guests</name><target><path>${join(qemu.dir, 'pool')}</path></target></pool>`);
   const image = 'bench-guest.img';
-  const volume = await client.volumes.create(pool, `<volume><name>${image}</name><capacity unit='bytes'>${statSync(guest.disk).size}</capacity><target><format type='raw'/></target></volume>`);
+  const volume = await client.volumes.create(
+    pool,
+    `<volume><name>${image}</name><capacity unit='bytes'>${statSync(guest.disk).size}</capacity><target><format type='raw'/></target></volume>`,
+  );
   await client.volumes.upload(volume, readFileSync(guest.disk));
   const ns = 'bench-libvirt-tcg';
   const world: LibvirtWorld = {
@@ -159,20 +172,32 @@ async function tcgHost(teardown: Teardown, say: (m: string) => void): Promise<Ho
         providerClassRef: { name: 'libvirt' },
         connection: { endpoint: qemu.uri, credentialsRef: { name: 'host-creds' } },
         libvirt: { domainType: 'qemu' },
-        capabilities: { storageClasses: [{ name: 'local', target: { pool: 'guests' } }], networkClasses: [{ name: 'lan', target: { bridge: GUEST_NETWORK.bridge } }] },
+        capabilities: {
+          storageClasses: [{ name: 'local', target: { pool: 'guests' } }],
+          networkClasses: [{ name: 'lan', target: { bridge: GUEST_NETWORK.bridge } }],
+        },
       },
     },
     vmClass: {
       apiVersion: CORE,
       kind: 'VMClass',
       metadata: { name: 'bench-tcg-tiny' },
-      spec: { hardware: { cpus: 1, memoryMiB: 256, disks: [{ name: 'os', sizeGiB: 1, storageClass: 'local' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+      spec: {
+        hardware: { cpus: 1, memoryMiB: 256, disks: [{ name: 'os', sizeGiB: 1, storageClass: 'local' }] },
+        network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+      },
     },
     vmImage: {
       apiVersion: CORE,
       kind: 'VMImage',
       metadata: { name: 'bench-test-guest' },
-      spec: { osFamily: 'linux', osDistribution: 'busybox', osVersion: '1', architecture: 'amd64', sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: image }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'busybox',
+        osVersion: '1',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: image }],
+      },
     },
   };
   // The guest's report on its console, which the provider logs beside QEMU's logs.
@@ -183,13 +208,32 @@ async function tcgHost(teardown: Teardown, say: (m: string) => void): Promise<Ho
       return '';
     }
   };
-  return { label: 'QEMU/TCG guests', ns, client, pool, world, upWhen: { label: 'guest reports its address', isUp: (vm) => readGuestReport(consoleOf(vm.metadata.name)).has('address') } };
+  return {
+    label: 'QEMU/TCG guests',
+    ns,
+    client,
+    pool,
+    world,
+    upWhen: { label: 'guest reports its address', isUp: (vm) => readGuestReport(consoleOf(vm.metadata.name)).has('address') },
+  };
 }
 
 async function startRoles(kubeconfig: string, ns: string, teardown: Teardown): Promise<Roles> {
   const controller = await startRole(['controller', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns]);
   teardown.defer('controller', () => stopRole(controller));
-  const provider = await startRole(['provider', 'libvirt', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '5']);
+  const provider = await startRole([
+    'provider',
+    'libvirt',
+    '--kubeconfig',
+    kubeconfig,
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '5',
+  ]);
   teardown.defer('provider', () => stopRole(provider));
   return { controller, provider };
 }
@@ -214,7 +258,10 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
   let peak = { controller: 0, provider: 0 };
   const rss = (): Phase['rssMiB'] => {
     const now = { controller: processMemory(roles.controller.child.pid).rssMiB, provider: processMemory(roles.provider.child.pid).rssMiB };
-    peak = { controller: Math.max(peak.controller, processMemory(roles.controller.child.pid).peakMiB), provider: Math.max(peak.provider, processMemory(roles.provider.child.pid).peakMiB) };
+    peak = {
+      controller: Math.max(peak.controller, processMemory(roles.controller.child.pid).peakMiB),
+      provider: Math.max(peak.provider, processMemory(roles.provider.child.pid).peakMiB),
+    };
     return now;
   };
   const phase = async (body: () => Promise<void>): Promise<Phase> => {
@@ -226,7 +273,11 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
     const rssMiB = rss();
     const settled = await untilWritesSettle(cp.auditLogPath, from, QUIET_MS, 60_000);
     const after = await libvirtCalls(roles.provider);
-    const libvirtCallsDelta = Object.fromEntries(Object.entries(after).map(([m, k]) => [m, k - (before[m] ?? 0)]).filter(([, k]) => k !== 0));
+    const libvirtCallsDelta = Object.fromEntries(
+      Object.entries(after)
+        .map(([m, k]) => [m, k - (before[m] ?? 0)])
+        .filter(([, k]) => k !== 0),
+    );
     return { durationMs, writes: countWrites(cp.auditLogPath, from), settled, libvirtCalls: libvirtCallsDelta, rssMiB };
   };
 
@@ -236,7 +287,10 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
     const start = performance.now();
     await Promise.all(
       names.map(async (name) => {
-        await user.apply({ ...vmRef(name), spec: { classRef: { name: host.world.vmClass.metadata.name }, imageRef: { name: host.world.vmImage.metadata.name } } });
+        await user.apply({
+          ...vmRef(name),
+          spec: { classRef: { name: host.world.vmClass.metadata.name }, imageRef: { name: host.world.vmImage.metadata.name } },
+        });
         created.set(name, performance.now());
       }),
     );
@@ -271,7 +325,15 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
   if (domainsLeft.length + volumesLeft.length > 0) {
     throw new Error(`${host.label}: left behind: ${[...domainsLeft.map((d) => `domain ${d.name}`), ...volumesLeft.map((v) => `volume ${v.name}`)].join(', ')}`);
   }
-  return { label: host.label, up: upLabel, vms: count, created: createdPhase, perVmReadyMs: names.map((n) => (ready.get(n) ?? NaN) - (created.get(n) ?? NaN)), deleted: deletedPhase, peakRssMiB: peak };
+  return {
+    label: host.label,
+    up: upLabel,
+    vms: count,
+    created: createdPhase,
+    perVmReadyMs: names.map((n) => (ready.get(n) ?? NaN) - (created.get(n) ?? NaN)),
+    deleted: deletedPhase,
+    peakRssMiB: peak,
+  };
 }
 
 /** The provider's banlieue_backend_calls_total for libvirt, by procedure. */
@@ -305,7 +367,18 @@ function report(results: readonly FleetResult[]): BenchReport {
   const table = [
     'libvirt: VirtualMachines created at once, Ready, deleted (banlieue controller + provider libvirt, --poll-period 1)',
     textTable([
-      ['', 'VMs', 'up when', 'all up', 'p50 up', 'p95 up', 'all gone', 'API writes/VM (create, delete)', 'libvirt calls/VM (create, delete)', 'RSS MiB peak (controller, provider)'],
+      [
+        '',
+        'VMs',
+        'up when',
+        'all up',
+        'p50 up',
+        'p95 up',
+        'all gone',
+        'API writes/VM (create, delete)',
+        'libvirt calls/VM (create, delete)',
+        'RSS MiB peak (controller, provider)',
+      ],
       ...rows.map((r) => [
         r.host,
         String(r.vms),

@@ -77,7 +77,8 @@ export const proxmoxBench: BenchCase = {
       const deleted = await deprovision(env, names, timeoutMs, say);
       const left = [...env.sim.state.vms.values()].filter((vm) => String(vm.config.name ?? '').startsWith(PREFIX));
       if (left.length > 0) throw new Error(`${left.length} VMs left in the simulator after their VirtualMachines were deleted`);
-      if (env.sim.violations.length > 0) throw new Error(`${env.sim.violations.length} calls broke the PVE schema: ${JSON.stringify(env.sim.violations.slice(0, 3))}`);
+      if (env.sim.violations.length > 0)
+        throw new Error(`${env.sim.violations.length} calls broke the PVE schema: ${JSON.stringify(env.sim.violations.slice(0, 3))}`);
       return report(n, startMemory, created, deleted);
     } catch (err) {
       say(`--- provider-proxmox log tail ---\n${tail(env.provider.logs())}\n--- controller log tail ---\n${tail(env.controller.logs())}`);
@@ -120,7 +121,10 @@ async function provision(env: Env, names: readonly string[], timeoutMs: number, 
   const start = performance.now();
   await Promise.all(
     names.map(async (name) => {
-      await env.user.apply({ ...vmRef(name), spec: { classRef: { name: env.world.vmClass.metadata.name }, imageRef: { name: env.world.vmImage.metadata.name } } });
+      await env.user.apply({
+        ...vmRef(name),
+        spec: { classRef: { name: env.world.vmClass.metadata.name }, imageRef: { name: env.world.vmImage.metadata.name } },
+      });
       createdAt.set(name, performance.now());
     }),
   );
@@ -181,7 +185,11 @@ async function pveCalls(env: Env): Promise<Record<string, number>> {
 }
 
 const since = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(after).map(([m, n]) => [m, n - (before[m] ?? 0)]).filter(([, n]) => n !== 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([m, n]) => [m, n - (before[m] ?? 0)])
+      .filter(([, n]) => n !== 0),
+  );
 
 const total = (calls: Readonly<Record<string, number>>): number => Object.values(calls).reduce((a, b) => a + b, 0);
 
@@ -192,7 +200,12 @@ function report(n: number, startMemory: Memory, created: Phase, deleted: Phase):
     ...Object.fromEntries(roles.map((role) => [role, round((w[role]?.total ?? 0) / n)])),
     total: round(Object.values(w).reduce((sum, r) => sum + r.total, 0) / n),
   });
-  const rss = (role: keyof Memory): Record<string, number> => ({ start: startMemory[role].rssMiB, allReady: created.memory[role].rssMiB, allGone: deleted.memory[role].rssMiB, peak: deleted.memory[role].peakMiB });
+  const rss = (role: keyof Memory): Record<string, number> => ({
+    start: startMemory[role].rssMiB,
+    allReady: created.memory[role].rssMiB,
+    allGone: deleted.memory[role].rssMiB,
+    peak: deleted.memory[role].peakMiB,
+  });
   const result = {
     vms: n,
     simulator: { nodes: 3, taskDelayMs: TASK_DELAY_MS },
@@ -220,9 +233,19 @@ function report(n: number, startMemory: Memory, created: Phase, deleted: Phase):
     `  API writes per VM (audit log${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
     `  PVE calls per VM: ${result.pveCallsPerVm.create} create, ${result.pveCallsPerVm.delete} delete; by endpoint, per VM:`,
-    textTable([['', 'create', 'delete'], ...endpoints.map((e) => [e, String(round((created.pveCalls[e] ?? 0) / n)), String(round((deleted.pveCalls[e] ?? 0) / n))])], '    '),
+    textTable(
+      [['', 'create', 'delete'], ...endpoints.map((e) => [e, String(round((created.pveCalls[e] ?? 0) / n)), String(round((deleted.pveCalls[e] ?? 0) / n))])],
+      '    ',
+    ),
     '  RSS (MiB, /proc/<pid>/status; roles run from the working tree bundle):',
-    textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-proxmox', result.rssMiB['provider-proxmox']), memRow('controller', result.rssMiB.controller)], '    '),
+    textTable(
+      [
+        ['', 'start', 'all Ready', 'all gone', 'peak'],
+        memRow('provider-proxmox', result.rssMiB['provider-proxmox']),
+        memRow('controller', result.rssMiB.controller),
+      ],
+      '    ',
+    ),
   ].join('\n');
   return { table, result };
 }

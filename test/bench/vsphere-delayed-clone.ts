@@ -101,7 +101,8 @@ export const vsphereDelayedCloneBench: BenchCase = {
  */
 async function powerOffDuringClones(env: Env, names: readonly string[], cloneMs: number, timeoutMs: number, say: (m: string) => void): Promise<PowerOff> {
   const fleet = new Set(names);
-  const inFlight = async (): Promise<number> => (await list(env.api, INFRA, 'VSphereMachine')).filter((m) => fleet.has(m.metadata.name) && typeof m.status?.taskRef === 'string').length;
+  const inFlight = async (): Promise<number> =>
+    (await list(env.api, INFRA, 'VSphereMachine')).filter((m) => fleet.has(m.metadata.name) && typeof m.status?.taskRef === 'string').length;
   const solo = await env.api.get<Obj>({ apiVersion: INFRA, kind: 'VSphereMachine', metadata: { name: SOLO, namespace: NS } });
   const vm = await env.client.search.findVmByBiosUuid(uuidOf(String(solo.spec?.providerID)));
   if (!vm) throw new Error(`${SOLO} is Ready but no VM has its UUID in vcsim`);
@@ -124,7 +125,11 @@ async function powerOffDuringClones(env: Env, names: readonly string[], cloneMs:
   const ref = (apiVersion: string, kind: string): Obj => ({ apiVersion, kind, metadata: { name: SOLO, namespace: NS } });
   const isOff = (obj: Obj): boolean => obj.status?.observedPowerState === 'PoweredOff';
   while (vcenterAt === undefined || machineAt === undefined || virtualMachineAt === undefined) {
-    const [summary, machine, virtual] = await Promise.all([env.client.vms.summary(vm), env.api.get<Obj>(ref(INFRA, 'VSphereMachine')), env.api.get<Obj>(ref(CORE, 'VirtualMachine'))]);
+    const [summary, machine, virtual] = await Promise.all([
+      env.client.vms.summary(vm),
+      env.api.get<Obj>(ref(INFRA, 'VSphereMachine')),
+      env.api.get<Obj>(ref(CORE, 'VirtualMachine')),
+    ]);
     const now = performance.now();
     if (summary.powerState === 'poweredOff') vcenterAt ??= now;
     if (isOff(machine)) machineAt ??= now;
@@ -132,7 +137,10 @@ async function powerOffDuringClones(env: Env, names: readonly string[], cloneMs:
       virtualMachineAt = now;
       inFlightObserved = await inFlight();
     }
-    if (now - asked > timeoutMs) throw new Error(`${SOLO} not shown PoweredOff after ${seconds(timeoutMs)} (vCenter ${vcenterAt !== undefined}, VSphereMachine ${machineAt !== undefined}, VirtualMachine ${virtualMachineAt !== undefined})`);
+    if (now - asked > timeoutMs)
+      throw new Error(
+        `${SOLO} not shown PoweredOff after ${seconds(timeoutMs)} (vCenter ${vcenterAt !== undefined}, VSphereMachine ${machineAt !== undefined}, VirtualMachine ${virtualMachineAt !== undefined})`,
+      );
     await delay(POWER_POLL_MS);
   }
   say(`${SOLO} PoweredOff on its VirtualMachine after ${seconds(virtualMachineAt - asked)}, ${inFlightObserved} clones still in flight`);
@@ -204,25 +212,48 @@ function report(n: number, cloneMs: number, startMemory: Memory, alone: Provisio
       [`${n} at once / one alone`, `${ratio.toFixed(2)}×`],
     ]),
     `  power-off of the Ready VM, asked with ${off.inFlightAsked} of ${n} clones in flight (taskRef set); from the spec write:`,
-    textTable([
-      ['vCenter poweredOff', seconds(off.vcenterMs)],
-      ['VSphereMachine observedPowerState PoweredOff', seconds(off.machineMs)],
-      ['VirtualMachine observedPowerState PoweredOff', seconds(off.virtualMachineMs)],
-      ['clones still in flight then', String(off.inFlightObserved)],
-    ], '    '),
+    textTable(
+      [
+        ['vCenter poweredOff', seconds(off.vcenterMs)],
+        ['VSphereMachine observedPowerState PoweredOff', seconds(off.machineMs)],
+        ['VirtualMachine observedPowerState PoweredOff', seconds(off.virtualMachineMs)],
+        ['clones still in flight then', String(off.inFlightObserved)],
+      ],
+      '    ',
+    ),
     `  per VM of the ${n}, from its create:`,
-    textTable([['', 'p50', 'p95'], step('VSphereMachine created', result.perVmMachineMs), step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', result.perVmReadyMs)], '    '),
+    textTable(
+      [
+        ['', 'p50', 'p95'],
+        step('VSphereMachine created', result.perVmMachineMs),
+        step('providerID set', result.perVmProviderIdMs),
+        step('clone seen in vcsim', result.perVmClonedMs),
+        step('Ready', result.perVmReadyMs),
+      ],
+      '    ',
+    ),
     `  while the ${n} were created (with the power-off):`,
-    textTable([
-      ['API writes per VM', `${Object.entries(result.apiWritesPerVm).map(([role, w]) => `${role} ${w}`).join(', ')}${created.settled ? '' : '; WRITES DID NOT SETTLE'}`],
-      ['vCenter calls per VM', String(result.vcenterCallsPerVm)],
-      ['vCenter Logins', String(result.vcenterLogins)],
-      [`machine passes (queue ${MACHINE_QUEUE})`, `${queue.passes}, ${round(queue.passes / n)} per VM`],
-      ['mean pass (workqueue_work_duration)', `${result.machineQueue.meanPassMs} ms`],
-      ['mean wait in queue (workqueue_queue_duration)', `${result.machineQueue.meanQueueWaitMs} ms`],
-      ['RSS provider-vsphere (MiB)', `${result.rssMiB['provider-vsphere'].start} → ${result.rssMiB['provider-vsphere'].allReady}, peak ${result.rssMiB['provider-vsphere'].peak}`],
-      ['RSS controller (MiB)', `${result.rssMiB.controller.start} → ${result.rssMiB.controller.allReady}, peak ${result.rssMiB.controller.peak}`],
-    ], '    '),
+    textTable(
+      [
+        [
+          'API writes per VM',
+          `${Object.entries(result.apiWritesPerVm)
+            .map(([role, w]) => `${role} ${w}`)
+            .join(', ')}${created.settled ? '' : '; WRITES DID NOT SETTLE'}`,
+        ],
+        ['vCenter calls per VM', String(result.vcenterCallsPerVm)],
+        ['vCenter Logins', String(result.vcenterLogins)],
+        [`machine passes (queue ${MACHINE_QUEUE})`, `${queue.passes}, ${round(queue.passes / n)} per VM`],
+        ['mean pass (workqueue_work_duration)', `${result.machineQueue.meanPassMs} ms`],
+        ['mean wait in queue (workqueue_queue_duration)', `${result.machineQueue.meanQueueWaitMs} ms`],
+        [
+          'RSS provider-vsphere (MiB)',
+          `${result.rssMiB['provider-vsphere'].start} → ${result.rssMiB['provider-vsphere'].allReady}, peak ${result.rssMiB['provider-vsphere'].peak}`,
+        ],
+        ['RSS controller (MiB)', `${result.rssMiB.controller.start} → ${result.rssMiB.controller.allReady}, peak ${result.rssMiB.controller.peak}`],
+      ],
+      '    ',
+    ),
   ].join('\n');
   return { table, result };
 }

@@ -105,7 +105,11 @@ async function vcenterCalls(env: Env): Promise<VcenterCalls> {
 const since = (before: VcenterCalls, after: VcenterCalls): VcenterCalls => ({
   calls: after.calls - before.calls,
   logins: after.logins - before.logins,
-  byMethod: Object.fromEntries(Object.entries(after.byMethod).map(([m, n]) => [m, n - (before.byMethod[m] ?? 0)]).filter(([, n]) => n !== 0)),
+  byMethod: Object.fromEntries(
+    Object.entries(after.byMethod)
+      .map(([m, n]) => [m, n - (before.byMethod[m] ?? 0)])
+      .filter(([, n]) => n !== 0),
+  ),
 });
 
 export interface Provisioned extends Window {
@@ -156,7 +160,9 @@ export async function setUp(teardown: Teardown, say: (m: string) => void, option
   await user.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
   const delays = Object.entries(options.methodDelayMs ?? {});
-  say(`Starting vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters${delays.length > 0 ? `, -method-delay ${delays.map(([m, ms]) => `${m}:${ms}`).join(',')}` : ''})`);
+  say(
+    `Starting vcsim (${DATACENTERS} datacenters × ${CLUSTERS} clusters${delays.length > 0 ? `, -method-delay ${delays.map(([m, ms]) => `${m}:${ms}`).join(',')}` : ''})`,
+  );
   const vcsim = await startVcsim({ datacenters: DATACENTERS, clusters: CLUSTERS, ...(options.methodDelayMs ? { methodDelayMs: options.methodDelayMs } : {}) });
   teardown.defer('vcsim', () => vcsim.stop());
   const client = await vcsimClient(vcsim);
@@ -276,7 +282,8 @@ async function deprovision(env: Env, names: readonly string[], timeoutMs: number
 }
 
 function report(n: number, startMemory: Memory, created: Provisioned, deleted: Deprovisioned): BenchReport {
-  const perVm = (step: 'machineAt' | 'providerIdAt' | 'clonedAt' | 'readyAt'): number[] => [...created.progress.values()].map((p) => (p[step] ?? NaN) - p.createdAt);
+  const perVm = (step: 'machineAt' | 'providerIdAt' | 'clonedAt' | 'readyAt'): number[] =>
+    [...created.progress.values()].map((p) => (p[step] ?? NaN) - p.createdAt);
   const ready = percentiles(perVm('readyAt'));
   const roles = [...new Set([...Object.keys(created.writes), ...Object.keys(deleted.writes)])].sort();
   const writesPerVm = (w: WriteCounts): Record<string, number> => {
@@ -322,13 +329,36 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
       ['VMs left in vcsim', String(deleted.vcsimLeft)],
     ]),
     '  per VM, from its create:',
-    textTable([['', 'p50', 'p95'], step('VSphereMachine made', result.perVmMachineMs), step('providerID set', result.perVmProviderIdMs), step('clone seen in vcsim', result.perVmClonedMs), step('Ready', ready)], '    '),
+    textTable(
+      [
+        ['', 'p50', 'p95'],
+        step('VSphereMachine made', result.perVmMachineMs),
+        step('providerID set', result.perVmProviderIdMs),
+        step('clone seen in vcsim', result.perVmClonedMs),
+        step('Ready', ready),
+      ],
+      '    ',
+    ),
     `  API writes per VM (audit log; failed: ${failed(created.writes)} create, ${failed(deleted.writes)} delete${created.settled && deleted.settled ? '' : '; WRITES DID NOT SETTLE'}):`,
     textTable([['', 'create', 'delete'], ...roles.map(writeRow), writeRow('total')], '    '),
-    '  vCenter SOAP calls (the provider\'s banlieue_backend_calls_total):',
-    textTable([['', 'create', 'delete'], ['calls per VM', String(result.vcenterCallsPerVm.create), String(result.vcenterCallsPerVm.delete)], ['Logins', String(result.vcenterLogins.create), String(result.vcenterLogins.delete)]], '    '),
+    "  vCenter SOAP calls (the provider's banlieue_backend_calls_total):",
+    textTable(
+      [
+        ['', 'create', 'delete'],
+        ['calls per VM', String(result.vcenterCallsPerVm.create), String(result.vcenterCallsPerVm.delete)],
+        ['Logins', String(result.vcenterLogins.create), String(result.vcenterLogins.delete)],
+      ],
+      '    ',
+    ),
     '  RSS (MiB, /proc/<pid>/status; roles run from the working tree bundle):',
-    textTable([['', 'start', 'all Ready', 'all gone', 'peak'], memRow('provider-vsphere', result.rssMiB['provider-vsphere']), memRow('controller', result.rssMiB.controller)], '    '),
+    textTable(
+      [
+        ['', 'start', 'all Ready', 'all gone', 'peak'],
+        memRow('provider-vsphere', result.rssMiB['provider-vsphere']),
+        memRow('controller', result.rssMiB.controller),
+      ],
+      '    ',
+    ),
   ].join('\n');
   return { table, result };
 }

@@ -48,7 +48,15 @@ export interface ClusterClassJourneyProps {
 /** The played providers' CRDs and RBAC, once per environment. */
 export async function installPlayedProviders(env: CapiEnvironment): Promise<void> {
   await env.kubectl(['apply', '--server-side', '-f', '-'], playedProviderComponents());
-  await env.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/testcontrolplanes.controlplane.test.banlieue.io', 'crd/testcontrolplanetemplates.controlplane.test.banlieue.io', 'crd/testbootstrapconfigs.bootstrap.test.banlieue.io', 'crd/testbootstrapconfigtemplates.bootstrap.test.banlieue.io']);
+  await env.kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/testcontrolplanes.controlplane.test.banlieue.io',
+    'crd/testcontrolplanetemplates.controlplane.test.banlieue.io',
+    'crd/testbootstrapconfigs.bootstrap.test.banlieue.io',
+    'crd/testbootstrapconfigtemplates.bootstrap.test.banlieue.io',
+  ]);
 }
 
 /** The two steps of the journey; `rollToNewTemplate` follows `provision`. */
@@ -67,11 +75,19 @@ export function clusterClassJourney(props: ClusterClassJourneyProps): ClusterCla
   // No kubelet registers a Node here, so no Machine ever becomes Available, and a
   // rolling update only removes old Machines within maxUnavailable of the Available
   // ones: it must allow every Machine to be unavailable, or it would wait forever.
-  const classProps: TopologyClassProps = { backend, clusterTemplate: backend.name, controlPlaneTemplate: 'control-plane', bootstrapTemplate: 'worker', workerTemplate: 'worker-1g', maxUnavailable: workers };
+  const classProps: TopologyClassProps = {
+    backend,
+    clusterTemplate: backend.name,
+    controlPlaneTemplate: 'control-plane',
+    bootstrapTemplate: 'worker',
+    workerTemplate: 'worker-1g',
+    maxUnavailable: workers,
+  };
   /** providerIDs of the VMs the class's first machine template made. */
   let firstVms: string[] = [];
 
-  const list = async (kind: string, selector = OF_CLUSTER): Promise<Json[]> => (JSON.parse(await env.kubectl(['get', kind, '-n', ns, '-l', selector, '-o', 'json'])) as { items: Json[] }).items;
+  const list = async (kind: string, selector = OF_CLUSTER): Promise<Json[]> =>
+    (JSON.parse(await env.kubectl(['get', kind, '-n', ns, '-l', selector, '-o', 'json'])) as { items: Json[] }).items;
   const get = async (kind: string, name: string): Promise<Json | undefined> =>
     env.kubectl(['get', kind, name, '-n', ns, '-o', 'json']).then(
       (o) => JSON.parse(o) as Json,
@@ -81,7 +97,12 @@ export function clusterClassJourney(props: ClusterClassJourneyProps): ClusterCla
       },
     );
   const apply = (obj: Json): Promise<string> => env.kubectl(['apply', '--server-side', '--field-manager=e2e', '-f', '-'], JSON.stringify(obj));
-  const workerTemplate = (name: string, memoryMiB: number): Json => ({ apiVersion: infraApi, kind: backend.machineTemplate.kind, metadata: { name, namespace: ns }, spec: { template: { spec: props.workerSpec(memoryMiB) } } });
+  const workerTemplate = (name: string, memoryMiB: number): Json => ({
+    apiVersion: infraApi,
+    kind: backend.machineTemplate.kind,
+    metadata: { name, namespace: ns },
+    spec: { template: { spec: props.workerSpec(memoryMiB) } },
+  });
   /** One pass of the played control-plane and bootstrap providers; each probe below starts with it. */
   const play = async (): Promise<void> => {
     await playControlPlanes((args, input) => env.kubectl(args, input), ns);
@@ -102,48 +123,97 @@ export function clusterClassJourney(props: ClusterClassJourneyProps): ClusterCla
   };
   /** Where CAPI stopped, for a failed wait: topology objects and what the manager said about them. */
   const explain = async (err: unknown): Promise<never> => {
-    const state = await env.kubectl(['get', 'clusters.cluster.x-k8s.io,machinedeployments,machinesets,machines,testcontrolplanes,testbootstrapconfigs', '-n', ns, '-l', OF_CLUSTER, '-o', 'yaml']).catch((e: Error) => e.message);
-    const capiSaid = env.capiLogs().split('\n').filter((l) => /topology|clusterclass|dry.?run/i.test(l) && /error|fail|refused|immutable/i.test(l)).slice(-8).join('\n');
+    const state = await env
+      .kubectl([
+        'get',
+        'clusters.cluster.x-k8s.io,machinedeployments,machinesets,machines,testcontrolplanes,testbootstrapconfigs',
+        '-n',
+        ns,
+        '-l',
+        OF_CLUSTER,
+        '-o',
+        'yaml',
+      ])
+      .catch((e: Error) => e.message);
+    const capiSaid = env
+      .capiLogs()
+      .split('\n')
+      .filter((l) => /topology|clusterclass|dry.?run/i.test(l) && /error|fail|refused|immutable/i.test(l))
+      .slice(-8)
+      .join('\n');
     throw new Error(`${String(err)}\nCAPI manager:\n${capiSaid}\n${state.slice(0, 8000)}`);
   };
 
   return {
     async provision() {
-      await apply({ apiVersion: infraApi, kind: backend.clusterTemplate.kind, metadata: { name: classProps.clusterTemplate, namespace: ns }, spec: { template: { spec: props.clusterTemplateSpec } } });
-      await apply({ apiVersion: CONTROL_PLANE_API, kind: 'TestControlPlaneTemplate', metadata: { name: classProps.controlPlaneTemplate, namespace: ns }, spec: { template: { spec: {} } } });
-      await apply({ apiVersion: BOOTSTRAP_API, kind: 'TestBootstrapConfigTemplate', metadata: { name: classProps.bootstrapTemplate, namespace: ns }, spec: { template: { spec: {} } } });
+      await apply({
+        apiVersion: infraApi,
+        kind: backend.clusterTemplate.kind,
+        metadata: { name: classProps.clusterTemplate, namespace: ns },
+        spec: { template: { spec: props.clusterTemplateSpec } },
+      });
+      await apply({
+        apiVersion: CONTROL_PLANE_API,
+        kind: 'TestControlPlaneTemplate',
+        metadata: { name: classProps.controlPlaneTemplate, namespace: ns },
+        spec: { template: { spec: {} } },
+      });
+      await apply({
+        apiVersion: BOOTSTRAP_API,
+        kind: 'TestBootstrapConfigTemplate',
+        metadata: { name: classProps.bootstrapTemplate, namespace: ns },
+        spec: { template: { spec: {} } },
+      });
       await apply(workerTemplate(classProps.workerTemplate, 1024));
       await apply(topologyClass(ns, className, classProps));
       // A Cluster may only name a class CAPI has reconciled (its webhook refuses one that is not up to date).
-      await waitFor('the ClusterClass to be reconciled with its variables', async () => {
-        const c = await get('clusterclass', className);
-        return c?.status?.observedGeneration === c?.metadata.generation && condition(c, 'VariablesReady')?.status === 'True' ? c : undefined;
-      }, 60_000).catch(explain);
+      await waitFor(
+        'the ClusterClass to be reconciled with its variables',
+        async () => {
+          const c = await get('clusterclass', className);
+          return c?.status?.observedGeneration === c?.metadata.generation && condition(c, 'VariablesReady')?.status === 'True' ? c : undefined;
+        },
+        60_000,
+      ).catch(explain);
       await apply(topologyCluster(ns, CLUSTER, { className, version: KUBERNETES_VERSION, workers, endpoint: props.endpoint }));
 
       // The InfraCluster is CAPI's copy of the class template, with the endpoint the variable patched in.
-      const cluster = await waitFor(`the Cluster to reference the ${backend.cluster.kind} the topology made, provisioned`, async () => {
-        await play();
-        const c = await get('cluster.cluster.x-k8s.io', CLUSTER);
-        return c?.spec?.infrastructureRef?.name && c.status?.initialization?.infrastructureProvisioned === true ? c : undefined;
-      }, 120_000).catch(explain);
+      const cluster = await waitFor(
+        `the Cluster to reference the ${backend.cluster.kind} the topology made, provisioned`,
+        async () => {
+          await play();
+          const c = await get('cluster.cluster.x-k8s.io', CLUSTER);
+          return c?.spec?.infrastructureRef?.name && c.status?.initialization?.infrastructureProvisioned === true ? c : undefined;
+        },
+        120_000,
+      ).catch(explain);
       expect(cluster.spec.infrastructureRef).toMatchObject({ apiGroup: backend.cluster.group, kind: backend.cluster.kind });
       expect(cluster.spec.controlPlaneEndpoint).toEqual(props.endpoint);
       const infraCluster = await get(crdName(backend.cluster), cluster.spec.infrastructureRef.name as string);
       expect(infraCluster?.spec).toMatchObject({ ...props.clusterTemplateSpec, controlPlaneEndpoint: props.endpoint });
       expect(infraCluster?.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name']).toBe(classProps.clusterTemplate);
 
-      const vms = await waitFor(`${workers} ${backend.machine.kind}s of the MachineDeployment with a VM in the backend`, async () => {
-        await play();
-        return provisionedMachines();
-      }, 180_000).catch(explain);
+      const vms = await waitFor(
+        `${workers} ${backend.machine.kind}s of the MachineDeployment with a VM in the backend`,
+        async () => {
+          await play();
+          return provisionedMachines();
+        },
+        180_000,
+      ).catch(explain);
       vms.forEach(({ vm }) => expect(vm.memoryMiB).toBe(1024));
       firstVms = vms.map((vm) => vm.providerID);
 
-      const machines = await waitFor('the Machines to take their providerIDs', async () => {
-        const all = await list('machines.cluster.x-k8s.io');
-        return all.length === workers && all.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID) ? all : undefined;
-      }, 120_000).catch(explain);
+      const machines = await waitFor(
+        'the Machines to take their providerIDs',
+        async () => {
+          const all = await list('machines.cluster.x-k8s.io');
+          return all.length === workers && all.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID)
+            ? all
+            : undefined;
+        },
+        120_000,
+      ).catch(explain);
       expect(machines.map((m) => m.spec.providerID as string).sort()).toEqual([...firstVms].sort());
       const [deployment] = await list('machinedeployments');
       expect(deployment?.metadata.labels['topology.cluster.x-k8s.io/deployment-name']).toBe('md-0');
@@ -155,13 +225,17 @@ export function clusterClassJourney(props: ClusterClassJourneyProps): ClusterCla
       await apply(workerTemplate('worker-2g', 2048));
       await apply(topologyClass(ns, className, { ...classProps, workerTemplate: 'worker-2g' }));
 
-      const vms = await waitFor(`${workers} new VMs with 2048 MiB, the old ones gone`, async () => {
-        await play();
-        const found = await provisionedMachines();
-        if (!found?.every(({ vm, providerID }) => vm.memoryMiB === 2048 && !firstVms.includes(providerID))) return undefined;
-        for (const providerID of firstVms) if (await props.vmOf(providerID)) return undefined;
-        return found;
-      }, 300_000).catch(explain);
+      const vms = await waitFor(
+        `${workers} new VMs with 2048 MiB, the old ones gone`,
+        async () => {
+          await play();
+          const found = await provisionedMachines();
+          if (!found?.every(({ vm, providerID }) => vm.memoryMiB === 2048 && !firstVms.includes(providerID))) return undefined;
+          for (const providerID of firstVms) if (await props.vmOf(providerID)) return undefined;
+          return found;
+        },
+        300_000,
+      ).catch(explain);
       vms.forEach(({ machine }) => expect(machine.spec.memoryMiB).toBe(2048));
 
       // CAPI made a new template for the Cluster (its own copy of worker-2g) and pointed the MachineDeployment at it.
@@ -171,10 +245,14 @@ export function clusterClassJourney(props: ClusterClassJourneyProps): ClusterCla
       const copy = await get(crdName(backend.machineTemplate), newTemplate);
       expect(copy?.spec.template.spec.memoryMiB).toBe(2048);
       expect(copy?.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name']).toBe('worker-2g');
-      const topo = await waitFor('TopologyReconciled=True on the Cluster', async () => {
-        const c = await get('cluster.cluster.x-k8s.io', CLUSTER);
-        return condition(c, 'TopologyReconciled')?.status === 'True' ? c : undefined;
-      }, 120_000).catch(explain);
+      const topo = await waitFor(
+        'TopologyReconciled=True on the Cluster',
+        async () => {
+          const c = await get('cluster.cluster.x-k8s.io', CLUSTER);
+          return condition(c, 'TopologyReconciled')?.status === 'True' ? c : undefined;
+        },
+        120_000,
+      ).catch(explain);
       expect(condition(topo, 'TopologyReconciled')?.reason).toBe('ReconcileSucceeded');
       // The policy refused no dry run: nothing in the manager's log says a template is immutable.
       expect(env.capiLogs()).not.toMatch(/is immutable: create a new template/);

@@ -43,48 +43,56 @@ export interface TopologyClassProps {
 export function topologyClass(ns: string, name: string, props: TopologyClassProps): Manifest {
   const infraApi = apiVersionOf(props.backend.clusterTemplate);
   const clusterTemplateKind = props.backend.clusterTemplate.kind;
-  return render((chart) => new ClusterClass(chart, name, {
-    metadata: { name, namespace: ns },
-    spec: {
-      infrastructure: { templateRef: { apiVersion: infraApi, kind: clusterTemplateKind, name: props.clusterTemplate } },
-      controlPlane: { templateRef: { apiVersion: CONTROL_PLANE_API, kind: 'TestControlPlaneTemplate', name: props.controlPlaneTemplate } },
-      workers: {
-        machineDeployments: [
-          {
-            class: 'worker',
-            bootstrap: { templateRef: { apiVersion: BOOTSTRAP_API, kind: 'TestBootstrapConfigTemplate', name: props.bootstrapTemplate } },
-            infrastructure: { templateRef: { apiVersion: infraApi, kind: props.backend.machineTemplate.kind, name: props.workerTemplate } },
-            // No surge: old Machines go first, new ones replace them.
-            rollout: { strategy: { type: RolloutStrategyType.ROLLING_UPDATE, rollingUpdate: { maxSurge: MaxSurge.fromNumber(0), maxUnavailable: MaxUnavailable.fromNumber(props.maxUnavailable) } } },
+  return render(
+    (chart) =>
+      new ClusterClass(chart, name, {
+        metadata: { name, namespace: ns },
+        spec: {
+          infrastructure: { templateRef: { apiVersion: infraApi, kind: clusterTemplateKind, name: props.clusterTemplate } },
+          controlPlane: { templateRef: { apiVersion: CONTROL_PLANE_API, kind: 'TestControlPlaneTemplate', name: props.controlPlaneTemplate } },
+          workers: {
+            machineDeployments: [
+              {
+                class: 'worker',
+                bootstrap: { templateRef: { apiVersion: BOOTSTRAP_API, kind: 'TestBootstrapConfigTemplate', name: props.bootstrapTemplate } },
+                infrastructure: { templateRef: { apiVersion: infraApi, kind: props.backend.machineTemplate.kind, name: props.workerTemplate } },
+                // No surge: old Machines go first, new ones replace them.
+                rollout: {
+                  strategy: {
+                    type: RolloutStrategyType.ROLLING_UPDATE,
+                    rollingUpdate: { maxSurge: MaxSurge.fromNumber(0), maxUnavailable: MaxUnavailable.fromNumber(props.maxUnavailable) },
+                  },
+                },
+              },
+            ],
           },
-        ],
-      },
-      variables: [
-        {
-          name: 'controlPlaneEndpoint',
-          required: true,
-          schema: {
-            openApiv3Schema: {
-              type: SchemaType.OBJECT,
-              required: ['host', 'port'],
-              properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 } },
-            },
-          },
-        },
-      ],
-      patches: [
-        {
-          name: 'control-plane-endpoint',
-          definitions: [
+          variables: [
             {
-              selector: { apiVersion: infraApi, kind: clusterTemplateKind, matchResources: { infrastructureCluster: true } },
-              jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
+              name: 'controlPlaneEndpoint',
+              required: true,
+              schema: {
+                openApiv3Schema: {
+                  type: SchemaType.OBJECT,
+                  required: ['host', 'port'],
+                  properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 } },
+                },
+              },
+            },
+          ],
+          patches: [
+            {
+              name: 'control-plane-endpoint',
+              definitions: [
+                {
+                  selector: { apiVersion: infraApi, kind: clusterTemplateKind, matchResources: { infrastructureCluster: true } },
+                  jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
+                },
+              ],
             },
           ],
         },
-      ],
-    },
-  }));
+      }),
+  );
 }
 
 export interface TopologyClusterProps {
@@ -96,15 +104,18 @@ export interface TopologyClusterProps {
 
 /** Cluster `ns/name` of the class `props.className`, with one MachineDeployment `md-0` of class `worker`. */
 export function topologyCluster(ns: string, name: string, props: TopologyClusterProps): Manifest {
-  return render((chart) => new Cluster(chart, name, {
-    metadata: { name, namespace: ns },
-    spec: {
-      topology: {
-        classRef: { name: props.className },
-        version: props.version,
-        workers: { machineDeployments: [{ class: 'worker', name: 'md-0', replicas: props.workers }] },
-        variables: [{ name: 'controlPlaneEndpoint', value: props.endpoint }],
-      },
-    },
-  }));
+  return render(
+    (chart) =>
+      new Cluster(chart, name, {
+        metadata: { name, namespace: ns },
+        spec: {
+          topology: {
+            classRef: { name: props.className },
+            version: props.version,
+            workers: { machineDeployments: [{ class: 'worker', name: 'md-0', replicas: props.workers }] },
+            variables: [{ name: 'controlPlaneEndpoint', value: props.endpoint }],
+          },
+        },
+      }),
+  );
 }

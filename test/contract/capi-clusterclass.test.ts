@@ -26,7 +26,11 @@ describe('ClusterClass over banlieue templates (real CAPI manager with ClusterTo
   let client: VsphereClient;
   let journey: ClusterClassJourney;
 
-  const get = async (kind: string, name: string): Promise<Json | undefined> => env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then((o) => JSON.parse(o) as Json, () => undefined);
+  const get = async (kind: string, name: string): Promise<Json | undefined> =>
+    env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then(
+      (o) => JSON.parse(o) as Json,
+      () => undefined,
+    );
   const apply = (obj: Json): Promise<string> => env.kubectl(['apply', '--server-side', '--field-manager=e2e', '-f', '-'], JSON.stringify(obj));
   /** The VM vcsim has under the providerID's BIOS UUID, with its memory. */
   const vmOf = async (providerID: string): Promise<PeerVm | undefined> => {
@@ -47,7 +51,11 @@ describe('ClusterClass over banlieue templates (real CAPI manager with ClusterTo
     await apply(world.secret);
     await apply(world.provider);
     await env.startProvider('vsphere', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
-    await waitFor('the Provider to discover vcsim', async () => ((await get('provider', 'vcsim'))?.status?.failureDomains?.length === 2 ? true : undefined), 90_000);
+    await waitFor(
+      'the Provider to discover vcsim',
+      async () => ((await get('provider', 'vcsim'))?.status?.failureDomains?.length === 2 ? true : undefined),
+      90_000,
+    );
     journey = clusterClassJourney({
       env,
       ns: NS,
@@ -69,7 +77,7 @@ describe('ClusterClass over banlieue templates (real CAPI manager with ClusterTo
     await journey.provision();
   }, 400_000);
 
-  it('rolls the MachineDeployment to new VMs when the class names a new machine template: CAPI\'s dry run on the old template is admitted', async () => {
+  it("rolls the MachineDeployment to new VMs when the class names a new machine template: CAPI's dry run on the old template is admitted", async () => {
     await journey.rollToNewTemplate();
   }, 400_000);
 });

@@ -24,10 +24,44 @@ interface Kinds {
 }
 
 const KINDS: Kinds[] = [
-  { backend: 'vsphere', cluster: 'VSphereCluster', machine: 'VSphereMachine', template: 'VSphereMachineTemplate', machineSpec: { template: 'ubuntu', numCpus: 2, memoryMiB: 4096 }, providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' },
-  { backend: 'proxmox', cluster: 'ProxmoxCluster', machine: 'ProxmoxMachine', template: 'ProxmoxMachineTemplate', machineSpec: { templateVmid: 9000, cores: 2, memoryMiB: 4096, osDiskSizeGiB: 20, nics: [{ name: 'net0', bridge: 'vmbr0' }] }, providerID: 'proxmox://4211a1b2-1111-2222-3333-444455556666' },
-  { backend: 'libvirt', cluster: 'LibvirtCluster', machine: 'LibvirtMachine', template: 'LibvirtMachineTemplate', machineSpec: { pool: 'default', bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' }, vcpus: 2, memoryMiB: 4096, disks: [{ name: 'os', sizeGiB: 20 }] }, providerID: 'libvirt://4211a1b2-1111-2222-3333-444455556666' },
-  { backend: 'cloud-hypervisor', cluster: 'CloudHypervisorCluster', machine: 'CloudHypervisorMachine', template: 'CloudHypervisorMachineTemplate', machineSpec: { bootSource: { kind: 'image', image: 'ubuntu.raw' }, cpus: { boot: 2 }, memory: { sizeMiB: 4096 }, osDiskSizeGiB: 20, storageClass: 'local' }, providerID: 'cloudhypervisor://4211a1b2-1111-2222-3333-444455556666' },
+  {
+    backend: 'vsphere',
+    cluster: 'VSphereCluster',
+    machine: 'VSphereMachine',
+    template: 'VSphereMachineTemplate',
+    machineSpec: { template: 'ubuntu', numCpus: 2, memoryMiB: 4096 },
+    providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666',
+  },
+  {
+    backend: 'proxmox',
+    cluster: 'ProxmoxCluster',
+    machine: 'ProxmoxMachine',
+    template: 'ProxmoxMachineTemplate',
+    machineSpec: { templateVmid: 9000, cores: 2, memoryMiB: 4096, osDiskSizeGiB: 20, nics: [{ name: 'net0', bridge: 'vmbr0' }] },
+    providerID: 'proxmox://4211a1b2-1111-2222-3333-444455556666',
+  },
+  {
+    backend: 'libvirt',
+    cluster: 'LibvirtCluster',
+    machine: 'LibvirtMachine',
+    template: 'LibvirtMachineTemplate',
+    machineSpec: {
+      pool: 'default',
+      bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' },
+      vcpus: 2,
+      memoryMiB: 4096,
+      disks: [{ name: 'os', sizeGiB: 20 }],
+    },
+    providerID: 'libvirt://4211a1b2-1111-2222-3333-444455556666',
+  },
+  {
+    backend: 'cloud-hypervisor',
+    cluster: 'CloudHypervisorCluster',
+    machine: 'CloudHypervisorMachine',
+    template: 'CloudHypervisorMachineTemplate',
+    machineSpec: { bootSource: { kind: 'image', image: 'ubuntu.raw' }, cpus: { boot: 2 }, memory: { sizeMiB: 4096 }, osDiskSizeGiB: 20, storageClass: 'local' },
+    providerID: 'cloudhypervisor://4211a1b2-1111-2222-3333-444455556666',
+  },
 ];
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -43,7 +77,8 @@ describe('Cluster API v1beta2 contract', () => {
         throw err;
       },
     );
-  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> => env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
+  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> =>
+    env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
 
   beforeAll(async () => {
     env = process.env.E2E_CAPI_ENV === 'kind' ? await kindEnvironment() : await localEnvironment();
@@ -76,9 +111,14 @@ describe('Cluster API v1beta2 contract', () => {
   describe("CAPI's own webhooks", () => {
     const ns = 'capi-webhooks';
     /** The object as the API server would store it, admission and conversion included, without storing it. */
-    const dryRunCreate = async (obj: Json): Promise<Json> => JSON.parse(await env.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], JSON.stringify(obj))) as Json;
+    const dryRunCreate = async (obj: Json): Promise<Json> =>
+      JSON.parse(await env.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], JSON.stringify(obj))) as Json;
     /** The API server's refusal of `obj`, or undefined when it takes it. */
-    const refusal = (obj: Json): Promise<string | undefined> => dryRunCreate(obj).then(() => undefined, (err: Error) => err.message);
+    const refusal = (obj: Json): Promise<string | undefined> =>
+      dryRunCreate(obj).then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
 
     beforeAll(async () => {
       await env.kubectl(['create', 'namespace', ns]);
@@ -94,18 +134,31 @@ describe('Cluster API v1beta2 contract', () => {
     });
 
     it("sets a Machine's cluster-name label from spec.clusterName, over the label its author wrote", async () => {
-      const machine = await dryRunCreate(capiMachine(ns, 'labelled', { cluster: 'work', infraKind: 'VSphereMachine', failureDomain: 'fd-1', labels: { 'cluster.x-k8s.io/cluster-name': 'other' } }));
+      const machine = await dryRunCreate(
+        capiMachine(ns, 'labelled', {
+          cluster: 'work',
+          infraKind: 'VSphereMachine',
+          failureDomain: 'fd-1',
+          labels: { 'cluster.x-k8s.io/cluster-name': 'other' },
+        }),
+      );
       expect(machine.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
     });
 
     // A webhook's Invalid answer reaches the client as the webhook wrote it; "vnot-a-version" is the defaulting webhook's.
     it("refuses a Machine whose version is not semantic, with CAPI's message", async () => {
-      expect(await refusal(machineWithInvalidVersion(ns, 'bad-version'))).toMatch(/The Machine "bad-version" is invalid: spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/);
+      expect(await refusal(machineWithInvalidVersion(ns, 'bad-version'))).toMatch(
+        /The Machine "bad-version" is invalid: spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/,
+      );
     });
 
     it("refuses a ClusterClass that declares a variable named builtin (CAPI's reserved name)", async () => {
       const ref = (kind: string): Json => ({ templateRef: { apiVersion: `${GROUP}/v1alpha1`, kind, name: 'any' } });
-      const worker = { class: 'worker', bootstrap: { templateRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2', kind: 'KubeadmConfigTemplate', name: 'any' } }, infrastructure: ref('VSphereMachineTemplate') };
+      const worker = {
+        class: 'worker',
+        bootstrap: { templateRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2', kind: 'KubeadmConfigTemplate', name: 'any' } },
+        infrastructure: ref('VSphereMachineTemplate'),
+      };
       const clusterClass = {
         apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'ClusterClass',
@@ -117,12 +170,21 @@ describe('Cluster API v1beta2 contract', () => {
           variables: [{ name: 'builtin', required: false, schema: { openAPIV3Schema: { type: 'string' } } }],
         },
       };
-      expect(await refusal(clusterClass)).toMatch(/The ClusterClass "reserved" is invalid: spec\.variables\[builtin\]\.name: Invalid value: "builtin": "builtin" is a reserved variable name/);
+      expect(await refusal(clusterClass)).toMatch(
+        /The ClusterClass "reserved" is invalid: spec\.variables\[builtin\]\.name: Invalid value: "builtin": "builtin" is a reserved variable name/,
+      );
     });
 
     it('refuses a topology Cluster whose version is not semantic', async () => {
-      const cluster = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', metadata: { name: 'bad-topology', namespace: ns }, spec: { topology: { classRef: { name: 'absent' }, version: 'not-a-version' } } };
-      expect(await refusal(cluster)).toMatch(/The Cluster "bad-topology" is invalid: spec\.topology\.version: Invalid value: "vnot-a-version": version must be a valid semantic version/);
+      const cluster = {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: { name: 'bad-topology', namespace: ns },
+        spec: { topology: { classRef: { name: 'absent' }, version: 'not-a-version' } },
+      };
+      expect(await refusal(cluster)).toMatch(
+        /The Cluster "bad-topology" is invalid: spec\.topology\.version: Invalid value: "vnot-a-version": version must be a valid semantic version/,
+      );
     });
 
     it('serves v1beta1 through its conversion webhook: a v1beta1 Machine keeps its infrastructureRef.apiVersion', async () => {
@@ -130,7 +192,12 @@ describe('Cluster API v1beta2 contract', () => {
         apiVersion: 'cluster.x-k8s.io/v1beta1',
         kind: 'Machine',
         metadata: { name: 'old-api', namespace: ns },
-        spec: { clusterName: 'work', version: 'v1.35.4', bootstrap: { dataSecretName: 'old-api-bootstrap' }, infrastructureRef: { apiVersion: INFRA, kind: 'VSphereMachine', name: 'old-api' } },
+        spec: {
+          clusterName: 'work',
+          version: 'v1.35.4',
+          bootstrap: { dataSecretName: 'old-api-bootstrap' },
+          infrastructureRef: { apiVersion: INFRA, kind: 'VSphereMachine', name: 'old-api' },
+        },
       });
       expect(machine.apiVersion).toBe('cluster.x-k8s.io/v1beta1');
       expect(machine.spec.infrastructureRef).toMatchObject({ apiVersion: INFRA, kind: 'VSphereMachine', name: 'old-api' });
@@ -151,7 +218,10 @@ describe('Cluster API v1beta2 contract', () => {
       metadata: { name, namespace: ns },
       spec: {
         providerClassRef: { name: k.backend },
-        connection: k.backend === 'cloud-hypervisor' ? { endpoint: 'unix:///run/banlieue' } : { endpoint: k.backend === 'libvirt' ? 'qemu+tls://kvm.example.com/system' : 'https://backend.example.com', credentialsRef: { name: 'creds' } },
+        connection:
+          k.backend === 'cloud-hypervisor'
+            ? { endpoint: 'unix:///run/banlieue' }
+            : { endpoint: k.backend === 'libvirt' ? 'qemu+tls://kvm.example.com/system' : 'https://backend.example.com', credentialsRef: { name: 'creds' } },
       },
     });
 
@@ -160,75 +230,164 @@ describe('Cluster API v1beta2 contract', () => {
       for (const p of ['site-a', 'site-b']) {
         await apply(provider(p));
         const fds = ['fd-1', 'fd-2', 'fd-3'].map((fd) => ({ name: `${p}-${fd}`, labels: { name: `${p}-${fd}`, site: p } }));
-        await env.kubectl(['patch', 'provider', p, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { failureDomains: fds } })]);
+        await env.kubectl([
+          'patch',
+          'provider',
+          p,
+          '-n',
+          ns,
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({ status: { failureDomains: fds } }),
+        ]);
       }
     });
 
     it('provisions the Cluster infrastructure from the failure domains the simulated Providers publish: ownerRef, six failure domains, endpoint', async () => {
-      await apply({ apiVersion: INFRA, kind: k.cluster, metadata: { name: 'work', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 }, providerRefs: [{ name: 'site-a' }, { name: 'site-b' }], controlPlaneFailureDomainSelector: { matchLabels: { site: 'site-a' } } } });
+      await apply({
+        apiVersion: INFRA,
+        kind: k.cluster,
+        metadata: { name: 'work', namespace: ns },
+        spec: {
+          controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 },
+          providerRefs: [{ name: 'site-a' }, { name: 'site-b' }],
+          controlPlaneFailureDomainSelector: { matchLabels: { site: 'site-a' } },
+        },
+      });
       await apply(capiCluster(ns, 'work', k.cluster));
-      const infra = await waitFor('the Cluster ownerRef on the InfraCluster', async () => {
-        const o = await get(k.cluster, ns, 'work');
-        return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster' && r.name === 'work') ? o : undefined;
-      }, 60_000);
+      const infra = await waitFor(
+        'the Cluster ownerRef on the InfraCluster',
+        async () => {
+          const o = await get(k.cluster, ns, 'work');
+          return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster' && r.name === 'work') ? o : undefined;
+        },
+        60_000,
+      );
       expect(infra.status.failureDomains).toHaveLength(6);
-      const cluster = await waitFor('Cluster infrastructureProvisioned', async () => {
-        const c = await get('cluster.cluster.x-k8s.io', ns, 'work');
-        return c?.status?.initialization?.infrastructureProvisioned === true && c.spec.controlPlaneEndpoint?.host ? c : undefined;
-      }, 60_000);
+      const cluster = await waitFor(
+        'Cluster infrastructureProvisioned',
+        async () => {
+          const c = await get('cluster.cluster.x-k8s.io', ns, 'work');
+          return c?.status?.initialization?.infrastructureProvisioned === true && c.spec.controlPlaneEndpoint?.host ? c : undefined;
+        },
+        60_000,
+      );
       expect(cluster.spec.controlPlaneEndpoint).toEqual({ host: '192.0.2.10', port: 6443 });
       const fds = cluster.status.failureDomains as { name: string; controlPlane?: boolean }[];
       expect(fds.map((f) => f.name).sort()).toEqual(['site-a-fd-1', 'site-a-fd-2', 'site-a-fd-3', 'site-b-fd-1', 'site-b-fd-2', 'site-b-fd-3']);
-      expect(fds.filter((f) => f.controlPlane).map((f) => f.name).sort()).toEqual(['site-a-fd-1', 'site-a-fd-2', 'site-a-fd-3']);
+      expect(
+        fds
+          .filter((f) => f.controlPlane)
+          .map((f) => f.name)
+          .sort(),
+      ).toEqual(['site-a-fd-1', 'site-a-fd-2', 'site-a-fd-3']);
     });
 
     it('adopts a Machine infrastructure object and reflects the providerID and status the test writes as the provider (provider simulated)', async () => {
       await apply({ apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { ...k.machineSpec, providerRef: { name: 'site-a' } } });
       await apply(capiMachine(ns, 'm1', { cluster: 'work', infraKind: k.machine, failureDomain: 'site-a-fd-2' }));
-      const adopted = await waitFor('the Machine to own its infrastructure', async () => {
-        const o = await get(k.machine, ns, 'm1');
-        return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Machine' && r.controller) ? o : undefined;
-      }, 60_000);
+      const adopted = await waitFor(
+        'the Machine to own its infrastructure',
+        async () => {
+          const o = await get(k.machine, ns, 'm1');
+          return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Machine' && r.controller) ? o : undefined;
+        },
+        60_000,
+      );
       expect(adopted.metadata.labels['cluster.x-k8s.io/cluster-name']).toBe('work');
       // Play the provider: identity in spec, then status.
-      await apply({ apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { providerID: k.providerID } }, `banlieue.io/provider-${k.backend}`);
-      await env.kubectl(['patch', k.machine, 'm1', '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { initialization: { provisioned: true }, failureDomain: 'site-a-fd-2', addresses: [{ type: 'InternalIP', address: '192.0.2.21' }, { type: 'ExternalIP', address: '198.51.100.21' }] } })]);
-      const machine = await waitFor('the Machine to reflect the provider', async () => {
-        const m = await get('machine.cluster.x-k8s.io', ns, 'm1');
-        return m?.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 2 ? m : undefined;
-      }, 60_000);
+      await apply(
+        { apiVersion: INFRA, kind: k.machine, metadata: { name: 'm1', namespace: ns }, spec: { providerID: k.providerID } },
+        `banlieue.io/provider-${k.backend}`,
+      );
+      await env.kubectl([
+        'patch',
+        k.machine,
+        'm1',
+        '-n',
+        ns,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({
+          status: {
+            initialization: { provisioned: true },
+            failureDomain: 'site-a-fd-2',
+            addresses: [
+              { type: 'InternalIP', address: '192.0.2.21' },
+              { type: 'ExternalIP', address: '198.51.100.21' },
+            ],
+          },
+        }),
+      ]);
+      const machine = await waitFor(
+        'the Machine to reflect the provider',
+        async () => {
+          const m = await get('machine.cluster.x-k8s.io', ns, 'm1');
+          return m?.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 2 ? m : undefined;
+        },
+        60_000,
+      );
       expect(machine.spec.providerID).toBe(k.providerID);
-      expect(machine.status.addresses).toEqual([{ type: 'InternalIP', address: '192.0.2.21' }, { type: 'ExternalIP', address: '198.51.100.21' }]);
+      expect(machine.status.addresses).toEqual([
+        { type: 'InternalIP', address: '192.0.2.21' },
+        { type: 'ExternalIP', address: '198.51.100.21' },
+      ]);
     });
 
     it('clones three infrastructure machines from a template for a MachineDeployment', async () => {
-      await apply({ apiVersion: INFRA, kind: k.template, metadata: { name: 'workers', namespace: ns }, spec: { template: { spec: { ...k.machineSpec, providerRef: { name: 'site-b' } } } } });
+      await apply({
+        apiVersion: INFRA,
+        kind: k.template,
+        metadata: { name: 'workers', namespace: ns },
+        spec: { template: { spec: { ...k.machineSpec, providerRef: { name: 'site-b' } } } },
+      });
       await apply(workersDeployment(ns, 'work', 3, k.template));
-      const clones = await waitFor('three cloned infrastructure machines', async () => {
-        const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
-        const cloned = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers');
-        // Each clone ends up owned by the Machine it was made for.
-        const owned = cloned.filter((m) => (m.metadata.ownerReferences ?? []).some((r: Json) => r.kind === 'Machine' && r.controller));
-        return owned.length === 3 ? owned : undefined;
-      }, 90_000).catch(async (err: unknown) => {
+      const clones = await waitFor(
+        'three cloned infrastructure machines',
+        async () => {
+          const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
+          const cloned = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers');
+          // Each clone ends up owned by the Machine it was made for.
+          const owned = cloned.filter((m) => (m.metadata.ownerReferences ?? []).some((r: Json) => r.kind === 'Machine' && r.controller));
+          return owned.length === 3 ? owned : undefined;
+        },
+        90_000,
+      ).catch(async (err: unknown) => {
         // Say where CAPI stopped: the MachineDeployment and MachineSet conditions.
         const state = await env.kubectl(['get', 'machinedeployments,machinesets,machines', '-n', ns, '-o', 'yaml']);
-        const capiSaid = env.capiLogs().split('\n').filter((l) => l.includes('workers') && /error|fail/i.test(l)).slice(-5).join('\n');
+        const capiSaid = env
+          .capiLogs()
+          .split('\n')
+          .filter((l) => l.includes('workers') && /error|fail/i.test(l))
+          .slice(-5)
+          .join('\n');
         throw new Error(`${String(err)}\nCAPI manager:\n${capiSaid}\n${state.slice(0, 6000)}`);
       });
       // CAPI gives a MachineDeployment's Machines no failure domain; banlieue spreads them over the cluster's.
-      const spread = await waitFor('the clones to be spread over failure domains', async () => {
-        const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
-        const domains = list.items.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers').map((m) => m.spec.failureDomain as string | undefined);
-        return domains.length === 3 && domains.every((d) => d) ? domains : undefined;
-      }, 60_000);
+      const spread = await waitFor(
+        'the clones to be spread over failure domains',
+        async () => {
+          const list = JSON.parse(await env.kubectl(['get', k.machine, '-n', ns, '-o', 'json'])) as { items: Json[] };
+          const domains = list.items
+            .filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'workers')
+            .map((m) => m.spec.failureDomain as string | undefined);
+          return domains.length === 3 && domains.every((d) => d) ? domains : undefined;
+        },
+        60_000,
+      );
       expect(new Set(spread).size).toBe(3);
       spread.forEach((d) => expect(d).toMatch(/^site-b-fd-[123]$/));
       // Autoscaling from zero: the template says what a machine of it offers a Node (every machineSpec here: 2 CPUs, 4096 MiB).
-      const sized = await waitFor('the template to publish status.capacity', async () => {
-        const template = JSON.parse(await env.kubectl(['get', k.template, 'workers', '-n', ns, '-o', 'json'])) as Json;
-        return template.status?.capacity ? template : undefined;
-      }, 60_000);
+      const sized = await waitFor(
+        'the template to publish status.capacity',
+        async () => {
+          const template = JSON.parse(await env.kubectl(['get', k.template, 'workers', '-n', ns, '-o', 'json'])) as Json;
+          return template.status?.capacity ? template : undefined;
+        },
+        60_000,
+      );
       expect(sized.status).toEqual({ capacity: { cpu: '2', memory: '4096Mi' }, nodeInfo: { architecture: 'amd64', operatingSystem: 'linux' } });
       for (const clone of clones) {
         expect(clone.metadata.annotations['cluster.x-k8s.io/cloned-from-name']).toBe('workers');
@@ -263,9 +422,18 @@ describe('Cluster API v1beta2 contract', () => {
       await apply(world.provider);
       // The provider runs as its ServiceAccount: the components' RBAC is what it gets.
       await env.startProvider('vsphere', ['--namespace', ns, '--poll-period', '1', '--rediscover-period', '5']);
-      await waitFor('the Provider to discover vcsim', async () => ((await get('provider', ns, 'vcsim'))?.status?.failureDomains?.length === 2 ? true : undefined), 60_000);
+      await waitFor(
+        'the Provider to discover vcsim',
+        async () => ((await get('provider', ns, 'vcsim'))?.status?.failureDomains?.length === 2 ? true : undefined),
+        60_000,
+      );
       // A bootstrap provider's output, as CAPI's bootstrap contract shapes it.
-      await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'workers-bootstrap', namespace: ns }, stringData: { value: bootstrap, format: 'cloud-config' } });
+      await apply({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'workers-bootstrap', namespace: ns },
+        stringData: { value: bootstrap, format: 'cloud-config' },
+      });
     }, 300_000);
 
     afterAll(async () => {
@@ -274,7 +442,12 @@ describe('Cluster API v1beta2 contract', () => {
     });
 
     it('provisions a MachineDeployment: VMs in vCenter, providerID and addresses on the Machines, bootstrap data in guestinfo', async () => {
-      await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'real', namespace: ns }, spec: { controlPlaneEndpoint: { host: '192.0.2.50', port: 6443 }, providerRefs: [{ name: 'vcsim' }] } });
+      await apply({
+        apiVersion: INFRA,
+        kind: 'VSphereCluster',
+        metadata: { name: 'real', namespace: ns },
+        spec: { controlPlaneEndpoint: { host: '192.0.2.50', port: 6443 }, providerRefs: [{ name: 'vcsim' }] },
+      });
       await apply(capiCluster(ns, 'real', 'VSphereCluster'));
       await apply({
         apiVersion: INFRA,
@@ -283,18 +456,29 @@ describe('Cluster API v1beta2 contract', () => {
         spec: { template: { spec: { template: 'ubuntu-2404', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'VM Network' }] } } },
       });
       await apply(workersDeployment(ns, 'real', 2, 'VSphereMachineTemplate'));
-      const provisioned = await waitFor('two VSphereMachines with a providerID and a VM', async () => {
-        const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string');
-        const found = await Promise.all(list.map((m) => client.search.findVmByBiosUuid(uuidOf(m.spec.providerID as string))));
-        return list.length === 2 && found.every((vm) => vm) ? list : undefined;
-      }, 120_000);
+      const provisioned = await waitFor(
+        'two VSphereMachines with a providerID and a VM',
+        async () => {
+          const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string');
+          const found = await Promise.all(list.map((m) => client.search.findVmByBiosUuid(uuidOf(m.spec.providerID as string))));
+          return list.length === 2 && found.every((vm) => vm) ? list : undefined;
+        },
+        120_000,
+      );
       // Play VMware Tools: each guest reports an address.
       for (const [i, m] of provisioned.entries()) await playTools(client, uuidOf(m.spec.providerID as string), `10.50.0.${i + 10}`);
 
-      const capiMachines = await waitFor('the Machines to take providerID and addresses from their VSphereMachines', async () => {
-        const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', ns, '-o', 'json'])) as { items: Json[] }).items;
-        return list.length === 2 && list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1) ? list : undefined;
-      }, 120_000);
+      const capiMachines = await waitFor(
+        'the Machines to take providerID and addresses from their VSphereMachines',
+        async () => {
+          const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', ns, '-o', 'json'])) as { items: Json[] }).items;
+          return list.length === 2 &&
+            list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1)
+            ? list
+            : undefined;
+        },
+        120_000,
+      );
       const byProviderId = new Map(provisioned.map((m) => [m.spec.providerID as string, m]));
       for (const m of capiMachines) {
         const infra = byProviderId.get(m.spec.providerID as string);
@@ -328,23 +512,42 @@ describe('Cluster API v1beta2 contract', () => {
         apiVersion: INFRA,
         kind: 'VSphereMachine',
         metadata: { name: 'paused-1', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'real' } },
-        spec: { providerRef: { name: 'vcsim' }, failureDomain, template: 'ubuntu-2404', numCpus: 1, memoryMiB: 512, userDataSecretRef: { name: 'workers-bootstrap' } },
+        spec: {
+          providerRef: { name: 'vcsim' },
+          failureDomain,
+          template: 'ubuntu-2404',
+          numCpus: 1,
+          memoryMiB: 512,
+          userDataSecretRef: { name: 'workers-bootstrap' },
+        },
       });
-      const paused = await waitFor('Paused=True on the VSphereMachine and the VSphereCluster', async () => {
-        const machine = await get('vspheremachine', ns, 'paused-1');
-        const cluster = await get('vspherecluster', ns, 'real');
-        return pausedCondition(machine)?.status === 'True' && pausedCondition(cluster)?.status === 'True' ? { machine, cluster } : undefined;
-      }, 60_000);
+      const paused = await waitFor(
+        'Paused=True on the VSphereMachine and the VSphereCluster',
+        async () => {
+          const machine = await get('vspheremachine', ns, 'paused-1');
+          const cluster = await get('vspherecluster', ns, 'real');
+          return pausedCondition(machine)?.status === 'True' && pausedCondition(cluster)?.status === 'True' ? { machine, cluster } : undefined;
+        },
+        60_000,
+      );
       expect(pausedCondition(paused.machine)?.message).toContain('Cluster real has spec.paused');
       expect(pausedCondition(paused.cluster)?.message).toContain('Cluster real has spec.paused');
       expect(paused.machine?.spec.providerID).toBeUndefined();
       expect(await vmsNamed(client, 'paused-1')).toEqual([]);
 
       await env.kubectl(['patch', 'cluster.cluster.x-k8s.io', 'real', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { paused: false } })]);
-      await waitFor('the VSphereMachine to be provisioned once unpaused', async () => ((await get('vspheremachine', ns, 'paused-1'))?.status?.initialization?.provisioned ? true : undefined), 60_000);
+      await waitFor(
+        'the VSphereMachine to be provisioned once unpaused',
+        async () => ((await get('vspheremachine', ns, 'paused-1'))?.status?.initialization?.provisioned ? true : undefined),
+        60_000,
+      );
       expect(await vmsNamed(client, 'paused-1')).toEqual(['paused-1']);
       // The InfraCluster looks at its Cluster every 30 s (Clusters are not watched).
-      await waitFor('the VSphereCluster to be unpaused', async () => (pausedCondition(await get('vspherecluster', ns, 'real'))?.status === 'False' ? true : undefined), 60_000);
+      await waitFor(
+        'the VSphereCluster to be unpaused',
+        async () => (pausedCondition(await get('vspherecluster', ns, 'real'))?.status === 'False' ? true : undefined),
+        60_000,
+      );
       await env.kubectl(['delete', 'vspheremachine', 'paused-1', '-n', ns, '--timeout=60s']);
       expect(await vmsNamed(client, 'paused-1')).toEqual([]);
     });
@@ -355,13 +558,21 @@ describe('Cluster API v1beta2 contract', () => {
     await env.kubectl(['create', 'namespace', ns]);
     await env.kubectl(['label', 'clusterrole', 'banlieue-capi-infrastructure', 'cluster.x-k8s.io/aggregate-to-manager-']);
     try {
-      await waitFor('our rules to leave the aggregated role', async () => {
-        const role = parse(await env.kubectl(['get', 'clusterrole', 'capi-aggregated-manager-role', '-o', 'yaml'])) as Json;
-        return !(role.rules as { apiGroups: string[] }[]).some((r) => r.apiGroups.includes(GROUP)) || undefined;
-      }, 60_000);
+      await waitFor(
+        'our rules to leave the aggregated role',
+        async () => {
+          const role = parse(await env.kubectl(['get', 'clusterrole', 'capi-aggregated-manager-role', '-o', 'yaml'])) as Json;
+          return !(role.rules as { apiGroups: string[] }[]).some((r) => r.apiGroups.includes(GROUP)) || undefined;
+        },
+        60_000,
+      );
       await apply({ apiVersion: INFRA, kind: 'VSphereCluster', metadata: { name: 'denied', namespace: ns }, spec: {} });
       await apply(capiCluster(ns, 'denied', 'VSphereCluster'));
-      await waitFor('a Forbidden answer to the CAPI manager', () => /forbidden[^\n]*vsphereclusters|vsphereclusters[^\n]*forbidden/i.test(env.capiLogs()) || undefined, 90_000);
+      await waitFor(
+        'a Forbidden answer to the CAPI manager',
+        () => /forbidden[^\n]*vsphereclusters|vsphereclusters[^\n]*forbidden/i.test(env.capiLogs()) || undefined,
+        90_000,
+      );
       const infra = await get('VSphereCluster', ns, 'denied');
       expect(infra, 'the VSphereCluster the CAPI manager was refused').toBeDefined();
       expect(infra?.metadata.ownerReferences ?? []).toEqual([]);
@@ -369,9 +580,13 @@ describe('Cluster API v1beta2 contract', () => {
       await env.kubectl(['label', 'clusterrole', 'banlieue-capi-infrastructure', 'cluster.x-k8s.io/aggregate-to-manager=true', '--overwrite']);
     }
     // Restored: CAPI can now take ownership.
-    await waitFor('the Cluster to own its VSphereCluster again', async () => {
-      const o = await get('VSphereCluster', ns, 'denied');
-      return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster') || undefined;
-    }, 120_000);
+    await waitFor(
+      'the Cluster to own its VSphereCluster again',
+      async () => {
+        const o = await get('VSphereCluster', ns, 'denied');
+        return o?.metadata.ownerReferences?.some((r: Json) => r.kind === 'Cluster') || undefined;
+      },
+      120_000,
+    );
   });
 });

@@ -50,8 +50,10 @@ async function serviceAccountKubeconfig(cp: ControlPlane, ns: string, name: stri
 
 /** CAPI's manager RBAC as its release installs it: manager-role aggregated, bound through the aggregated role only. */
 function capiRbac(moduleDir: string): string {
-  const read = (file: string): Record<string, any>[] => // eslint-disable-line @typescript-eslint/no-explicit-any
-    parseAllDocuments(readFileSync(join(moduleDir, 'core/config/rbac', file), 'utf8')).map((d) => d.toJS() as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+  /* eslint-disable @typescript-eslint/no-explicit-any -- CAPI's RBAC YAML, read and edited as it is */
+  const read = (file: string): Record<string, any>[] =>
+    parseAllDocuments(readFileSync(join(moduleDir, 'core/config/rbac', file), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   const [managerRole] = read('role.yaml');
   const [aggregated] = read('aggregated_role.yaml');
   if (!managerRole || !aggregated) throw new Error('CAPI RBAC manifests not found in the module cache');
@@ -91,7 +93,10 @@ function clusterctlRepository(dir: string): string {
   mkdirSync(version, { recursive: true });
   for (const file of readdirSync(RELEASE_DIR)) copyFileSync(join(RELEASE_DIR, file), join(version, file));
   const config = join(dir, 'clusterctl.yaml');
-  writeFileSync(config, stringify({ providers: [{ name: 'banlieue', type: 'InfrastructureProvider', url: `file://${join(version, 'infrastructure-components.yaml')}` }] }));
+  writeFileSync(
+    config,
+    stringify({ providers: [{ name: 'banlieue', type: 'InfrastructureProvider', url: `file://${join(version, 'infrastructure-components.yaml')}` }] }),
+  );
   return config;
 }
 
@@ -148,21 +153,32 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
     capi = startCapiManager(tools.capiManager, await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'), webhook.certDir, ports, capiLog);
-    await waitFor('the CAPI manager to be ready', async () => {
-      if (capi?.exitCode !== null) throw new Error(`CAPI manager exited:\n${readFileSync(capiLog, 'utf8').slice(-3000)}`);
-      const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
-      return res?.ok;
-    }, 120_000);
+    await waitFor(
+      'the CAPI manager to be ready',
+      async () => {
+        if (capi?.exitCode !== null) throw new Error(`CAPI manager exited:\n${readFileSync(capiLog, 'utf8').slice(-3000)}`);
+        const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
+        return res?.ok;
+      },
+      120_000,
+    );
     // Registered once the manager serves them: they refuse everything while it does not.
     await cp.kubectl(['apply', '--server-side', '-f', '-'], capiWebhookConfigurations(tools.capiModuleDir, webhook));
     await waitForCapiWebhooks((args, input) => cp.kubectl(args, input));
     // banlieue's controller with the identity and RBAC the components gave it.
-    controller = await startRole(['controller', '--kubeconfig', await serviceAccountKubeconfig(cp, 'banlieue-system', 'banlieue-controller'), '--no-leader-elect']);
+    controller = await startRole([
+      'controller',
+      '--kubeconfig',
+      await serviceAccountKubeconfig(cp, 'banlieue-system', 'banlieue-controller'),
+      '--no-leader-elect',
+    ]);
   } catch (err) {
     await stop();
     throw err;
   }
-  const clusterctlVersion = (await run(tools.clusterctl, ['version', '-o', 'short'], { env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', HOME: cp.dir } })).stdout.trim();
+  const clusterctlVersion = (
+    await run(tools.clusterctl, ['version', '-o', 'short'], { env: { ...process.env, CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', HOME: cp.dir } })
+  ).stdout.trim();
   return {
     kubeconfig: cp.kubeconfigPath,
     versions: { capi: /Version: (v[0-9.]+)/.exec(readFileSync(capiLog, 'utf8'))?.[1] ?? 'unknown', clusterctl: clusterctlVersion },

@@ -29,8 +29,13 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
   let anchor: LibvirtClient;
   let pool: StoragePool;
   const bootstrap = '#cloud-config\nruncmd: [kubeadm join]\n';
-  const get = async (kind: string, name: string): Promise<Json | undefined> => env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then((o) => JSON.parse(o) as Json, () => undefined);
-  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> => env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
+  const get = async (kind: string, name: string): Promise<Json | undefined> =>
+    env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then(
+      (o) => JSON.parse(o) as Json,
+      () => undefined,
+    );
+  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> =>
+    env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
   const machines = async (): Promise<Json[]> => (JSON.parse(await env.kubectl(['get', 'libvirtmachines', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
   const uuidOf = (providerID: string): string => providerID.replace(/^libvirt:\/\//, '');
   /** The domain libvirtd has under the providerID's UUID, with its memory (`<memory unit='KiB'>`, as libvirt writes it back). */
@@ -53,8 +58,17 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
     await apply(world.secret);
     await apply(world.provider);
     await env.startProvider('libvirt', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
-    await waitFor('the Provider to discover its host', async () => ((await get('provider', 'kvm1'))?.status?.failureDomains?.length === 1 ? true : undefined), 120_000);
-    await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'workers-bootstrap', namespace: NS }, stringData: { value: bootstrap, format: 'cloud-config' } });
+    await waitFor(
+      'the Provider to discover its host',
+      async () => ((await get('provider', 'kvm1'))?.status?.failureDomains?.length === 1 ? true : undefined),
+      120_000,
+    );
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'workers-bootstrap', namespace: NS },
+      stringData: { value: bootstrap, format: 'cloud-config' },
+    });
   }, 600_000);
 
   afterAll(async () => {
@@ -64,7 +78,12 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
   });
 
   it('provisions a MachineDeployment: domains defined with the machines’ UUIDs, providerID and addresses on the Machines', async () => {
-    await apply({ apiVersion: INFRA, kind: 'LibvirtCluster', metadata: { name: 'lv-work', namespace: NS }, spec: { controlPlaneEndpoint: { host: '192.0.2.70', port: 6443 }, providerRefs: [{ name: 'kvm1' }] } });
+    await apply({
+      apiVersion: INFRA,
+      kind: 'LibvirtCluster',
+      metadata: { name: 'lv-work', namespace: NS },
+      spec: { controlPlaneEndpoint: { host: '192.0.2.70', port: 6443 }, providerRefs: [{ name: 'kvm1' }] },
+    });
     await apply(capiCluster(NS, 'lv-work', 'LibvirtCluster'));
     await apply({
       apiVersion: INFRA,
@@ -85,16 +104,27 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
     });
     await apply(workersDeployment(NS, 'lv-work', 2, 'LibvirtMachineTemplate'));
 
-    const provisioned = await waitFor('two LibvirtMachines with a providerID and a domain', async () => {
-      const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string' && m.status?.initialization?.provisioned === true);
-      if (list.length !== 2) return undefined;
-      const domains = await Promise.all(list.map((m) => anchor.domains.lookupByUuid(uuidOf(m.spec.providerID as string)).catch(() => undefined)));
-      return domains.every((d) => d) ? list : undefined;
-    }, 240_000);
-    const capiMachines = await waitFor('the Machines to take providerID and addresses from their LibvirtMachines', async () => {
-      const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
-      return list.length === 2 && list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1) ? list : undefined;
-    }, 180_000);
+    const provisioned = await waitFor(
+      'two LibvirtMachines with a providerID and a domain',
+      async () => {
+        const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string' && m.status?.initialization?.provisioned === true);
+        if (list.length !== 2) return undefined;
+        const domains = await Promise.all(list.map((m) => anchor.domains.lookupByUuid(uuidOf(m.spec.providerID as string)).catch(() => undefined)));
+        return domains.every((d) => d) ? list : undefined;
+      },
+      240_000,
+    );
+    const capiMachines = await waitFor(
+      'the Machines to take providerID and addresses from their LibvirtMachines',
+      async () => {
+        const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
+        return list.length === 2 &&
+          list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1)
+          ? list
+          : undefined;
+      },
+      180_000,
+    );
     // Read again: the Machine's ownerRef may have come after the provider's first pass.
     const byProviderId = new Map((await machines()).map((m) => [m.spec.providerID as string, m]));
     expect(byProviderId.size).toBe(provisioned.length);

@@ -21,10 +21,13 @@ function render(define: (chart: Chart) => ApiObject): Manifest {
 
 /** Cluster `ns/name` on the InfraCluster `infraKind` of the same name. */
 export function capiCluster(ns: string, name: string, infraKind: string): Manifest {
-  return render((chart) => new Cluster(chart, name, {
-    metadata: { name, namespace: ns },
-    spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: infraKind, name } },
-  }));
+  return render(
+    (chart) =>
+      new Cluster(chart, name, {
+        metadata: { name, namespace: ns },
+        spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: infraKind, name } },
+      }),
+  );
 }
 
 export interface CapiMachineProps {
@@ -42,16 +45,19 @@ export interface CapiMachineProps {
  * webhook adds the cluster-name label.
  */
 export function capiMachine(ns: string, name: string, props: CapiMachineProps): Manifest {
-  return render((chart) => new Machine(chart, name, {
-    metadata: { name, namespace: ns, labels: props.labels },
-    spec: {
-      clusterName: props.cluster,
-      version: KUBERNETES_VERSION,
-      failureDomain: props.failureDomain,
-      bootstrap: { dataSecretName: `${name}-bootstrap` },
-      infrastructureRef: { apiGroup: INFRA_GROUP, kind: props.infraKind, name },
-    },
-  }));
+  return render(
+    (chart) =>
+      new Machine(chart, name, {
+        metadata: { name, namespace: ns, labels: props.labels },
+        spec: {
+          clusterName: props.cluster,
+          version: KUBERNETES_VERSION,
+          failureDomain: props.failureDomain,
+          bootstrap: { dataSecretName: `${name}-bootstrap` },
+          infrastructureRef: { apiGroup: INFRA_GROUP, kind: props.infraKind, name },
+        },
+      }),
+  );
 }
 
 /**
@@ -62,15 +68,23 @@ export function capiMachine(ns: string, name: string, props: CapiMachineProps): 
  * and the rolling-update strategy.
  */
 export function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string): Manifest {
-  return render((chart) => new MachineDeployment(chart, 'workers', {
-    metadata: { name: 'workers', namespace: ns },
-    spec: {
-      clusterName: cluster,
-      replicas,
-      selector: {},
-      template: {
-        spec: { clusterName: cluster, version: KUBERNETES_VERSION, bootstrap: { dataSecretName: 'workers-bootstrap' }, infrastructureRef: { apiGroup: INFRA_GROUP, kind: templateKind, name: 'workers' } },
-      },
-    },
-  }));
+  return render(
+    (chart) =>
+      new MachineDeployment(chart, 'workers', {
+        metadata: { name: 'workers', namespace: ns },
+        spec: {
+          clusterName: cluster,
+          replicas,
+          selector: {},
+          template: {
+            spec: {
+              clusterName: cluster,
+              version: KUBERNETES_VERSION,
+              bootstrap: { dataSecretName: 'workers-bootstrap' },
+              infrastructureRef: { apiGroup: INFRA_GROUP, kind: templateKind, name: 'workers' },
+            },
+          },
+        },
+      }),
+  );
 }

@@ -24,8 +24,13 @@ describe('Machines provisioned by `banlieue provider proxmox` (PVE simulator)', 
   let env: CapiEnvironment;
   let sim: ProxmoxSim;
   const bootstrap = '#cloud-config\nruncmd: [kubeadm join]\n';
-  const get = async (kind: string, name: string): Promise<Json | undefined> => env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then((o) => JSON.parse(o) as Json, () => undefined);
-  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> => env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
+  const get = async (kind: string, name: string): Promise<Json | undefined> =>
+    env.kubectl(['get', kind, name, '-n', NS, '-o', 'json']).then(
+      (o) => JSON.parse(o) as Json,
+      () => undefined,
+    );
+  const apply = (obj: Json, fieldManager = 'e2e'): Promise<string> =>
+    env.kubectl(['apply', '--server-side', `--field-manager=${fieldManager}`, '-f', '-'], JSON.stringify(obj));
   const machines = async (): Promise<Json[]> => (JSON.parse(await env.kubectl(['get', 'proxmoxmachines', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
   const vmOf = (providerID: string): ReturnType<ProxmoxSim['state']['vms']['get']> => {
     const uuid = providerID.replace(/^proxmox:\/\//, '');
@@ -40,8 +45,17 @@ describe('Machines provisioned by `banlieue provider proxmox` (PVE simulator)', 
     await apply(world.secret);
     await apply(world.provider);
     await env.startProvider('proxmox', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
-    await waitFor('the Provider to discover the three nodes', async () => ((await get('provider', 'pve'))?.status?.failureDomains?.length === 3 ? true : undefined), 120_000);
-    await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'workers-bootstrap', namespace: NS }, stringData: { value: bootstrap, format: 'cloud-config' } });
+    await waitFor(
+      'the Provider to discover the three nodes',
+      async () => ((await get('provider', 'pve'))?.status?.failureDomains?.length === 3 ? true : undefined),
+      120_000,
+    );
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'workers-bootstrap', namespace: NS },
+      stringData: { value: bootstrap, format: 'cloud-config' },
+    });
   }, 600_000);
 
   afterAll(async () => {
@@ -50,25 +64,43 @@ describe('Machines provisioned by `banlieue provider proxmox` (PVE simulator)', 
   });
 
   it('provisions a MachineDeployment: one VM per node, providerID and agent addresses on the Machines, bootstrap data on a seed ISO', async () => {
-    await apply({ apiVersion: INFRA, kind: 'ProxmoxCluster', metadata: { name: 'pve-work', namespace: NS }, spec: { controlPlaneEndpoint: { host: '192.0.2.60', port: 6443 }, providerRefs: [{ name: 'pve' }] } });
+    await apply({
+      apiVersion: INFRA,
+      kind: 'ProxmoxCluster',
+      metadata: { name: 'pve-work', namespace: NS },
+      spec: { controlPlaneEndpoint: { host: '192.0.2.60', port: 6443 }, providerRefs: [{ name: 'pve' }] },
+    });
     await apply(capiCluster(NS, 'pve-work', 'ProxmoxCluster'));
     await apply({
       apiVersion: INFRA,
       kind: 'ProxmoxMachineTemplate',
       metadata: { name: 'workers', namespace: NS },
       // The template on shared storage (9001 on ceph): it clones to every node.
-      spec: { template: { spec: { templateVmid: 9001, storage: 'ceph', cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: [{ name: 'eth0', bridge: 'vmbr0' }] } } },
+      spec: {
+        template: { spec: { templateVmid: 9001, storage: 'ceph', cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: [{ name: 'eth0', bridge: 'vmbr0' }] } },
+      },
     });
     await apply(workersDeployment(NS, 'pve-work', 3, 'ProxmoxMachineTemplate'));
 
-    const provisioned = await waitFor('three ProxmoxMachines with a providerID and a VM', async () => {
-      const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string' && m.status?.initialization?.provisioned === true);
-      return list.length === 3 && list.every((m) => vmOf(m.spec.providerID as string)) ? list : undefined;
-    }, 240_000);
-    const capiMachines = await waitFor('the Machines to take providerID and addresses from their ProxmoxMachines', async () => {
-      const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
-      return list.length === 3 && list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1) ? list : undefined;
-    }, 180_000);
+    const provisioned = await waitFor(
+      'three ProxmoxMachines with a providerID and a VM',
+      async () => {
+        const list = (await machines()).filter((m) => typeof m.spec.providerID === 'string' && m.status?.initialization?.provisioned === true);
+        return list.length === 3 && list.every((m) => vmOf(m.spec.providerID as string)) ? list : undefined;
+      },
+      240_000,
+    );
+    const capiMachines = await waitFor(
+      'the Machines to take providerID and addresses from their ProxmoxMachines',
+      async () => {
+        const list = (JSON.parse(await env.kubectl(['get', 'machines.cluster.x-k8s.io', '-n', NS, '-o', 'json'])) as { items: Json[] }).items;
+        return list.length === 3 &&
+          list.every((m) => m.status?.initialization?.infrastructureProvisioned === true && m.spec.providerID && m.status.addresses?.length === 1)
+          ? list
+          : undefined;
+      },
+      180_000,
+    );
     const byProviderId = new Map(provisioned.map((m) => [m.spec.providerID as string, m]));
     for (const m of capiMachines) {
       const infra = byProviderId.get(m.spec.providerID as string);

@@ -64,11 +64,35 @@ describe('clusterctl generate cluster --infrastructure banlieue', () => {
 
     it('generates, with the variables set, what the template code checked against the schema, and the API server applies it', async () => {
       // The required variables at their samples, one default overridden, the rest left to clusterctl.
-      const values: Record<string, string | number> = { CLUSTER_NAME: name, NAMESPACE: name, KUBERNETES_VERSION: 'v1.34.1', CONTROL_PLANE_MACHINE_COUNT: 3, WORKER_MACHINE_COUNT: 2, WORKER_MACHINE_CPUS: 4 };
+      const values: Record<string, string | number> = {
+        CLUSTER_NAME: name,
+        NAMESPACE: name,
+        KUBERNETES_VERSION: 'v1.34.1',
+        CONTROL_PLANE_MACHINE_COUNT: 3,
+        WORKER_MACHINE_COUNT: 2,
+        WORKER_MACHINE_CPUS: 4,
+      };
       for (const v of template.variables) if (v.default === undefined && values[v.name] === undefined) values[v.name] = v.sample;
-      const variables = Object.fromEntries(Object.entries(values).filter(([k]) => !SET_BY_CLUSTERCTL.includes(k) && k !== 'KUBERNETES_VERSION').map(([k, v]) => [k, String(v)]));
+      const variables = Object.fromEntries(
+        Object.entries(values)
+          .filter(([k]) => !SET_BY_CLUSTERCTL.includes(k) && k !== 'KUBERNETES_VERSION')
+          .map(([k, v]) => [k, String(v)]),
+      );
       const generated = await env.clusterctl(
-        ['generate', 'cluster', name, ...infrastructure, '--target-namespace', name, '--kubernetes-version', 'v1.34.1', '--control-plane-machine-count', '3', '--worker-machine-count', '2'],
+        [
+          'generate',
+          'cluster',
+          name,
+          ...infrastructure,
+          '--target-namespace',
+          name,
+          '--kubernetes-version',
+          'v1.34.1',
+          '--control-plane-machine-count',
+          '3',
+          '--worker-machine-count',
+          '2',
+        ],
         variables,
       );
       const docs = parseAllDocuments(generated).map((d) => d.toJS() as Json);
@@ -76,7 +100,8 @@ describe('clusterctl generate cluster --infrastructure banlieue', () => {
 
       await env.kubectl(['create', 'namespace', name]);
       await env.kubectl(['apply', '--server-side', '--field-manager=clusterctl-user', '-f', '-'], generated);
-      const read = async (kind: string, object: string): Promise<Json> => JSON.parse(await env.kubectl(['get', kind, object, '-n', name, '-o', 'json'])) as Json;
+      const read = async (kind: string, object: string): Promise<Json> =>
+        JSON.parse(await env.kubectl(['get', kind, object, '-n', name, '-o', 'json'])) as Json;
       const cluster = await read('clusters.cluster.x-k8s.io', name);
       const infraCluster = docs.find((d) => d.apiVersion === 'infrastructure.banlieue.io/v1alpha1' && /Cluster$/.test(d.kind as string));
       if (infraCluster) {

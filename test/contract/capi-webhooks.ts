@@ -36,16 +36,29 @@ export async function createWebhookEndpoint(dir: string, port: number): Promise<
   const certDir = join(dir, 'capi-webhook-certs');
   mkdirSync(certDir, { recursive: true });
   await run('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-    '-subj', '/CN=capi-webhook-service',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    '-keyout', join(certDir, 'tls.key'), '-out', join(certDir, 'tls.crt'),
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=capi-webhook-service',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout',
+    join(certDir, 'tls.key'),
+    '-out',
+    join(certDir, 'tls.crt'),
   ]);
   return { baseUrl: `https://127.0.0.1:${port}`, caBundle: readFileSync(join(certDir, 'tls.crt')).toString('base64'), certDir };
 }
 
 function readYaml(path: string): Json[] {
-  return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as Json | null).filter((d): d is Json => d !== null);
+  return parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((d) => d.toJS() as Json | null)
+    .filter((d): d is Json => d !== null);
 }
 
 /** A `clientConfig` naming CAPI's webhook Service, rewritten to the loopback URL of the same path. */
@@ -67,11 +80,16 @@ export function capiCrdsWithConversion(moduleDir: string, endpoint: WebhookEndpo
   for (const file of readdirSync(patches).filter((f) => f.startsWith('webhook_in_'))) {
     for (const patch of readYaml(join(patches, file))) {
       const conversion = patch.spec.conversion as Json;
-      conversions.set(patch.metadata.name as string, { ...conversion, webhook: { ...conversion.webhook, clientConfig: byUrl(conversion.webhook.clientConfig, endpoint) } });
+      conversions.set(patch.metadata.name as string, {
+        ...conversion,
+        webhook: { ...conversion.webhook, clientConfig: byUrl(conversion.webhook.clientConfig, endpoint) },
+      });
     }
   }
   const bases = join(moduleDir, 'core/config/crd/bases');
-  const crds = readdirSync(bases).filter((f) => f.endsWith('.yaml')).flatMap((f) => readYaml(join(bases, f)));
+  const crds = readdirSync(bases)
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((f) => readYaml(join(bases, f)));
   for (const crd of crds) {
     const conversion = conversions.get(crd.metadata.name as string);
     if (conversion) crd.spec.conversion = conversion;
@@ -116,14 +134,18 @@ export function machineWithInvalidVersion(ns: string, name: string): Json {
  */
 export async function waitForCapiWebhooks(kubectl: (args: string[], input?: string) => Promise<string>): Promise<void> {
   const probe = JSON.stringify(machineWithInvalidVersion('default', 'webhook-probe'));
-  await waitFor("the API server to call CAPI's webhooks", async () => {
-    const refusal = await kubectl(['create', '--dry-run=server', '-f', '-'], probe).then(
-      () => undefined,
-      (err: Error) => err.message,
-    );
-    if (refusal === undefined) return undefined;
-    // Only CAPI's validating webhook says this (its defaulting one added the "v").
-    if (/spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/.test(refusal)) return true;
-    throw new Error(refusal);
-  }, 120_000);
+  await waitFor(
+    "the API server to call CAPI's webhooks",
+    async () => {
+      const refusal = await kubectl(['create', '--dry-run=server', '-f', '-'], probe).then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
+      if (refusal === undefined) return undefined;
+      // Only CAPI's validating webhook says this (its defaulting one added the "v").
+      if (/spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/.test(refusal)) return true;
+      throw new Error(refusal);
+    },
+    120_000,
+  );
 }

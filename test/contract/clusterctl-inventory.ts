@@ -20,7 +20,11 @@ function inventoryEntry(namespace: string, manifestLabel: string, providerName: 
   return {
     apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3',
     kind: 'Provider',
-    metadata: { name: manifestLabel, namespace, labels: { [CLUSTERCTL_LABEL]: '', [PROVIDER_LABEL]: manifestLabel, 'clusterctl.cluster.x-k8s.io/core': 'inventory' } },
+    metadata: {
+      name: manifestLabel,
+      namespace,
+      labels: { [CLUSTERCTL_LABEL]: '', [PROVIDER_LABEL]: manifestLabel, 'clusterctl.cluster.x-k8s.io/core': 'inventory' },
+    },
     providerName,
     type,
     version,
@@ -30,7 +34,9 @@ function inventoryEntry(namespace: string, manifestLabel: string, providerName: 
 /** Labels CAPI's CRDs and records CAPI core and banlieue in clusterctl's inventory, as `clusterctl init` would have. */
 export async function recordClusterctlInit(env: CapiEnvironment): Promise<void> {
   const tools = await buildTools();
-  const crds = (await env.kubectl(['get', 'crd', '-o', 'name'])).split('\n').map((l) => l.replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '').trim());
+  const crds = (await env.kubectl(['get', 'crd', '-o', 'name']))
+    .split('\n')
+    .map((l) => l.replace(/^customresourcedefinition\.apiextensions\.k8s\.io\//, '').trim());
   const capiCrds = crds.filter((name) => /(^|\.)cluster\.x-k8s\.io$/.test(name) && name !== INVENTORY_CRD);
   await env.kubectl(['label', '--overwrite', 'crd', ...capiCrds, `${CLUSTERCTL_LABEL}=`, `${PROVIDER_LABEL}=cluster-api`]);
   await env.kubectl(['apply', '--server-side', '-f', join(tools.capiModuleDir, 'cmd/clusterctl/config/manifest/clusterctl-api.yaml')]);

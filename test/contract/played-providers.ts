@@ -90,7 +90,17 @@ export async function playControlPlanes(kubectl: Kubectl, ns: string): Promise<v
       observedGeneration: generation,
       conditions: [condition('Available', 'Available', '', generation)],
     };
-    await kubectl(['patch', 'testcontrolplanes', cp.metadata.name as string, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    await kubectl([
+      'patch',
+      'testcontrolplanes',
+      cp.metadata.name as string,
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status }),
+    ]);
   }
 }
 
@@ -109,12 +119,22 @@ export async function playBootstrapConfigs(kubectl: Kubectl, ns: string, userDat
       apiVersion: 'v1',
       kind: 'Secret',
       type: 'cluster.x-k8s.io/secret',
-      metadata: { name, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': config.metadata.labels?.['cluster.x-k8s.io/cluster-name'] as string }, ownerReferences: [owner] },
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { 'cluster.x-k8s.io/cluster-name': config.metadata.labels?.['cluster.x-k8s.io/cluster-name'] as string },
+        ownerReferences: [owner],
+      },
       stringData: { value: userData, format: 'cloud-config' },
     };
     await kubectl(['apply', '--server-side', '--field-manager=played-bootstrap', '-f', '-'], JSON.stringify(secret));
     const generation = config.metadata.generation as number;
-    const status = { initialization: { dataSecretCreated: true }, dataSecretName: name, observedGeneration: generation, conditions: [condition('Ready', 'DataSecretAvailable', '', generation)] };
+    const status = {
+      initialization: { dataSecretCreated: true },
+      dataSecretName: name,
+      observedGeneration: generation,
+      conditions: [condition('Ready', 'DataSecretAvailable', '', generation)],
+    };
     await kubectl(['patch', 'testbootstrapconfigs', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
   }
 }

@@ -56,7 +56,20 @@ export const startCloudHypervisorFaultWorld: StartFaultWorld = async (teardown, 
     // Resynced often: a converged machine must meet its hung VMM within the outage to say so.
     // The replicas read the host config from their environment, as the systemd unit sets it on a host.
     providerEnv: hostConfigEnv(host),
-    providerArgs: ['provider', 'cloud-hypervisor', '--provider', PROVIDER, '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8', '--resync-period', '10'],
+    providerArgs: [
+      'provider',
+      'cloud-hypervisor',
+      '--provider',
+      PROVIDER,
+      '--poll-period',
+      '1',
+      '--rediscover-period',
+      '5',
+      '--discover-timeout',
+      '8',
+      '--resync-period',
+      '10',
+    ],
     outageShownOn: 'machines',
     uuidOf: uuidOfProviderID,
     backendVms: () => hostVms(host),
@@ -67,7 +80,11 @@ export const startCloudHypervisorFaultWorld: StartFaultWorld = async (teardown, 
       for (const pid of frozen) signal(pid, 'SIGCONT');
       frozen.clear();
     },
-    peerProblems: () => host.violations().slice(0, 5).map((v) => `VMM simulator: ${v.method} ${v.path}: ${v.problems.join('; ')}`),
+    peerProblems: () =>
+      host
+        .violations()
+        .slice(0, 5)
+        .map((v) => `VMM simulator: ${v.method} ${v.path}: ${v.problems.join('; ')}`),
     async playGuest(machines: readonly Obj[]) {
       try {
         await answerArp(host, neighbours, names, machines);

@@ -96,7 +96,13 @@ interface Env {
 }
 
 /** `backend` names the namespace (`faults-<backend>`); `startWorld` brings its peer and objects. */
-export async function runFaults(teardown: Teardown, say: (m: string) => void, random: SeededRandom, backend: string, startWorld: StartFaultWorld): Promise<FaultRun> {
+export async function runFaults(
+  teardown: Teardown,
+  say: (m: string) => void,
+  random: SeededRandom,
+  backend: string,
+  startWorld: StartFaultWorld,
+): Promise<FaultRun> {
   const began = performance.now();
   const names = Array.from({ length: VMS }, (_, i) => `${PREFIX}${String(i).padStart(2, '0')}`);
   const plan = decideFaultPlan(random, { names, deletions: DELETIONS, kills: KILLS, outageMs: OUTAGE_MS, gapMs: [1_000, 4_000], leaderShare: 0.7 });
@@ -111,7 +117,14 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
   };
   const watch = new Rounds(async () => check(await observeFleet(env)), CHECK_MS);
   const watching = watch.run();
-  const counts = { kills: { 'controller leader': 0, 'controller standby': 0, 'provider leader': 0, 'provider standby': 0 }, apiserverOutages: 0, backendOutages: 0, unreachableSeen: false, failedDuringOutage: [] as string[], recovered: false };
+  const counts = {
+    kills: { 'controller leader': 0, 'controller standby': 0, 'provider leader': 0, 'provider standby': 0 },
+    apiserverOutages: 0,
+    backendOutages: 0,
+    unreachableSeen: false,
+    failedDuringOutage: [] as string[],
+    recovered: false,
+  };
   const deleted: string[] = [];
   const auditFrom = 0;
   try {
@@ -156,7 +169,21 @@ export async function runFaults(teardown: Teardown, say: (m: string) => void, ra
     const otherExits = [...env.replicas.controller.exits, ...env.replicas.provider.exits].filter((e) => !e.killed).length;
     const logs = `${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}`;
     const logsPath = keepLogs(env, backend, random.seed);
-    return { title: env.world.title, peer: env.world.peer, outageSign: outageSign(env.world), seed: random.seed, plan, counts: { ...counts, otherExits }, fleet, recreation: toRecreationReport(recreation), leases, peerProblems: env.world.peerProblems?.() ?? [], durationMs: performance.now() - began, logs, logsPath };
+    return {
+      title: env.world.title,
+      peer: env.world.peer,
+      outageSign: outageSign(env.world),
+      seed: random.seed,
+      plan,
+      counts: { ...counts, otherExits },
+      fleet,
+      recreation: toRecreationReport(recreation),
+      leases,
+      peerProblems: env.world.peerProblems?.() ?? [],
+      durationMs: performance.now() - began,
+      logs,
+      logsPath,
+    };
   } catch (err) {
     say(`${env.replicas.controller.logTails()}\n${env.replicas.provider.logTails()}\nevery replica's whole output: ${keepLogs(env, backend, random.seed)}`);
     throw err;
@@ -191,7 +218,18 @@ async function setUp(teardown: Teardown, say: (m: string) => void, ns: string, n
   const world = await startWorld(teardown, { namespace: ns, prefix: PREFIX, names, say });
   for (const obj of world.objects) await user.apply(obj);
 
-  const election = (userName: string, identity: string): string[] => ['--kubeconfig', cp.kubeconfigOf(userName), '--namespace', ns, '--leader-election-namespace', ns, '--leader-election-identity', identity, '--lease-duration', String(LEASE_SECONDS)];
+  const election = (userName: string, identity: string): string[] => [
+    '--kubeconfig',
+    cp.kubeconfigOf(userName),
+    '--namespace',
+    ns,
+    '--leader-election-namespace',
+    ns,
+    '--leader-election-identity',
+    identity,
+    '--lease-duration',
+    String(LEASE_SECONDS),
+  ];
   const replicas = {
     controller: new RoleReplicas('controller', users.controller, (u, id) => ['controller', ...election(u, id)]),
     provider: new RoleReplicas('provider', users.provider, (u, id) => [...world.providerArgs, ...election(u, id)], world.providerEnv),
@@ -237,8 +275,16 @@ async function backendOutage(env: Env, rounds: readonly Rounds[], downMs: number
   }
   const failedDuringOutage = [...(await list(env, CORE, 'VirtualMachine')), ...(await list(env, INFRA, env.world.machineKind))]
     .filter((o) => conditionsOf(o).some((c) => c.status === 'False' && isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined)))
-    .map((o) => `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o).filter((c) => isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined)).map((c) => `${c.type} ${c.reason}`).join(', ')}`);
-  say(`  ${env.world.peer} resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : `; ${outageSign(env.world)} was NOT seen during the outage`}`);
+    .map(
+      (o) =>
+        `${o.kind ?? ''} ${o.metadata.name}: ${conditionsOf(o)
+          .filter((c) => isFailureReason(c.reason, o.metadata.deletionTimestamp !== undefined))
+          .map((c) => `${c.type} ${c.reason}`)
+          .join(', ')}`,
+    );
+  say(
+    `  ${env.world.peer} resumed after ${((Date.now() - frozenAt) / 1000).toFixed(0)} s${unreachableSeen ? '' : `; ${outageSign(env.world)} was NOT seen during the outage`}`,
+  );
   let recovered = false;
   try {
     await waitFor('Provider ProviderReachable=True (and no machine ConnectFailed) after the outage', () => isRecovered(env), 120_000);
@@ -261,7 +307,8 @@ async function isRecovered(env: Env): Promise<boolean> {
   return env.world.outageShownOn !== 'machines' || !(await list(env, INFRA, env.world.machineKind)).some(isUnreachableMachine);
 }
 
-const isUnreachableMachine = (machine: Obj): boolean => conditionsOf(machine).some((c) => c.type === ConditionType.Ready && c.status === 'False' && c.reason === Reason.ConnectFailed);
+const isUnreachableMachine = (machine: Obj): boolean =>
+  conditionsOf(machine).some((c) => c.type === ConditionType.Ready && c.status === 'False' && c.reason === Reason.ConnectFailed);
 
 /** Wait until every kept VM is Ready and every deleted one gone (or the deadline), then check the fleet; each round is a check for re-created VMs too. */
 async function settle(env: Env, kept: readonly string[], deleted: readonly string[], check: (observation: FleetObservation) => void): Promise<FleetReport> {
@@ -270,7 +317,8 @@ async function settle(env: Env, kept: readonly string[], deleted: readonly strin
     const observation = await observeFleet(env);
     check(observation);
     const report = checkFleet({ kept, deleted }, observation.vms, observation.machines, observation.backend);
-    const settled = report.notReady.length === 0 && report.notGone.length === 0 && report.stuckFinalizers === 0 && report.duplicates === 0 && report.orphans === 0;
+    const settled =
+      report.notReady.length === 0 && report.notGone.length === 0 && report.stuckFinalizers === 0 && report.duplicates === 0 && report.orphans === 0;
     if (settled || Date.now() > deadline) return report;
     await delay(2_000);
   }

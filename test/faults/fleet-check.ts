@@ -52,7 +52,12 @@ export interface FleetReport {
   readonly details: readonly string[];
 }
 
-export function checkFleet(expect: FleetExpectation, vms: readonly FleetObject[], machines: readonly FleetObject[], backend: readonly BackendVm[]): FleetReport {
+export function checkFleet(
+  expect: FleetExpectation,
+  vms: readonly FleetObject[],
+  machines: readonly FleetObject[],
+  backend: readonly BackendVm[],
+): FleetReport {
   const vmByName = new Map(vms.map((o) => [o.name, o]));
   const machineByName = new Map(machines.map((o) => [o.name, o]));
   const details: string[] = [];
@@ -62,7 +67,9 @@ export function checkFleet(expect: FleetExpectation, vms: readonly FleetObject[]
     ...(vmByName.has(name) ? [`VirtualMachine ${name}`] : []),
     ...(machineByName.has(name) ? [`machine ${name}`] : []),
   ]);
-  const stuck = [...vms.map((o) => ['VirtualMachine', o] as const), ...machines.map((o) => ['machine', o] as const)].filter(([, o]) => o.deleting && o.finalizers.length > 0);
+  const stuck = [...vms.map((o) => ['VirtualMachine', o] as const), ...machines.map((o) => ['machine', o] as const)].filter(
+    ([, o]) => o.deleting && o.finalizers.length > 0,
+  );
   for (const [kind, o] of stuck) details.push(`stuck finalizer: ${kind} ${o.name} (${o.finalizers.join(', ')})`);
 
   let found = 0;

@@ -15,7 +15,13 @@ export interface AuditRecord {
   readonly stage?: string;
   readonly verb?: string;
   readonly user?: { readonly username?: string };
-  readonly objectRef?: { readonly apiGroup?: string; readonly resource?: string; readonly namespace?: string; readonly name?: string; readonly subresource?: string };
+  readonly objectRef?: {
+    readonly apiGroup?: string;
+    readonly resource?: string;
+    readonly namespace?: string;
+    readonly name?: string;
+    readonly subresource?: string;
+  };
   readonly responseStatus?: { readonly code?: number };
   /** RFC 3339 with microseconds, fixed width: strings order as times do. */
   readonly requestReceivedTimestamp?: string;
@@ -63,7 +69,14 @@ export function checkLeaseWriters(events: readonly AuditRecord[], role: LeaseRep
   const replicas = new Set(role.users);
   // A holder change takes effect when its write completed; a banlieue write counts from when it was received.
   const changes = events
-    .filter((e) => WRITE_VERBS.has(e.verb ?? '') && succeeded(e) && e.objectRef?.resource === 'leases' && e.objectRef.namespace === role.namespace && e.objectRef.name === role.lease)
+    .filter(
+      (e) =>
+        WRITE_VERBS.has(e.verb ?? '') &&
+        succeeded(e) &&
+        e.objectRef?.resource === 'leases' &&
+        e.objectRef.namespace === role.namespace &&
+        e.objectRef.name === role.lease,
+    )
     .map((e) => ({ at: e.stageTimestamp ?? '', holder: e.user?.username ?? '' }))
     .sort((a, b) => a.at.localeCompare(b.at));
   const writes = events

@@ -30,7 +30,9 @@ const CREATE_MS = 3 * HOLD_MS.volumeCreate + HOLD_MS.domainDefine;
 const DEFINED_ADDED = 0;
 
 export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namespace, prefix, say }) => {
-  say(`Starting libvirtd (test driver) behind a proxy holding volume creations ${HOLD_MS.volumeCreate / 1000} s and domain definitions ${HOLD_MS.domainDefine / 1000} s`);
+  say(
+    `Starting libvirtd (test driver) behind a proxy holding volume creations ${HOLD_MS.volumeCreate / 1000} s and domain definitions ${HOLD_MS.domainDefine / 1000} s`,
+  );
   const daemon = await startLibvirtd();
   teardown.defer('libvirtd', () => daemon.stop());
   // The test driver's state lives while a connection is open: this one, without keepalive, so the
@@ -52,7 +54,9 @@ export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namesp
   const proxy = await startRpcHoldProxy({ upstreamPort: daemon.tcpPort, holdMs: holds });
   teardown.defer('libvirt RPC proxy', () => {
     const held = (...procs: number[]): number => procs.reduce((n, proc) => n + (proxy.held.get(proc) ?? 0), 0);
-    say(`The proxy held ${held(Procedures.storageVolCreateXml.number, Procedures.storageVolCreateXmlFrom.number)} volume creations and ${held(Procedures.domainDefineXmlFlags.number)} domain definitions; ${proxy.heldPastClient} calls were still held when their caller went away (killed, or its connection dropped)`);
+    say(
+      `The proxy held ${held(Procedures.storageVolCreateXml.number, Procedures.storageVolCreateXmlFrom.number)} volume creations and ${held(Procedures.domainDefineXmlFlags.number)} domain definitions; ${proxy.heldPastClient} calls were still held when their caller went away (killed, or its connection dropped)`,
+    );
     return proxy.close();
   });
   const world = libvirtWorld(namespace, daemon, 'faults');
@@ -63,7 +67,20 @@ export const startLibvirtFaultWorld: StartFaultWorld = async (teardown, { namesp
     spec: { ...world.provider.spec, connection: { endpoint: `test+tcp://${LOOPBACK}:${proxy.port}/default`, credentialsRef: { name: secret.metadata.name } } },
   };
   // The test driver's pool holds 100 GiB and counts each volume at full size: 2 GiB a machine.
-  const vmClass: Obj = { ...world.vmClass, spec: { ...world.vmClass.spec, hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 1, storageClass: 'fast' }, { name: 'data', sizeGiB: 1, storageClass: 'fast' }] } } };
+  const vmClass: Obj = {
+    ...world.vmClass,
+    spec: {
+      ...world.vmClass.spec,
+      hardware: {
+        cpus: 2,
+        memoryMiB: 1024,
+        disks: [
+          { name: 'os', sizeGiB: 1, storageClass: 'fast' },
+          { name: 'data', sizeGiB: 1, storageClass: 'fast' },
+        ],
+      },
+    },
+  };
   const faultWorld: FaultWorld = {
     title: 'libvirt on libvirtd (test driver)',
     peer: 'libvirtd',

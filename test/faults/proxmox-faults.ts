@@ -30,7 +30,12 @@ export const startProxmoxFaultWorld: StartFaultWorld = async (teardown, { namesp
     providerArgs: ['provider', 'proxmox', '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8'],
     uuidOf: (providerID) => providerID.replace(/^proxmox:\/\//, '').toLowerCase(),
     // In memory: a clone shows from its start (PVE writes the new VM's config first), as a VM locked by the clone.
-    backendVms: () => Promise.resolve([...sim.state.vms.values()].filter((vm) => isRunVm(vm, prefix)).map((vm) => ({ name: String(vm.config.name), uuid: uuidOfVm(vm), instance: instanceOf(vm) }))),
+    backendVms: () =>
+      Promise.resolve(
+        [...sim.state.vms.values()]
+          .filter((vm) => isRunVm(vm, prefix))
+          .map((vm) => ({ name: String(vm.config.name), uuid: uuidOfVm(vm), instance: instanceOf(vm) })),
+      ),
     freeze: () => sim.pause(),
     resume: () => sim.resume(),
     // A call PVE would refuse is a provider bug even when the fleet ends well.

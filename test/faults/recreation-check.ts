@@ -68,7 +68,11 @@ export function checkRecreation(state: RecreationState, observation: FleetObserv
     const machine = machineByName.get(vm.name);
     const known = identities.get(vm.name);
     if (known !== undefined && known.vmUid === vm.uid) {
-      const changes = compareIdentity(known, machine, observation.backend.filter((b) => b.uuid === known.uuid));
+      const changes = compareIdentity(
+        known,
+        machine,
+        observation.backend.filter((b) => b.uuid === known.uuid),
+      );
       if (changes.length === 0) continue;
       recreated.set(vm.name, [...(recreated.get(vm.name) ?? []), ...changes.map((change) => `${change} (at ${at})`)]);
       identities.delete(vm.name);
@@ -106,10 +110,13 @@ function identityOf(vm: FleetObject, machine: FleetObject | undefined, backend: 
 function compareIdentity(known: VmIdentity, machine: FleetObject | undefined, mine: readonly BackendVm[]): string[] {
   const changes: string[] = [];
   if (machine !== undefined && machine.uid !== known.machineUid) changes.push(`machine replaced (metadata.uid ${known.machineUid} → ${machine.uid})`);
-  else if (machine !== undefined && machine.providerID !== known.providerID) changes.push(`machine spec.providerID changed (${known.providerID} → ${machine.providerID ?? 'none'})`);
+  else if (machine !== undefined && machine.providerID !== known.providerID)
+    changes.push(`machine spec.providerID changed (${known.providerID} → ${machine.providerID ?? 'none'})`);
   if (mine.length === 0) changes.push(`backend VM ${known.uuid} gone (was ${describeInstances(known.instances)})`);
   else if (known.instances.length > 0 && !mine.some((b) => b.instance !== undefined && known.instances.includes(b.instance))) {
-    changes.push(`backend VM ${known.uuid} replaced (was ${describeInstances(known.instances)}, now ${describeInstances(mine.map((b) => b.instance ?? 'no id'))})`);
+    changes.push(
+      `backend VM ${known.uuid} replaced (was ${describeInstances(known.instances)}, now ${describeInstances(mine.map((b) => b.instance ?? 'no id'))})`,
+    );
   }
   return changes;
 }

@@ -22,7 +22,12 @@ import { startVsphereFaultWorld } from './vsphere-faults.js';
 /** The seed when FAULT_SEED is not set: `make test` runs the same faults every time. */
 const DEFAULT_SEED = 1515;
 
-const WORLDS: Readonly<Record<string, StartFaultWorld>> = { vsphere: startVsphereFaultWorld, proxmox: startProxmoxFaultWorld, libvirt: startLibvirtFaultWorld, 'cloud-hypervisor': startCloudHypervisorFaultWorld };
+const WORLDS: Readonly<Record<string, StartFaultWorld>> = {
+  vsphere: startVsphereFaultWorld,
+  proxmox: startProxmoxFaultWorld,
+  libvirt: startLibvirtFaultWorld,
+  'cloud-hypervisor': startCloudHypervisorFaultWorld,
+};
 
 const began = performance.now();
 const say = (message: string): void => void process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
@@ -30,13 +35,19 @@ const say = (message: string): void => void process.stderr.write(`[${((performan
 function table(run: FaultRun): string {
   const { counts, fleet, leases } = run;
   const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
-  const killDetail = Object.entries(counts.kills).map(([what, n]) => `${what} ${n}`).join(', ');
+  const killDetail = Object.entries(counts.kills)
+    .map(([what, n]) => `${what} ${n}`)
+    .join(', ');
   return [
     `faults (${run.title}), seed ${run.seed}, ${(run.durationMs / 1000).toFixed(0)} s`,
     textTable([
       ['kills (kill -9)', String(kills), killDetail],
       ['other replica exits (lost Lease, crash)', String(counts.otherExits), ''],
-      ['failovers (Lease holder changes)', String(leases.controller.failovers + leases.provider.failovers), `controller ${leases.controller.failovers}, provider ${leases.provider.failovers}`],
+      [
+        'failovers (Lease holder changes)',
+        String(leases.controller.failovers + leases.provider.failovers),
+        `controller ${leases.controller.failovers}, provider ${leases.provider.failovers}`,
+      ],
       ['outages', String(counts.apiserverOutages + counts.backendOutages), `kube-apiserver ${counts.apiserverOutages}, ${run.peer} ${counts.backendOutages}`],
       [`${run.outageSign} during the ${run.peer} outage`, counts.unreachableSeen ? 'yes' : 'NO', ''],
       [`machines failed during the ${run.peer} outage`, String(counts.failedDuringOutage.length), ''],
@@ -45,9 +56,17 @@ function table(run: FaultRun): string {
       ['VMs not Ready / deleted not gone', `${fleet.notReady.length} / ${fleet.notGone.length}`, ''],
       ['duplicates', String(fleet.duplicates), ''],
       ['orphans', String(fleet.orphans), ''],
-      ['recreated', String(run.recreation.recreated), `of ${run.recreation.watched} VirtualMachines watched from their first Ready, ${run.recreation.watchedById} by their backend VM's own id too`],
+      [
+        'recreated',
+        String(run.recreation.recreated),
+        `of ${run.recreation.watched} VirtualMachines watched from their first Ready, ${run.recreation.watchedById} by their backend VM's own id too`,
+      ],
       ['stuck finalizers', String(fleet.stuckFinalizers), ''],
-      ['second writers (audit log)', String(leases.controller.secondWriters.length + leases.provider.secondWriters.length), `of ${leases.controller.writesChecked + leases.provider.writesChecked} writes checked`],
+      [
+        'second writers (audit log)',
+        String(leases.controller.secondWriters.length + leases.provider.secondWriters.length),
+        `of ${leases.controller.writesChecked + leases.provider.writesChecked} writes checked`,
+      ],
     ]),
   ].join('\n');
 }
@@ -66,12 +85,16 @@ async function runBackend(backend: string, startWorld: StartFaultWorld, seed: nu
     for (const w of [...run.leases.controller.secondWriters, ...run.leases.provider.secondWriters].slice(0, 20)) {
       process.stdout.write(`  second writer: ${w.user} (holder ${w.holder ?? 'none'}) at ${w.at}: ${w.what}\n`);
     }
-    process.stdout.write(`\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, recreation: { ...run.recreation, details: undefined }, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`);
+    process.stdout.write(
+      `\nFAULTS_RESULT ${JSON.stringify({ backend, seed, durationMs: Math.round(run.durationMs), counts: run.counts, fleet: { ...run.fleet, details: undefined }, recreation: { ...run.recreation, details: undefined }, failovers: { controller: run.leases.controller.failovers, provider: run.leases.provider.failovers }, passed: verdict.passed })}\n`,
+    );
     if (!verdict.passed) say(`${backend} FAILED (replay with FAULT_BACKEND=${backend} FAULT_SEED=${seed}):\n${run.logs}`);
     say(`${backend}: every replica's whole output is in ${run.logsPath}`);
     return verdict.passed;
   } catch (err) {
-    say(`the ${backend} fault run did not complete (FAULT_BACKEND=${backend} FAULT_SEED=${seed}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    say(
+      `the ${backend} fault run did not complete (FAULT_BACKEND=${backend} FAULT_SEED=${seed}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     return false;
   } finally {
     await Promise.race([teardown.run(), delay(60_000)]);

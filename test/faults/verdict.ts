@@ -6,7 +6,10 @@ import type { FaultRun } from './fault-run.js';
 /** At least this many kill -9 per run. */
 export const MIN_KILLS = 10;
 
-export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'recreation' | 'leases' | 'peerProblems' | 'outageSign'>): { passed: boolean; problems: string[] } {
+export function decideVerdict(run: Pick<FaultRun, 'counts' | 'fleet' | 'recreation' | 'leases' | 'peerProblems' | 'outageSign'>): {
+  passed: boolean;
+  problems: string[];
+} {
   const { counts, fleet, leases } = run;
   const kills = Object.values(counts.kills).reduce((a, b) => a + b, 0);
   const secondWriters = leases.controller.secondWriters.length + leases.provider.secondWriters.length;

@@ -61,5 +61,7 @@ export const startVsphereFaultWorld: StartFaultWorld = async (teardown, { namesp
  */
 async function fleetVms(client: VsphereClient, prefix: string): Promise<BackendVm[]> {
   const vms = await client.vms.list(client.session.serviceContent.rootFolder);
-  return vms.filter((vm) => !vm.template && vm.name.startsWith(prefix)).map((vm) => ({ name: vm.name, uuid: (vm.uuid ?? '').toLowerCase(), instance: vm.ref.value }));
+  return vms
+    .filter((vm) => !vm.template && vm.name.startsWith(prefix))
+    .map((vm) => ({ name: vm.name, uuid: (vm.uuid ?? '').toLowerCase(), instance: vm.ref.value }));
 }

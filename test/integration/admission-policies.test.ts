@@ -156,8 +156,12 @@ describe('admission policies of the default install', () => {
         spec: { classRef: { name: 'small' }, imageRef: { name: 'ubuntu' }, userData },
       });
       expect(await create(author, vm({ secretRef: { name: 'creds' } }))).toContain('spec.userData.secretRef: you may not reference Secret "creds"');
-      expect(await create(author, vm({ configMapRef: { name: 'kube-root-ca.crt' } }))).toContain('spec.userData.configMapRef: you may not reference ConfigMap "kube-root-ca.crt"');
-      expect(await create(author, vsphereMachine(ns.name, 'vsm', { userDataSecretRef: { name: 'creds' } }))).toContain('spec.userDataSecretRef: you may not reference Secret "creds"');
+      expect(await create(author, vm({ configMapRef: { name: 'kube-root-ca.crt' } }))).toContain(
+        'spec.userData.configMapRef: you may not reference ConfigMap "kube-root-ca.crt"',
+      );
+      expect(await create(author, vsphereMachine(ns.name, 'vsm', { userDataSecretRef: { name: 'creds' } }))).toContain(
+        'spec.userDataSecretRef: you may not reference Secret "creds"',
+      );
       const template: Obj = {
         apiVersion: 'infrastructure.banlieue.io/v1alpha1',
         kind: 'VSphereMachineTemplate',
@@ -207,18 +211,30 @@ describe('admission policies of the default install', () => {
           subjects: [{ kind: 'ServiceAccount', name: 'author', namespace: ns.name }],
         },
       });
-      const other = (connection: Record<string, unknown> = {}): Obj => ({ ...provider(ns.name, connection), metadata: { name: 'vcenter-b', namespace: ns.name } });
+      const other = (connection: Record<string, unknown> = {}): Obj => ({
+        ...provider(ns.name, connection),
+        metadata: { name: 'vcenter-b', namespace: ns.name },
+      });
       await waitFor('admission after the grant', async () => (await create(author, other())) === undefined, 60_000);
       // The CA bundle is a reference like any other.
-      expect(await create(author, other({ caBundle: { secretRef: { name: 'ca' } } }))).toContain('spec.connection.caBundle.secretRef: you may not reference Secret "ca"');
-      expect(await create(author, other({ caBundle: { configMapRef: { name: 'ca' } } }))).toContain('spec.connection.caBundle.configMapRef: you may not reference ConfigMap "ca"');
+      expect(await create(author, other({ caBundle: { secretRef: { name: 'ca' } } }))).toContain(
+        'spec.connection.caBundle.secretRef: you may not reference Secret "ca"',
+      );
+      expect(await create(author, other({ caBundle: { configMapRef: { name: 'ca' } } }))).toContain(
+        'spec.connection.caBundle.configMapRef: you may not reference ConfigMap "ca"',
+      );
     });
   });
 
   describe('insecureSkipTLSVerify', () => {
     it('is refused, to the author and to a cluster admin alike, until a cluster admin labels the namespace', async () => {
-      const insecure = { ...provider(ns.name, { insecureSkipTLSVerify: true }), metadata: { name: 'insecure', namespace: ns.name, annotations: { 'banlieue.io/allow-insecure-tls': 'true' } } };
-      expect(await create(adminApi, insecure)).toContain(`spec.connection.insecureSkipTLSVerify needs namespace "${ns.name}" labelled ${ALLOW_INSECURE_TLS_LABEL}=true`);
+      const insecure = {
+        ...provider(ns.name, { insecureSkipTLSVerify: true }),
+        metadata: { name: 'insecure', namespace: ns.name, annotations: { 'banlieue.io/allow-insecure-tls': 'true' } },
+      };
+      expect(await create(adminApi, insecure)).toContain(
+        `spec.connection.insecureSkipTLSVerify needs namespace "${ns.name}" labelled ${ALLOW_INSECURE_TLS_LABEL}=true`,
+      );
       expect(await kubectl('label', 'namespace', ns.name, `${ALLOW_INSECURE_TLS_LABEL}=true`)).toBe(0);
       await waitFor('admission in the labelled namespace', async () => (await create(adminApi, insecure)) === undefined, 60_000);
     });
@@ -245,7 +261,9 @@ describe('admission policies of the default install', () => {
 
     it("is admitted from the vsphere provider role's identity", async () => {
       const provider = await actingAs(admin, INSTALL_NS, 'banlieue-provider-vsphere');
-      expect(await patch(provider, vsphereMachine(ns.name, 'mine'), { spec: { providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' } })).toBeUndefined();
+      expect(
+        await patch(provider, vsphereMachine(ns.name, 'mine'), { spec: { providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' } }),
+      ).toBeUndefined();
     });
 
     it('is admitted on create from a cluster admin, as clusterctl move creates moved machines', async () => {

@@ -185,19 +185,9 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     (o) => (spec(o).placement = { providerSelector: { matchExpressions: [{ key: 'site', operator: 'In' }] } }),
     'spec.placement.providerSelector.matchExpressions[0].values',
   ],
-  [
-    'Provider of an unknown backend',
-    base.provider,
-    (o) => (spec(o).providerClassRef.name = 'hyperv'),
-    'spec.providerClassRef.name: Unsupported value',
-  ],
+  ['Provider of an unknown backend', base.provider, (o) => (spec(o).providerClassRef.name = 'hyperv'), 'spec.providerClassRef.name: Unsupported value'],
   ['Provider without an endpoint', base.provider, (o) => delete spec(o).connection.endpoint, 'spec.connection.endpoint: Required value'],
-  [
-    'vSphere Provider without credentials',
-    base.provider,
-    (o) => delete spec(o).connection.credentialsRef,
-    'spec.connection.credentialsRef: Invalid value',
-  ],
+  ['vSphere Provider without credentials', base.provider, (o) => delete spec(o).connection.credentialsRef, 'spec.connection.credentialsRef: Invalid value'],
   [
     'Cloud Hypervisor Provider with credentials',
     () => {
@@ -257,7 +247,12 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     (o) => (spec(o).network.interfaces[0].name = 'eth0\nset-name: x'),
     'spec.network.interfaces[0].name',
   ],
-  ['VMClass with a 16-character interface name', base.vmClass, (o) => (spec(o).network.interfaces[0].name = 'a234567890123456'), 'spec.network.interfaces[0].name'],
+  [
+    'VMClass with a 16-character interface name',
+    base.vmClass,
+    (o) => (spec(o).network.interfaces[0].name = 'a234567890123456'),
+    'spec.network.interfaces[0].name',
+  ],
   [
     'VMClass with ": " in an interface domain',
     base.vmClass,
@@ -296,7 +291,12 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     (o) => spec(o).sources.push({ providerClass: 'vsphere', kind: 'Template', ref: 'other' }),
     'spec.sources[1]: Duplicate value',
   ],
-  ['VSphereMachine with a malformed MAC', base.vsphereMachine, (o) => (spec(o).network = [{ name: 'nic0', portGroup: 'vm', macAddress: 'zz' }]), 'spec.network[0].macAddress'],
+  [
+    'VSphereMachine with a malformed MAC',
+    base.vsphereMachine,
+    (o) => (spec(o).network = [{ name: 'nic0', portGroup: 'vm', macAddress: 'zz' }]),
+    'spec.network[0].macAddress',
+  ],
   [
     'VSphereMachine with "#" in a static domain',
     base.vsphereMachine,
@@ -350,14 +350,12 @@ const updateCases: [string, () => Obj, Mutate, string][] = [
     'controlPlaneEndpoint is immutable once set',
   ],
   // Every InfraCluster kind: a CEL rule on the field itself never sees its removal.
-  ...['VSphereCluster', 'ProxmoxCluster', 'LibvirtCluster', 'CloudHypervisorCluster'].map(
-    (kind): [string, () => Obj, Mutate, string] => [
-      `removing a ${kind} control-plane endpoint once set`,
-      () => ({ ...base.vsphereCluster(), kind }),
-      (o) => delete spec(o).controlPlaneEndpoint,
-      'controlPlaneEndpoint is immutable once set: it can be neither changed nor removed',
-    ],
-  ),
+  ...['VSphereCluster', 'ProxmoxCluster', 'LibvirtCluster', 'CloudHypervisorCluster'].map((kind): [string, () => Obj, Mutate, string] => [
+    `removing a ${kind} control-plane endpoint once set`,
+    () => ({ ...base.vsphereCluster(), kind }),
+    (o) => delete spec(o).controlPlaneEndpoint,
+    'controlPlaneEndpoint is immutable once set: it can be neither changed nor removed',
+  ]),
 ];
 
 describe('the API served by kube-apiserver', () => {
@@ -415,7 +413,9 @@ describe('the API served by kube-apiserver', () => {
   });
 
   it('accepts a control-plane endpoint set later on an InfraCluster that had none, and other spec changes once it is set', async () => {
-    const created = (await api.create(place({ ...base.vsphereCluster(), metadata: { name: 'endpoint-later' }, spec: { providerRefs: [{ name: 'vcenter-a' }] } }))) as Obj;
+    const created = (await api.create(
+      place({ ...base.vsphereCluster(), metadata: { name: 'endpoint-later' }, spec: { providerRefs: [{ name: 'vcenter-a' }] } }),
+    )) as Obj;
     const withEndpoint = clone(created);
     spec(withEndpoint).controlPlaneEndpoint = { host: '192.0.2.20', port: 6443 };
     const updated = (await api.replace(withEndpoint)) as Obj;

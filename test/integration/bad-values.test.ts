@@ -25,17 +25,25 @@ const refused: [string, Obj, string][] = [
   ['the IPv6 loopback address', vmWith({ address: '::1', prefix: 128 }), 'spec.networkOverrides[0].static.address: Invalid value'],
   ['an IPv4 address with prefix 64', vmWith({ address: '192.0.2.5', prefix: 64 }), 'spec.networkOverrides[0].static.prefix: Invalid value'],
   ['an IPv4 address with prefix 99', vmWith({ address: '192.0.2.5', prefix: 99 }), 'prefix must be at most 32 for an IPv4 address'],
-  ['an IPv6 gateway for an IPv4 address', vmWith({ address: '192.0.2.5', prefix: 24, gateway: '2001:db8::1' }), 'spec.networkOverrides[0].static.gateway: Invalid value: gateway must be of the same IP family'],
-
+  [
+    'an IPv6 gateway for an IPv4 address',
+    vmWith({ address: '192.0.2.5', prefix: 24, gateway: '2001:db8::1' }),
+    'spec.networkOverrides[0].static.gateway: Invalid value: gateway must be of the same IP family',
+  ],
 
   ['a multicast MAC address', machineWith({ macAddress: '01:00:5e:00:00:01' }), 'spec.network[0].macAddress: Invalid value'],
   ['a broadcast MAC address', machineWith({ macAddress: 'FF:FF:FF:FF:FF:FF' }), 'spec.network[0].macAddress: Invalid value'],
-  ['vSphere memory not a multiple of 4 MiB', { ...machineWith({}), spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2050 } }, 'spec.memoryMiB: Invalid value: 2050: spec.memoryMiB in body should be a multiple of 4'],
-  ['an empty failureDomain', { ...machineWith({}), spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2048, failureDomain: '' } }, 'spec.failureDomain: Invalid value'],
+  [
+    'vSphere memory not a multiple of 4 MiB',
+    { ...machineWith({}), spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2050 } },
+    'spec.memoryMiB: Invalid value: 2050: spec.memoryMiB in body should be a multiple of 4',
+  ],
+  [
+    'an empty failureDomain',
+    { ...machineWith({}), spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2048, failureDomain: '' } },
+    'spec.failureDomain: Invalid value',
+  ],
   ['a machine address of 0.0.0.0', machineWith({ ipam: { static: { address: '0.0.0.0', prefix: 24 } } }), 'spec.network[0].ipam.static.address: Invalid value'],
-
-
-
 ];
 
 const accepted: [string, Obj][] = [
@@ -43,7 +51,10 @@ const accepted: [string, Obj][] = [
   ['an IPv6 address with prefix 64 and a link-local gateway', vmWith({ address: '2001:db8::5', prefix: 64, gateway: 'fe80::1' })],
   ['an IPv6 address with its gateway in the subnet', vmWith({ address: '2001:db8::5', prefix: 64, gateway: '2001:db8::1' })],
   ['a /32 with no gateway', vmWith({ address: '192.0.2.5', prefix: 32 })],
-  ['a locally administered unicast MAC', machineWith({ macAddress: '02:00:00:ab:cd:ef', ipam: { static: { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1' } } })],
+  [
+    'a locally administered unicast MAC',
+    machineWith({ macAddress: '02:00:00:ab:cd:ef', ipam: { static: { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1' } } }),
+  ],
 ];
 
 describeAdmission('bad values refused by the API server', 'bad-values', refused, accepted);

@@ -3,13 +3,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ApiextensionsV1Api,
-  AppsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  RbacAuthorizationV1Api,
-} from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
 import { ALL_KINDS } from '../../infra/api/kinds.js';
 import { crdName } from '../../infra/api/kind.js';
@@ -53,9 +47,7 @@ describe('banlieue bootstrap operator', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr.split('\n').filter((l) => l.includes('applied'));
     expect(lines[0]).toContain('Namespace banlieue-system');
-    expect(lines.findIndex((l) => l.includes('CustomResourceDefinition'))).toBeLessThan(
-      lines.findIndex((l) => l.includes('Deployment')),
-    );
+    expect(lines.findIndex((l) => l.includes('CustomResourceDefinition'))).toBeLessThan(lines.findIndex((l) => l.includes('Deployment')));
 
     const kc = testKubeConfig();
     const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition({ labelSelector: 'app.kubernetes.io/part-of=banlieue' });
@@ -65,7 +57,9 @@ describe('banlieue bootstrap operator', () => {
     }
     // The live schemas are exactly the rendered ones: nothing (enum, default,
     // x-kubernetes-validations) was dropped on the way.
-    const live = JSON.parse((await run(inject('kubectl'), ['--kubeconfig', kubeconfig, 'get', 'crd', '-l', 'app.kubernetes.io/part-of=banlieue', '-o', 'json'])).stdout) as {
+    const live = JSON.parse(
+      (await run(inject('kubectl'), ['--kubeconfig', kubeconfig, 'get', 'crd', '-l', 'app.kubernetes.io/part-of=banlieue', '-o', 'json'])).stdout,
+    ) as {
       items: { metadata: { name: string }; spec: { versions: unknown[] } }[];
     };
     for (const def of ALL_KINDS) {
@@ -152,10 +146,13 @@ describe('banlieue bootstrap operator', () => {
   });
 
   it("leaves the optional admission policies out only when asked, never the controller's Secret guard nor the API's template immutability", async () => {
-    const names = (yaml: string): string[] => [...yaml.matchAll(/^kind: ValidatingAdmissionPolicy\nmetadata:\n(?:  .*\n)*?  name: (\S+)$/gm)].map((m) => m[1] ?? '');
+    const names = (yaml: string): string[] =>
+      [...yaml.matchAll(/^kind: ValidatingAdmissionPolicy\nmetadata:\n(?:  .*\n)*?  name: (\S+)$/gm)].map((m) => m[1] ?? '');
     const byDefault = await banlieue('bootstrap', 'operator', '--dry-run');
     expect(byDefault.code, byDefault.stderr).toBe(0);
-    expect(names(byDefault.stdout)).toEqual(expect.arrayContaining(['banlieue-controller-secret-writes', 'banlieue-provider-references', 'banlieue-inframachine-provider-id']));
+    expect(names(byDefault.stdout)).toEqual(
+      expect.arrayContaining(['banlieue-controller-secret-writes', 'banlieue-provider-references', 'banlieue-inframachine-provider-id']),
+    );
     const optedOut = await banlieue('bootstrap', 'operator', '--dry-run', '--no-admission-policies');
     expect(optedOut.code, optedOut.stderr).toBe(0);
     expect(names(optedOut.stdout).sort()).toEqual(['banlieue-controller-secret-writes', 'banlieue-template-immutability']);
@@ -175,12 +172,28 @@ describe('banlieue bootstrap operator', () => {
   it('prints a dry run that kubectl accepts, client- and server-side', async () => {
     // Server-side dry runs need the target namespace to exist.
     const ns = await createNamespace('dry-run');
-    const dryRun = await banlieue('bootstrap', 'operator', '--dry-run', '--namespace', ns.name, '--network-policies', '--expose-metrics', '--provider-namespaces', ns.name);
+    const dryRun = await banlieue(
+      'bootstrap',
+      'operator',
+      '--dry-run',
+      '--namespace',
+      ns.name,
+      '--network-policies',
+      '--expose-metrics',
+      '--provider-namespaces',
+      ns.name,
+    );
     expect(dryRun.code, dryRun.stderr).toBe(0);
     const kubectl = inject('kubectl');
     for (const mode of ['client', 'server']) {
       const applied = await run(kubectl, ['--kubeconfig', kubeconfig, 'apply', `--dry-run=${mode}`, '-f', '-'], dryRun.stdout);
-      expect(applied.code, `${mode}: ${applied.stderr.split("\n").filter((l) => !l.startsWith("Warning:")).join("\n")}`).toBe(0);
+      expect(
+        applied.code,
+        `${mode}: ${applied.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('Warning:'))
+          .join('\n')}`,
+      ).toBe(0);
       expect(applied.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/virtualmachines.banlieue.io');
       expect(applied.stdout).toContain(`deployment.apps/banlieue-controller`);
     }

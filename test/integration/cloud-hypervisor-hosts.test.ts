@@ -33,7 +33,22 @@ interface Host {
 
 /** The host's role as its unit runs it: its namespace, its Provider, its Lease (the default one for --provider). */
 function startHostRole(ns: string, h: Pick<Host, 'provider' | 'host' | 'kubeconfig'>): Promise<RoleProcess> {
-  const args = ['provider', 'cloud-hypervisor', '--kubeconfig', h.kubeconfig, '--namespace', ns, '--provider', h.provider.metadata.name, '--leader-election-namespace', ns, '--poll-period', '1', '--rediscover-period', '3'];
+  const args = [
+    'provider',
+    'cloud-hypervisor',
+    '--kubeconfig',
+    h.kubeconfig,
+    '--namespace',
+    ns,
+    '--provider',
+    h.provider.metadata.name,
+    '--leader-election-namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '3',
+  ];
   return startRole(args, { env: hostConfigEnv(h.host) });
 }
 
@@ -45,7 +60,10 @@ async function statusManagers(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>
 }
 
 async function warnings(ns: string, kind: string, name: string): Promise<string[]> {
-  const list = await t.api.request<{ items: { type: string; reason: string; regarding?: { kind?: string; name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+  const list = await t.api.request<{ items: { type: string; reason: string; regarding?: { kind?: string; name?: string } }[] }>(
+    'GET',
+    `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+  );
   return list.items.filter((e) => e.type === 'Warning' && e.regarding?.kind === kind && e.regarding.name === name).map((e) => e.reason);
 }
 
@@ -70,7 +88,10 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     const b = await createTestHost(simulatorPeer, { hostName: 'hostb', simulator: { guest: 'halt' }, powerOffGraceSeconds: 20 });
     world = chWorld(ns, a, Math.random().toString(36).slice(2, 7));
     for (const obj of [world.vmClass, world.vmImage]) await t.apply(obj);
-    for (const [name, host] of [['a', a], ['b', b]] as const) {
+    for (const [name, host] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const provider = chProvider(ns, host, `host-${name}`);
       provider.metadata.labels = { host: name };
       await t.apply(provider);
@@ -100,12 +121,21 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
       const provider = await t.condition(h.provider, 'Ready', 'True', 'Reconciled', 60_000);
       expect(provider.status?.failureDomains).toMatchObject([{ name: `host-${h.name}`, labels: { host: `host${h.name}` } }]);
       expect(await statusManagers(h.provider)).toEqual([`${MANAGER}/host-${h.name}`]);
-      const lease = await t.exists({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `banlieue-provider-cloud-hypervisor-host-${h.name}`, namespace: ns } }, (o) => Boolean((o.spec as { holderIdentity?: string } | undefined)?.holderIdentity), 60_000);
+      const lease = await t.exists(
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `banlieue-provider-cloud-hypervisor-host-${h.name}`, namespace: ns } },
+        (o) => Boolean((o.spec as { holderIdentity?: string } | undefined)?.holderIdentity),
+        60_000,
+      );
       expect(lease.metadata.name).toBe(`banlieue-provider-cloud-hypervisor-host-${h.name}`);
     }
-    const rows = (o: Obj): { providerName: string; ready: boolean; resolvedRef?: string }[] => (o.status?.perProvider as { providerName: string; ready: boolean; resolvedRef?: string }[] | undefined) ?? [];
+    const rows = (o: Obj): { providerName: string; ready: boolean; resolvedRef?: string }[] =>
+      (o.status?.perProvider as { providerName: string; ready: boolean; resolvedRef?: string }[] | undefined) ?? [];
     const image = await t.exists(world.vmImage, (o) => rows(o).filter((r) => r.ready).length === 2, 60_000);
-    expect(rows(image).map((r) => [r.providerName, r.resolvedRef]).sort()).toEqual(hosts.map((h) => [`host-${h.name}`, join(h.host.config.imageDir, 'halt.raw')]));
+    expect(
+      rows(image)
+        .map((r) => [r.providerName, r.resolvedRef])
+        .sort(),
+    ).toEqual(hosts.map((h) => [`host-${h.name}`, join(h.host.config.imageDir, 'halt.raw')]));
   });
 
   it('a host over its capacity threshold withdraws its failure domain (Ready=False CapacityExceeded), then publishes it again; the other host is untouched', async () => {
@@ -130,7 +160,7 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(back.status?.failureDomains).toMatchObject([{ name: 'host-b' }]);
   }, 180_000);
 
-  it('each host runs only the machines placed on it, and neither writes the other\'s status', async () => {
+  it("each host runs only the machines placed on it, and neither writes the other's status", async () => {
     await t.apply(hostVm('vm-a', 'a', '10.88.2.10'));
     await t.apply(hostVm('vm-b', 'b', '10.88.2.11'));
     for (const h of hosts) {
@@ -170,7 +200,10 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     // Not this role's to judge: another namespace's mark, and no record at all.
     const foreign = ['0b5f7c1e-0000-4000-8000-000000000001', '0b5f7c1e-0000-4000-8000-000000000002'].map((u) => join(b.host.config.stateRoot, u));
     mkdirSync(foreign[0] ?? '', { recursive: true });
-    writeFileSync(join(foreign[0] ?? '', 'machine.json'), JSON.stringify({ owner: 'CloudHypervisorMachine/elsewhere/x', taps: [], diskDir: join(b.host.config.storageClasses.fast ?? '', 'x') }));
+    writeFileSync(
+      join(foreign[0] ?? '', 'machine.json'),
+      JSON.stringify({ owner: 'CloudHypervisorMachine/elsewhere/x', taps: [], diskDir: join(b.host.config.storageClasses.fast ?? '', 'x') }),
+    );
     mkdirSync(foreign[1] ?? '', { recursive: true });
 
     await b.role.stop();
@@ -183,7 +216,11 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
 
     b.role = await startHostRole(ns, b);
     // Its deletion never began on the host: nobody asked banlieue to destroy its disk there.
-    const saysLeft = (): boolean => b.role.logs().split('\n').some((line) => line.includes(uuid) && line.includes('its deletion never began on this host'));
+    const saysLeft = (): boolean =>
+      b.role
+        .logs()
+        .split('\n')
+        .some((line) => line.includes(uuid) && line.includes('its deletion never began on this host'));
     await waitFor('the sweep to leave the directory, saying so', () => (saysLeft() ? true : undefined), 60_000);
     expect(machineDirs(b.host)).toContain(uuid);
     expect(existsSync(diskDir)).toBe(true);
@@ -217,7 +254,10 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     expect(byName('c').role.logs()).not.toMatch(/Could not record event/);
   }, 180_000);
   it('a VM running on a host that goes over its capacity threshold keeps running there, saying so; a new VM goes to the other host', async () => {
-    const either = { placement: { providerSelector: { matchExpressions: [{ key: 'host', operator: 'In', values: ['a', 'b'] }] } }, migrationPolicy: 'automatic' };
+    const either = {
+      placement: { providerSelector: { matchExpressions: [{ key: 'host', operator: 'In', values: ['a', 'b'] }] } },
+      migrationPolicy: 'automatic',
+    };
     await t.apply(hostVm('vm-either', 'a', '10.88.2.13', either));
     await t.condition(vm(ns, 'vm-either', '', ''), 'Ready', 'True', 'Reconciled', 120_000);
     const before = await t.get(machineRef('cloud-hypervisor', ns, 'vm-either'));
@@ -234,7 +274,9 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
 
     const said = await t.condition(vm(ns, 'vm-either', '', ''), 'PlacementValid', 'True', 'FailureDomainWithdrawn', 60_000);
     const placementValid = (said.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'PlacementValid');
-    expect(placementValid?.message).toMatch(/^Provider host-a no longer offers failure domain host-a to new VMs \(CapacityExceeded: failure domains withdrawn: memory \d+% used/);
+    expect(placementValid?.message).toMatch(
+      /^Provider host-a no longer offers failure domain host-a to new VMs \(CapacityExceeded: failure domains withdrawn: memory \d+% used/,
+    );
     const machine = await t.get(machineRef('cloud-hypervisor', ns, 'vm-either'));
     expect({ uid: machine?.metadata.uid, providerID: machine?.spec?.providerID }).toEqual({ uid: before?.metadata.uid, providerID: before?.spec?.providerID });
     expect(machineDirs(a.host)).toContain(chUuidOf(before?.spec?.providerID as string));

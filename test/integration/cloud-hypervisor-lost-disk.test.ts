@@ -39,7 +39,12 @@ describe('a Cloud Hypervisor VM whose OS disk and VMM are gone (simulated VMM)',
     process.kill(pid, 'SIGKILL');
     await waitFor('the VMM to be gone', async () => ((await findVmmProcess(pid, paths.apiSocket)) ? undefined : true), 30_000);
     const passes = await env.provider.metric('banlieue_backend_calls_total', { backend: 'cloud-hypervisor', method: 'ensure' });
-    await waitFor('three more passes over the machines', async () => ((await env.provider.metric('banlieue_backend_calls_total', { backend: 'cloud-hypervisor', method: 'ensure' })) >= passes + 3 ? true : undefined), 60_000);
+    await waitFor(
+      'three more passes over the machines',
+      async () =>
+        (await env.provider.metric('banlieue_backend_calls_total', { backend: 'cloud-hypervisor', method: 'ensure' })) >= passes + 3 ? true : undefined,
+      60_000,
+    );
 
     expect(existsSync(disk)).toBe(false);
     expect(await findVmmProcess(await readPidFile(paths), paths.apiSocket)).toBeUndefined();

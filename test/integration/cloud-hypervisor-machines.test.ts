@@ -46,11 +46,15 @@ describe('VirtualMachines on Cloud Hypervisor (simulator)', () => {
 
   it('publishes the host as one failure domain and the image as ready on it', async () => {
     const provider = await t.condition(env.world.provider, 'Ready', 'True', 'Reconciled', 60_000);
-    expect(provider.status?.failureDomains).toMatchObject([{ name: 'host-a', labels: { host: 'testhost' }, attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'] } }]);
+    expect(provider.status?.failureDomains).toMatchObject([
+      { name: 'host-a', labels: { host: 'testhost' }, attributes: { availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'] } },
+    ]);
     const reachable = provider.status?.conditions?.find((c: { type: string }) => c.type === 'ProviderReachable');
     expect(reachable?.status).toBe('True');
     const image = await t.exists(env.world.vmImage, (o) => (o.status?.perProvider as { ready?: boolean }[] | undefined)?.some((r) => r.ready) === true, 60_000);
-    expect(image.status?.perProvider).toMatchObject([{ providerName: 'host-a', providerNamespace: env.ns, ready: true, resolvedRef: join(env.host.config.imageDir, 'halt.raw') }]);
+    expect(image.status?.perProvider).toMatchObject([
+      { providerName: 'host-a', providerNamespace: env.ns, ready: true, resolvedRef: join(env.host.config.imageDir, 'halt.raw') },
+    ]);
   });
 
   it("runs as the host's own identity, which may write its own Provider's status and no other's", async () => {
@@ -145,7 +149,11 @@ describe('Cloud Hypervisor provider restart', () => {
     expect(await Promise.all(uuids.map((uuid) => vmmPid(env, uuid)))).toEqual(pids);
     env.provider = await startChProvider(env, ['--resync-period', '3']);
     // Every machine passed through the new provider (twice: a resync), and it changed nothing.
-    await waitFor('the new provider to look at every machine twice', async () => ((await env.provider.metric('banlieue_backend_calls_total', { method: 'ensure', outcome: 'ok' })) >= 2 * names.length ? true : undefined), 120_000);
+    await waitFor(
+      'the new provider to look at every machine twice',
+      async () => ((await env.provider.metric('banlieue_backend_calls_total', { method: 'ensure', outcome: 'ok' })) >= 2 * names.length ? true : undefined),
+      120_000,
+    );
     expect(await Promise.all(uuids.map((uuid) => vmmPid(env, uuid)))).toEqual(pids);
     expect(machineDirs(env.host).sort()).toEqual([...uuids].sort());
     expect((await chMachines(env.ns)).map((m) => [m.metadata.name, m.status])).toEqual(before);
@@ -158,14 +166,26 @@ describe('Cloud Hypervisor provider restart', () => {
     if (pid === undefined) throw new Error('fleet-0 has no VMM');
     process.kill(pid, 'SIGKILL');
     const machine = await t.exists(machineRef('cloud-hypervisor', env.ns, 'fleet-0'), (o) => typeof o.status?.lastVmmExit === 'string', 120_000);
-    expect(machine.status?.lastVmmExit).toMatch(/the VMM exited without banlieue stopping it; started again from its saved config \(desiredPowerState PoweredOn\)/);
-    const warning = await waitFor('a VMRestarted Warning Event on the machine', async () =>
-      (await eventsRegarding(t.api, env.ns, 'fleet-0')).find((e) => e.type === 'Warning' && e.reason === 'VMRestarted' && e.regarding?.kind === 'CloudHypervisorMachine'), 60_000);
+    expect(machine.status?.lastVmmExit).toMatch(
+      /the VMM exited without banlieue stopping it; started again from its saved config \(desiredPowerState PoweredOn\)/,
+    );
+    const warning = await waitFor(
+      'a VMRestarted Warning Event on the machine',
+      async () =>
+        (await eventsRegarding(t.api, env.ns, 'fleet-0')).find(
+          (e) => e.type === 'Warning' && e.reason === 'VMRestarted' && e.regarding?.kind === 'CloudHypervisorMachine',
+        ),
+      60_000,
+    );
     expect(warning.note).toContain(`VM with UUID ${uuid}: the VMM exited without banlieue stopping it`);
-    const restarted = await waitFor('a new VMM for fleet-0', async () => {
-      const now = await vmmPid(env, uuid);
-      return now !== undefined && now !== pid ? now : undefined;
-    }, 60_000);
+    const restarted = await waitFor(
+      'a new VMM for fleet-0',
+      async () => {
+        const now = await vmmPid(env, uuid);
+        return now !== undefined && now !== pid ? now : undefined;
+      },
+      60_000,
+    );
     expect(restarted).toBeGreaterThan(0);
     await ready(env, 'fleet-0');
     expect(machineDirs(env.host)).toHaveLength(names.length);

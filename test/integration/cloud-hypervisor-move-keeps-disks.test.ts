@@ -36,11 +36,21 @@ describe('clusterctl move away from a Cloud Hypervisor host (simulated VMM)', ()
     const uuid = `0b5f7c1e-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`;
     const dir = join(env.host.config.stateRoot, uuid);
     mkdirSync(dir, { recursive: true });
-    const witness = { owner: `CloudHypervisorMachine/${env.ns}/sweep-witness-${n}`, taps: [], diskDir: join(env.host.config.storageClasses.fast ?? '', uuid), deletionStartedAt: new Date().toISOString() };
+    const witness = {
+      owner: `CloudHypervisorMachine/${env.ns}/sweep-witness-${n}`,
+      taps: [],
+      diskDir: join(env.host.config.storageClasses.fast ?? '', uuid),
+      deletionStartedAt: new Date().toISOString(),
+    };
     writeFileSync(join(dir, 'machine.json'), JSON.stringify(witness));
     await waitFor(`a sweep to remove witness ${n}`, () => (existsSync(dir) ? undefined : true), 60_000).catch((err: unknown) => {
       // What the role said about its sweeps, to tell a sweep that did not run from one that kept the witness.
-      const said = env.provider.logs().split('\n').filter((l) => /swe(ep|pt)|no longer exists/i.test(l)).slice(-10).join('\n');
+      const said = env.provider
+        .logs()
+        .split('\n')
+        .filter((l) => /swe(ep|pt)|no longer exists/i.test(l))
+        .slice(-10)
+        .join('\n');
       throw new Error(`${String(err)}\n${said}`);
     });
   };
@@ -53,7 +63,15 @@ describe('clusterctl move away from a Cloud Hypervisor host (simulated VMM)', ()
       apiVersion: INFRA,
       kind: 'CloudHypervisorMachine',
       metadata: { name: 'moved', namespace: env.ns },
-      spec: { providerRef: { name: env.world.provider.metadata.name }, failureDomain, bootSource: { kind: 'image', image: TEST_IMAGE }, cpus: { boot: 1 }, memory: { sizeMiB: 128 }, osDiskSizeGiB: 1, storageClass: 'fast' },
+      spec: {
+        providerRef: { name: env.world.provider.metadata.name },
+        failureDomain,
+        bootSource: { kind: 'image', image: TEST_IMAGE },
+        cpus: { boot: 1 },
+        memory: { sizeMiB: 128 },
+        osDiskSizeGiB: 1,
+        storageClass: 'fast',
+      },
     };
     await t.apply(machine);
     await t.condition(machine, 'Ready', 'True', 'Reconciled', 120_000);

@@ -36,7 +36,8 @@ describe('an InfraCluster control-plane endpoint, once set', () => {
     return apiMessage(outcome.err);
   }
 
-  const live = async (c: Cluster): Promise<Cluster> => (await api.read({ apiVersion: c.apiVersion ?? '', kind: c.kind ?? '', metadata: { name: c.metadata?.name ?? '', namespace: ns.name } })) as Cluster;
+  const live = async (c: Cluster): Promise<Cluster> =>
+    (await api.read({ apiVersion: c.apiVersion ?? '', kind: c.kind ?? '', metadata: { name: c.metadata?.name ?? '', namespace: ns.name } })) as Cluster;
 
   beforeAll(async () => {
     ns = await createNamespace('cp-endpoint');
@@ -46,7 +47,9 @@ describe('an InfraCluster control-plane endpoint, once set', () => {
   });
 
   it.each(KINDS)('on a %s: refuses its removal, so it cannot be set anew, nor moved in one update', async (kind) => {
-    const created = (await api.create(cluster(kind, `${kind.toLowerCase()}-updates`, { controlPlaneEndpoint: FIRST, providerRefs: [{ name: 'a' }] }))) as Cluster;
+    const created = (await api.create(
+      cluster(kind, `${kind.toLowerCase()}-updates`, { controlPlaneEndpoint: FIRST, providerRefs: [{ name: 'a' }] }),
+    )) as Cluster;
     const removed = structuredClone(created);
     delete removed.spec.controlPlaneEndpoint;
     expect(await refused(api.replace(removed))).toContain(`spec.controlPlaneEndpoint: Invalid value`);
@@ -59,7 +62,12 @@ describe('an InfraCluster control-plane endpoint, once set', () => {
 
   it.each(KINDS)('on a %s: refuses a merge patch deleting it', async (kind) => {
     const created = (await api.create(cluster(kind, `${kind.toLowerCase()}-merge`, { controlPlaneEndpoint: FIRST }))) as Cluster;
-    const patch = { apiVersion: created.apiVersion, kind, metadata: { name: created.metadata?.name, namespace: ns.name }, spec: { controlPlaneEndpoint: null } };
+    const patch = {
+      apiVersion: created.apiVersion,
+      kind,
+      metadata: { name: created.metadata?.name, namespace: ns.name },
+      spec: { controlPlaneEndpoint: null },
+    };
     expect(await refused(api.patch(patch, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch))).toContain(IMMUTABLE);
     expect((await live(created)).spec.controlPlaneEndpoint).toEqual(FIRST);
   });

@@ -95,7 +95,12 @@ describe('controller robustness against a real kube-apiserver', () => {
     // Writes the controller does not watch move etcd's revision past every
     // resourceVersion it holds; the restarted apiserver's fresh watch cache
     // starts at the new revision and cannot serve the old ones.
-    const configMaps = Array.from({ length: 100 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `churn-${i}`, namespace: ns }, data: { i: String(i) } }));
+    const configMaps = Array.from({ length: 100 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `churn-${i}`, namespace: ns },
+      data: { i: String(i) },
+    }));
     await applyObjects(plane(), configMaps);
     await plane().restartApiserver();
 
@@ -112,14 +117,21 @@ describe('controller robustness against a real kube-apiserver', () => {
     await createBackend(plane(), ns, ['fd-a', 'fd-b', 'fd-c']);
     const controller = await startController('--resync-period', String(resyncSeconds));
     const names = Array.from({ length: count }, (_, i) => `vm-${String(i).padStart(2, '0')}`);
-    await applyObjects(plane(), names.map((n) => virtualMachine(ns, n)));
+    await applyObjects(
+      plane(),
+      names.map((n) => virtualMachine(ns, n)),
+    );
     await waitFor(`${count} VSphereMachines`, async () => (await list(VSPHERE_MACHINES, ns)).length === count, 120_000);
 
     // Play the vSphere provider: every machine comes up.
     for (let i = 0; i < count; i += 10) {
       await Promise.all(names.slice(i, i + 10).map((n, j) => patchStatus(plane(), VSPHERE_MACHINES, ns, n, runningStatus(`192.0.2.${10 + i + j}`))));
     }
-    await waitFor(`all ${count} VirtualMachines Ready`, async () => (await list(VIRTUAL_MACHINES, ns)).filter((vm) => hasCondition(vm, 'Ready', 'True')).length === count, 120_000);
+    await waitFor(
+      `all ${count} VirtualMachines Ready`,
+      async () => (await list(VIRTUAL_MACHINES, ns)).filter((vm) => hasCondition(vm, 'Ready', 'True')).length === count,
+      120_000,
+    );
 
     // Quiet: no write for longer than a resync period (every VM reconciled at least once since).
     const writes = (): Promise<number> => controller.metric('banlieue_api_writes_total');
@@ -140,7 +152,11 @@ describe('controller robustness against a real kube-apiserver', () => {
     // The window: at least 30 s, and at least two resyncs of every VM.
     const reconciles = (): Promise<number> => controller.metric('banlieue_reconcile_total', { controller: 'virtualmachine' });
     const [writesBefore, reconcilesBefore, start] = [await writes(), await reconciles(), new Date()];
-    await waitFor('30 s spanning two resyncs', async () => Date.now() - start.getTime() >= 30_000 && (await reconciles()) - reconcilesBefore >= 2 * count, 90_000);
+    await waitFor(
+      '30 s spanning two resyncs',
+      async () => Date.now() - start.getTime() >= 30_000 && (await reconciles()) - reconcilesBefore >= 2 * count,
+      90_000,
+    );
     const [writesAfter, reconcilesAfter, end] = [await writes(), await reconciles(), new Date()];
 
     const ours = auditedWrites(plane().auditLogPath);
@@ -206,12 +222,17 @@ describe('shutdown', () => {
     try {
       // Nothing listens on this port: the informers never sync.
       const kubeconfig = join(dir, 'kubeconfig');
-      writeFileSync(kubeconfig, JSON.stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
-        clusters: [{ name: 'x', cluster: { server: `https://127.0.0.1:${await freePort()}`, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'x', user: { token: 'unused' } }],
-        contexts: [{ name: 'x', context: { cluster: 'x', user: 'x' } }],
-      }));
+      writeFileSync(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'x',
+          clusters: [{ name: 'x', cluster: { server: `https://127.0.0.1:${await freePort()}`, 'insecure-skip-tls-verify': true } }],
+          users: [{ name: 'x', user: { token: 'unused' } }],
+          contexts: [{ name: 'x', context: { cluster: 'x', user: 'x' } }],
+        }),
+      );
       const process = await startRole([...role, '--kubeconfig', kubeconfig, '--no-leader-elect']);
       await waitFor('a failed watch', () => (process.logs().includes('Watch failed') ? true : undefined), 30_000);
       const code = await Promise.race([process.stop(), new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 10_000))]);

@@ -66,10 +66,14 @@ const describeProcesses = (ps: ProcessEntry[]): string => ps.map((p) => `${p.pid
 /** Interrupts the demo once `when` holds, with `how`; then nothing of it may run. */
 async function interruptAndCheck(when: (d: RunningDemo) => boolean, what: string, how: (d: RunningDemo) => void): Promise<void> {
   const demo = startDemo();
-  await waitFor(`the demo to reach ${what}`, () => {
-    if (demo.guard.exitCode !== null) throw new Error(`the demo exited ${demo.guard.exitCode} first:\n${demo.output()}`);
-    return when(demo) || undefined;
-  }, REACH_MS).catch((err: unknown) => {
+  await waitFor(
+    `the demo to reach ${what}`,
+    () => {
+      if (demo.guard.exitCode !== null) throw new Error(`the demo exited ${demo.guard.exitCode} first:\n${demo.output()}`);
+      return when(demo) || undefined;
+    },
+    REACH_MS,
+  ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n${demo.output().slice(-4000)}`);
   });
   const group = demo.group();
@@ -107,23 +111,39 @@ afterEach(async () => {
 }, 60_000);
 
 describe('make demo leaves no process behind', () => {
-  it('when interrupted with SIGINT (Ctrl-C) during start-up', async () => {
-    await interruptAndCheck(DURING_START_UP, 'start-up', (d) => d.guard.kill('SIGINT'));
-  }, 2 * REACH_MS);
+  it(
+    'when interrupted with SIGINT (Ctrl-C) during start-up',
+    async () => {
+      await interruptAndCheck(DURING_START_UP, 'start-up', (d) => d.guard.kill('SIGINT'));
+    },
+    2 * REACH_MS,
+  );
 
-  it('when its reader closes its stdout during start-up', async () => {
-    // The next line the demo prints meets EPIPE (as `make demo | head` would).
-    await interruptAndCheck(DURING_START_UP, 'start-up', (d) => d.guard.stdout?.destroy());
-  }, 2 * REACH_MS);
+  it(
+    'when its reader closes its stdout during start-up',
+    async () => {
+      // The next line the demo prints meets EPIPE (as `make demo | head` would).
+      await interruptAndCheck(DURING_START_UP, 'start-up', (d) => d.guard.stdout?.destroy());
+    },
+    2 * REACH_MS,
+  );
 
-  it('when sent SIGTERM once it is up', async () => {
-    await interruptAndCheck(AFTER_UP, 'its roles running', (d) => d.guard.kill('SIGTERM'));
-  }, 2 * REACH_MS);
+  it(
+    'when sent SIGTERM once it is up',
+    async () => {
+      await interruptAndCheck(AFTER_UP, 'its roles running', (d) => d.guard.kill('SIGTERM'));
+    },
+    2 * REACH_MS,
+  );
 
-  it('when its steps crash once it is up (killed, no clean-up of their own)', async () => {
-    await interruptAndCheck(AFTER_UP, 'its roles running', (d) => {
-      const leader = d.group();
-      if (leader !== undefined) process.kill(leader, 'SIGKILL');
-    });
-  }, 2 * REACH_MS);
+  it(
+    'when its steps crash once it is up (killed, no clean-up of their own)',
+    async () => {
+      await interruptAndCheck(AFTER_UP, 'its roles running', (d) => {
+        const leader = d.group();
+        if (leader !== undefined) process.kill(leader, 'SIGKILL');
+      });
+    },
+    2 * REACH_MS,
+  );
 });

@@ -38,7 +38,8 @@ async function get(cp: ControlPlane, resource: string, name: string, ns = NS): P
   }
 }
 
-const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined => live?.status?.conditions?.find((c) => c.type === 'Ready');
+const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined =>
+  live?.status?.conditions?.find((c) => c.type === 'Ready');
 
 describe('a backend registered only in a test', () => {
   const { plane } = usePrivatePlane();
@@ -59,21 +60,34 @@ describe('a backend registered only in a test', () => {
     await cp.kubectl(['create', 'namespace', NS]);
     await applyObjects(cp, [
       ...fakeLab(NS),
-      { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web-1', namespace: NS }, spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } } },
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VirtualMachine',
+        metadata: { name: 'web-1', namespace: NS },
+        spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } },
+      },
     ]);
 
     // The create task runs 3 s: the provider records it and returns instead of waiting on it.
-    const inFlight = await waitFor('the FakeMachine to record its create task', async () => {
-      const machine = await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1');
-      return machine?.status?.taskRef ? machine : undefined;
-    }, 120_000);
+    const inFlight = await waitFor(
+      'the FakeMachine to record its create task',
+      async () => {
+        const machine = await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1');
+        return machine?.status?.taskRef ? machine : undefined;
+      },
+      120_000,
+    );
     expect(inFlight.spec.providerID).toMatch(/^fake:\/\/[0-9a-f-]{36}$/);
     expect(inFlight.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: 'Provisioning' }));
 
-    const vm = await waitFor('the VirtualMachine to be Ready', async () => {
-      const live = await get(cp, 'virtualmachines.banlieue.io', 'web-1');
-      return live?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? live : undefined;
-    }, 120_000);
+    const vm = await waitFor(
+      'the VirtualMachine to be Ready',
+      async () => {
+        const live = await get(cp, 'virtualmachines.banlieue.io', 'web-1');
+        return live?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? live : undefined;
+      },
+      120_000,
+    );
     const machine = await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1');
     expect(machine?.spec).toMatchObject({ image: 'debian-13', cpus: 2, memoryMiB: 1024, providerRef: { name: 'lab' }, failureDomain: 'lab-zone' });
     expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', vmRef: expect.stringMatching(/^fake-/) });
@@ -103,7 +117,12 @@ describe('a backend registered only in a test', () => {
       });
       await applyObjects(cp, [
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: CAPI_NS }, stringData: { token: 's3cr3t' } },
-        { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${MACHINE}-bootstrap`, namespace: CAPI_NS }, stringData: { value: '#cloud-config\n', format: 'cloud-config' } },
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: `${MACHINE}-bootstrap`, namespace: CAPI_NS },
+          stringData: { value: '#cloud-config\n', format: 'cloud-config' },
+        },
         fakeProvider('east'),
         fakeProvider('west'),
         {
@@ -137,10 +156,14 @@ describe('a backend registered only in a test', () => {
           spec: { failureDomain: 'west-zone', image: 'debian-13', cpus: 1, memoryMiB: 512 },
         },
       ]);
-      const provisioned = await waitFor('the FakeMachine to be provisioned', async () => {
-        const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
-        return live?.status?.initialization?.provisioned === true ? live : undefined;
-      }, 120_000);
+      const provisioned = await waitFor(
+        'the FakeMachine to be provisioned',
+        async () => {
+          const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
+          return live?.status?.initialization?.provisioned === true ? live : undefined;
+        },
+        120_000,
+      );
       expect(provisioned.status?.failureDomain).toBe('east-zone');
       expect(provisioned.spec.failureDomain).toBe('west-zone');
     });
@@ -153,10 +176,14 @@ describe('a backend registered only in a test', () => {
       cloud.holdDestroys = true;
       try {
         await cp.kubectl(['delete', FAKE_MACHINES, MACHINE, '-n', CAPI_NS, '--wait=false']);
-        const deleting = await waitFor('Ready to say Deleting', async () => {
-          const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
-          return readyOf(live)?.reason === 'Deleting' ? live : undefined;
-        }, 60_000);
+        const deleting = await waitFor(
+          'Ready to say Deleting',
+          async () => {
+            const live = await get(cp, FAKE_MACHINES, MACHINE, CAPI_NS);
+            return readyOf(live)?.reason === 'Deleting' ? live : undefined;
+          },
+          60_000,
+        );
         expect(readyOf(deleting)).toMatchObject({ status: 'False', reason: 'Deleting', message: `destroying the fake VM ${uuid}` });
         expect(cloud.vms.has(uuid)).toBe(true);
       } finally {
@@ -170,8 +197,11 @@ describe('a backend registered only in a test', () => {
   it('destroys the fake VM when the VirtualMachine is deleted', async () => {
     const cp = plane();
     await cp.kubectl(['delete', 'virtualmachines.banlieue.io', 'web-1', '-n', NS, '--wait=false']);
-    await waitFor('the VirtualMachine and its FakeMachine to be gone', async () =>
-      !(await get(cp, 'virtualmachines.banlieue.io', 'web-1')) && !(await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1')), 120_000);
+    await waitFor(
+      'the VirtualMachine and its FakeMachine to be gone',
+      async () => !(await get(cp, 'virtualmachines.banlieue.io', 'web-1')) && !(await get(cp, 'fakemachines.infrastructure.banlieue.io', 'web-1')),
+      120_000,
+    );
     expect(cloud.vms.size).toBe(0);
   });
 });

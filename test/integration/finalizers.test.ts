@@ -103,7 +103,7 @@ describe('Adding a finalizer beside another writer', () => {
   });
 });
 
-describe('A field stamped with the finalizer (an InfraMachine\'s providerID)', () => {
+describe("A field stamped with the finalizer (an InfraMachine's providerID)", () => {
   const stamp = { path: ['data', 'providerID'] as const, value: 'vsphere://0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87' };
 
   it('writes the field in the same patch as the finalizer: one write', async () => {

@@ -62,16 +62,25 @@ describe('gzip user-data', () => {
   it.each([
     ['a Secret', 'web-secret', { secretRef: { name: 'gz-secret' } }],
     ["a ConfigMap's binaryData", 'web-configmap', { configMapRef: { name: 'gz-configmap' } }],
-  ])('reaches the VM byte for byte from %s, unrendered', async (_, name, userData) => {
-    const cp = plane();
-    await applyObjects(cp, [vm(name, userData)]);
+  ])(
+    'reaches the VM byte for byte from %s, unrendered',
+    async (_, name, userData) => {
+      const cp = plane();
+      await applyObjects(cp, [vm(name, userData)]);
 
-    const created = await waitFor(`the fake VM of ${name}`, async () => [...cloud.vms.values()].find((v) => v.name === name), 120_000);
-    expect(userDataBytes(created.userData ?? '')).toEqual(GZIP);
-    const rendered = await get(cp, 'secret', `${name}-user-data`);
-    expect(Buffer.from(rendered?.data?.value ?? '', 'base64')).toEqual(GZIP);
-    await waitFor(`${name} to be Ready`, async () => (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined, 120_000);
-  }, 300_000);
+      const created = await waitFor(`the fake VM of ${name}`, async () => [...cloud.vms.values()].find((v) => v.name === name), 120_000);
+      expect(userDataBytes(created.userData ?? '')).toEqual(GZIP);
+      const rendered = await get(cp, 'secret', `${name}-user-data`);
+      expect(Buffer.from(rendered?.data?.value ?? '', 'base64')).toEqual(GZIP);
+      await waitFor(
+        `${name} to be Ready`,
+        async () =>
+          (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined,
+        120_000,
+      );
+    },
+    300_000,
+  );
 
   it('reaches the VM of a VirtualMachine named with 253 characters: its rendered Secret is named within 253', async () => {
     const cp = plane();
@@ -81,8 +90,14 @@ describe('gzip user-data', () => {
 
     const created = await waitFor('the fake VM of the long-named VirtualMachine', async () => [...cloud.vms.values()].find((v) => v.name === name), 120_000);
     expect(userDataBytes(created.userData ?? '')).toEqual(GZIP);
-    await waitFor('it to be Ready', async () => (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined, 120_000);
-    const secrets = JSON.parse(await cp.kubectl(['get', 'secrets', '-n', NS, '-o', 'json'])) as { items: { metadata: { name: string; ownerReferences?: { name: string }[] } }[] };
+    await waitFor(
+      'it to be Ready',
+      async () => (await get(cp, 'virtualmachines.banlieue.io', name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') || undefined,
+      120_000,
+    );
+    const secrets = JSON.parse(await cp.kubectl(['get', 'secrets', '-n', NS, '-o', 'json'])) as {
+      items: { metadata: { name: string; ownerReferences?: { name: string }[] } }[];
+    };
     const rendered = secrets.items.filter((o) => o.metadata.ownerReferences?.some((r) => r.name === name)).map((o) => o.metadata.name);
     expect(rendered).toHaveLength(1);
     expect(rendered[0]?.length).toBeLessThanOrEqual(253);

@@ -127,7 +127,8 @@ function placed(cases: readonly CorpusCase[], bases: ReadonlyMap<string, CorpusO
         return true;
       }
     })();
-    if (object.metadata.name === bases.get(kind)?.metadata.name) object.metadata.name = namespaced ? `${kind.toLowerCase()}-${i}` : `${ns}-${kind.toLowerCase()}-${i}`;
+    if (object.metadata.name === bases.get(kind)?.metadata.name)
+      object.metadata.name = namespaced ? `${kind.toLowerCase()}-${i}` : `${ns}-${kind.toLowerCase()}-${i}`;
     if (namespaced) object.metadata.namespace = ns;
     return { description: c.description, object };
   });
@@ -138,7 +139,11 @@ async function createForReal(c: CorpusCase): Promise<Applied> {
   const o = c.object;
   const lookup = lookupKind(o.apiVersion, o.kind, ALL_KINDS);
   if ('error' in lookup) return { ...c, errors: [lookup.error] };
-  const collection = await t.api.pathOf({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: '', namespace: typeof o.metadata.namespace === 'string' ? o.metadata.namespace : undefined } });
+  const collection = await t.api.pathOf({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: { name: '', namespace: typeof o.metadata.namespace === 'string' ? o.metadata.namespace : undefined },
+  });
   try {
     await t.api.request('POST', collection, { query: { fieldValidation: 'Strict' }, body: o });
     return { ...c, errors: [] };
@@ -159,7 +164,11 @@ async function objectsOf(ns: string, kinds: readonly string[], ours: ReadonlySet
   const lists = await Promise.all(
     kinds.map(async (kind) => {
       const def = kindByName(kind);
-      const path = await t.api.pathOf({ apiVersion: `${def.group}/${def.version}`, kind, metadata: { name: '', namespace: def.scope === 'Namespaced' ? ns : undefined } });
+      const path = await t.api.pathOf({
+        apiVersion: `${def.group}/${def.version}`,
+        kind,
+        metadata: { name: '', namespace: def.scope === 'Namespaced' ? ns : undefined },
+      });
       return (await t.api.request<{ items: Obj[] }>('GET', path)).items;
     }),
   );
@@ -196,12 +205,21 @@ function servedBy(backend: BackendName, o: Obj): boolean {
 async function playGuests(env: EveryBackendEnv): Promise<void> {
   // VMware Tools, through vcsim's hook.
   const machines = await objectsOf(env.ns, ['VSphereMachine']);
-  await Promise.all(machines.map((m, i) => (typeof m.spec?.providerID === 'string' ? playTools(env.vsphereClient, uuidOf(m.spec.providerID), `10.70.${Math.floor(i / 200)}.${(i % 200) + 10}`) : false)));
+  await Promise.all(
+    machines.map((m, i) =>
+      typeof m.spec?.providerID === 'string'
+        ? playTools(env.vsphereClient, uuidOf(m.spec.providerID), `10.70.${Math.floor(i / 200)}.${(i % 200) + 10}`)
+        : false,
+    ),
+  );
   // The QEMU guest agent, in the simulator. (libvirtd's test driver leases addresses itself; Cloud Hypervisor guests are static.)
-  [...env.proxmoxSim.state.vms.values()].filter((v) => v.config.template !== 1).forEach((v, i) => (v.agent.addresses = [{ ip: `10.71.${Math.floor(i / 200)}.${(i % 200) + 10}`, prefix: 24 }]));
+  [...env.proxmoxSim.state.vms.values()]
+    .filter((v) => v.config.template !== 1)
+    .forEach((v, i) => (v.agent.addresses = [{ ip: `10.71.${Math.floor(i / 200)}.${(i % 200) + 10}`, prefix: 24 }]));
 }
 
-const isWaitingForAddress = (o: Obj): boolean => ((o.status?.conditions ?? []) as Condition[]).some((c) => c.type === 'Ready' && c.reason === Reason.WaitingForAddress);
+const isWaitingForAddress = (o: Obj): boolean =>
+  ((o.status?.conditions ?? []) as Condition[]).some((c) => c.type === 'Ready' && c.reason === Reason.WaitingForAddress);
 
 const cpuTicks = (pid: number | undefined): number => (pid === undefined ? 0 : (readProcess(pid)?.cpuTicks ?? 0));
 
@@ -239,7 +257,9 @@ describe('hostile input through the API server with every role running (issue 15
   });
 
   it('names the field in every refusal', () => {
-    const unnamed = applied.filter((a) => a.errors.length > 0 && !a.errors.some((e) => e.field !== '')).map((a) => `${a.description}: ${a.errors.map((e) => e.message.slice(0, 200)).join('; ')}`);
+    const unnamed = applied
+      .filter((a) => a.errors.length > 0 && !a.errors.some((e) => e.field !== ''))
+      .map((a) => `${a.description}: ${a.errors.map((e) => e.message.slice(0, 200)).join('; ')}`);
     expect(unnamed).toEqual([]);
   });
 
@@ -275,7 +295,9 @@ describe('hostile input through the API server with every role running (issue 15
     // The measurement is a fixed window: an idle minute, by definition, for all roles together.
     await delay(IDLE_MS);
     const callsAfter = await Promise.all(ENV_BACKENDS.map((b) => backendCalls(env.runs[b].provider)));
-    const cpu = Object.fromEntries(Object.entries(roles).map(([name, role]) => [name, (cpuTicks(role.child.pid) - (cpuBefore[name] ?? 0)) / TICKS_PER_SECOND / (IDLE_MS / 1000)]));
+    const cpu = Object.fromEntries(
+      Object.entries(roles).map(([name, role]) => [name, (cpuTicks(role.child.pid) - (cpuBefore[name] ?? 0)) / TICKS_PER_SECOND / (IDLE_MS / 1000)]),
+    );
     const writes = countWrites(audit, from);
     const writesTotal = Object.values(writes).reduce((sum, w) => sum + w.total, 0);
     const perBackend = ENV_BACKENDS.map((backend, i) => {
@@ -293,7 +315,9 @@ describe('hostile input through the API server with every role running (issue 15
     // a network the driver does not have (a real libvirtd would not start it).
     const byName = new Map(applied.map((a) => [`${a.object.kind}/${a.object.metadata.name}`, a.description]));
     const waitingForAddress = objects.filter(isWaitingForAddress);
-    console.log(`waiting for an address: ${JSON.stringify(waitingForAddress.map((o) => `${o.kind} ${o.metadata.name}: ${byName.get(`${o.kind}/${o.metadata.name}`) ?? 'made by a VirtualMachine'}`))}`);
+    console.log(
+      `waiting for an address: ${JSON.stringify(waitingForAddress.map((o) => `${o.kind} ${o.metadata.name}: ${byName.get(`${o.kind}/${o.metadata.name}`) ?? 'made by a VirtualMachine'}`))}`,
+    );
     console.log(
       `idle minute after the hostile corpus: ${objects.length} reported objects ${JSON.stringify(readiness)}, ${writesTotal} API writes ${JSON.stringify(Object.fromEntries(Object.entries(writes).map(([role, w]) => [role, w.byResource])))}, backend calls ${JSON.stringify(perBackend)}, CPU ${JSON.stringify(cpu)}`,
     );

@@ -95,7 +95,8 @@ describe('The image, run the way its Deployment runs it', () => {
       await stopVsphereEnv(env);
     } finally {
       // The Leases outlive their holders; the next holder should not wait for them.
-      for (const name of [CONTROLLER, PROVIDER]) await t.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: INSTALL_NS } });
+      for (const name of [CONTROLLER, PROVIDER])
+        await t.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: INSTALL_NS } });
       if (rootfs) rmSync(rootfs, { recursive: true, force: true });
     }
   }, 300_000);
@@ -109,7 +110,10 @@ describe('The image, run the way its Deployment runs it', () => {
 
   it('takes the Lease of each role in banlieue-system under its pod name', async () => {
     const pods = [env?.controller, env?.provider] as ImagePod[];
-    for (const [lease, pod] of [[CONTROLLER, pods[0]], [PROVIDER, pods[1]]] as const) {
+    for (const [lease, pod] of [
+      [CONTROLLER, pods[0]],
+      [PROVIDER, pods[1]],
+    ] as const) {
       await waitFor(`${pod.name} to hold Lease ${INSTALL_NS}/${lease}`, async () => (await leaseHolder(lease)) === pod.name, 120_000).catch((err: Error) => {
         throw new Error(`${err.message}\n--- ${pod.name} ---\n${pod.logs()}`);
       });
@@ -150,9 +154,11 @@ describe('The image, run the way its Deployment runs it', () => {
       env.provider = await startPod(PROVIDER, [vcsimPort]);
       const pod = env.provider as ImagePod;
       const forbidden = `"system:serviceaccount:${INSTALL_NS}:${PROVIDER}" cannot list resource "vspheremachines"`;
-      await waitFor(`${pod.name} to report ${forbidden}`, () => logRecords(pod).some((r) => String(r.err ?? '').includes(forbidden)), 180_000).catch((err: Error) => {
-        throw new Error(`${err.message}\n--- ${pod.name} ---\n${pod.logs()}`);
-      });
+      await waitFor(`${pod.name} to report ${forbidden}`, () => logRecords(pod).some((r) => String(r.err ?? '').includes(forbidden)), 180_000).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\n--- ${pod.name} ---\n${pod.logs()}`);
+        },
+      );
     } finally {
       // The install as it was (bootstrap operator re-applies the role), and a provider that
       // starts under it, to take the finalizers off when the suite ends.

@@ -5,7 +5,12 @@ import { startControllerNamespace } from '../support/kube.js';
 import { INFRA, TestApi, failureDomains, imageRows, provider, vmImage, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
-const cluster = (kind: string, ns: string, name: string, spec: Record<string, unknown>): Obj => ({ apiVersion: INFRA, kind, metadata: { name, namespace: ns }, spec });
+const cluster = (kind: string, ns: string, name: string, spec: Record<string, unknown>): Obj => ({
+  apiVersion: INFRA,
+  kind,
+  metadata: { name, namespace: ns },
+  spec,
+});
 
 describe('InfraCluster and VMImage aggregation', () => {
   const t = new TestApi();
@@ -19,11 +24,18 @@ describe('InfraCluster and VMImage aggregation', () => {
       const p = await t.apply(provider(ns, vc, 'vsphere', { site: 'paris' }));
       await t.applyStatus(
         p,
-        failureDomains('vsphere', ['c1', 'c2', 'c3'].map((c) => ({ name: `${vc}-dc1-${c}`, labels: { datacenter: 'dc1', cluster: c } }))),
+        failureDomains(
+          'vsphere',
+          ['c1', 'c2', 'c3'].map((c) => ({ name: `${vc}-dc1-${c}`, labels: { datacenter: 'dc1', cluster: c } })),
+        ),
       );
     }
     // One Provider of every other backend, all labelled alike: each InfraCluster kind must see only its own.
-    const lab = [['lab', 'libvirt', 'lab'], ['pve', 'proxmox', 'pve-1'], ['ch-host', 'cloud-hypervisor', 'ch-1']] as const;
+    const lab = [
+      ['lab', 'libvirt', 'lab'],
+      ['pve', 'proxmox', 'pve-1'],
+      ['ch-host', 'cloud-hypervisor', 'ch-1'],
+    ] as const;
     for (const [name, backend, fd] of lab) {
       const p = await t.apply(provider(ns, name, backend, { site: 'lab' }));
       await t.applyStatus(p, failureDomains(backend, [{ name: fd }]));
@@ -44,7 +56,14 @@ describe('InfraCluster and VMImage aggregation', () => {
     );
     const ready = await t.condition(c, 'Ready', 'True', 'Reconciled');
     const fds = ready.status?.failureDomains as { name: string; controlPlane: boolean; attributes: Record<string, string> }[];
-    expect(fds.map((f) => f.name)).toEqual(['vcenter-a-dc1-c1', 'vcenter-a-dc1-c2', 'vcenter-a-dc1-c3', 'vcenter-b-dc1-c1', 'vcenter-b-dc1-c2', 'vcenter-b-dc1-c3']);
+    expect(fds.map((f) => f.name)).toEqual([
+      'vcenter-a-dc1-c1',
+      'vcenter-a-dc1-c2',
+      'vcenter-a-dc1-c3',
+      'vcenter-b-dc1-c1',
+      'vcenter-b-dc1-c2',
+      'vcenter-b-dc1-c3',
+    ]);
     expect(fds.filter((f) => f.controlPlane).map((f) => f.name)).toEqual(['vcenter-a-dc1-c1', 'vcenter-a-dc1-c2', 'vcenter-b-dc1-c1', 'vcenter-b-dc1-c2']);
     expect(fds[0]?.attributes).toMatchObject({ provider: 'vcenter-a', cluster: 'c1' });
     expect(ready.status).toMatchObject({ initialization: { provisioned: true }, controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 } });
@@ -65,7 +84,7 @@ describe('InfraCluster and VMImage aggregation', () => {
     ['ProxmoxCluster', ['pve-1']],
     ['LibvirtCluster', ['lab']],
     ['CloudHypervisorCluster', ['ch-1']],
-  ])('publishes on a %s with neither providerRefs nor providerSelector only its backend\'s failure domains', async (kind, expected) => {
+  ])("publishes on a %s with neither providerRefs nor providerSelector only its backend's failure domains", async (kind, expected) => {
     const c = await t.apply(cluster(kind, ns, `all-${kind.toLowerCase()}`, {}));
     const ready = await t.condition(c, 'Ready', 'True');
     expect((ready.status?.failureDomains as { name: string }[]).map((f) => f.name)).toEqual(expected);
@@ -88,10 +107,22 @@ describe('InfraCluster and VMImage aggregation', () => {
 
   it('aggregates VMImage readiness from the rows providers write', async () => {
     const img = await t.apply(vmImage(`agg-${Math.random().toString(36).slice(2, 7)}`));
-    await t.applyStatus(img, imageRows([{ ns, provider: 'vcenter-a', ready: true }, { ns, provider: 'vcenter-b', ready: false, reason: 'TemplateNotFound' }]));
+    await t.applyStatus(
+      img,
+      imageRows([
+        { ns, provider: 'vcenter-a', ready: true },
+        { ns, provider: 'vcenter-b', ready: false, reason: 'TemplateNotFound' },
+      ]),
+    );
     const notReady = await t.condition(img, 'Ready', 'False', 'ImageNotReadyOnProvider');
     expect(JSON.stringify(notReady.status?.conditions)).toContain('vcenter-b');
-    await t.applyStatus(img, imageRows([{ ns, provider: 'vcenter-a', ready: true }, { ns, provider: 'vcenter-b', ready: true }]));
+    await t.applyStatus(
+      img,
+      imageRows([
+        { ns, provider: 'vcenter-a', ready: true },
+        { ns, provider: 'vcenter-b', ready: true },
+      ]),
+    );
     await t.condition(img, 'Ready', 'True', 'Reconciled');
     await t.delete(img);
   });

@@ -36,9 +36,24 @@ const readyOf = (o: Json | undefined): Json | undefined => o?.status?.conditions
 async function bindClaim(cp: ControlPlane, address: string): Promise<void> {
   await waitFor('the IPAddressClaim of NIC 0, pool 0', () => get(cp, CLAIMS, 'pooled-0-0'), 120_000);
   await applyObjects(cp, [
-    { apiVersion: 'ipam.cluster.x-k8s.io/v1beta2', kind: 'IPAddress', metadata: { name: 'pooled-0-0', namespace: NS }, spec: { address, prefix: 24, gateway: '10.0.0.1', claimRef: { name: 'pooled-0-0' }, poolRef: POOL } },
+    {
+      apiVersion: 'ipam.cluster.x-k8s.io/v1beta2',
+      kind: 'IPAddress',
+      metadata: { name: 'pooled-0-0', namespace: NS },
+      spec: { address, prefix: 24, gateway: '10.0.0.1', claimRef: { name: 'pooled-0-0' }, poolRef: POOL },
+    },
   ]);
-  await cp.kubectl(['patch', CLAIMS, 'pooled-0-0', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addressRef: { name: 'pooled-0-0' } } })]);
+  await cp.kubectl([
+    'patch',
+    CLAIMS,
+    'pooled-0-0',
+    '-n',
+    NS,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { addressRef: { name: 'pooled-0-0' } } }),
+  ]);
 }
 
 describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
@@ -49,7 +64,8 @@ describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
   beforeAll(async () => {
     const cp = plane();
     const bases = join((await buildTools()).capiModuleDir, 'core/config/crd/bases');
-    for (const kind of ['ipaddressclaims', 'ipaddresses']) await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
+    for (const kind of ['ipaddressclaims', 'ipaddresses'])
+      await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CLAIMS}`, 'crd/ipaddresses.ipam.cluster.x-k8s.io']);
     vcsim = await startVcsim({ datacenters: 1, clusters: 1 });
     client = await vcsimClient(vcsim);
@@ -66,21 +82,52 @@ describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
 
   it('keeps the VM it has, the same one, while its claim is deleted, made again and bound to another address', async () => {
     const cp = plane();
-    const provider = track(await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--namespace', NS, '--poll-period', '1', '--rediscover-period', '5', '--resync-period', '2']));
-    const failureDomain = await waitFor('the Provider to discover vcsim', async () => (await get(cp, 'providers.banlieue.io', 'vcsim'))?.status?.failureDomains?.[0]?.name as string | undefined, 90_000);
+    const provider = track(
+      await startRole([
+        'provider',
+        'vsphere',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--no-leader-elect',
+        '--namespace',
+        NS,
+        '--poll-period',
+        '1',
+        '--rediscover-period',
+        '5',
+        '--resync-period',
+        '2',
+      ]),
+    );
+    const failureDomain = await waitFor(
+      'the Provider to discover vcsim',
+      async () => (await get(cp, 'providers.banlieue.io', 'vcsim'))?.status?.failureDomains?.[0]?.name as string | undefined,
+      90_000,
+    );
     await applyObjects(cp, [
       {
         apiVersion: 'infrastructure.banlieue.io/v1alpha1',
         kind: 'VSphereMachine',
         metadata: { name: 'pooled', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
-        spec: { providerRef: { name: 'vcsim' }, failureDomain, template: 'ubuntu-2404', numCpus: 1, memoryMiB: 512, network: [{ name: 'eth0', portGroup: 'VM Network', ipam: { addressesFromPools: [POOL] } }] },
+        spec: {
+          providerRef: { name: 'vcsim' },
+          failureDomain,
+          template: 'ubuntu-2404',
+          numCpus: 1,
+          memoryMiB: 512,
+          network: [{ name: 'eth0', portGroup: 'VM Network', ipam: { addressesFromPools: [POOL] } }],
+        },
       },
     ]);
     await bindClaim(cp, '10.0.0.15');
-    const machine = await waitFor('the machine to be provisioned', async () => {
-      const live = await get(cp, 'vspheremachines', 'pooled');
-      return live?.status?.initialization?.provisioned === true ? live : undefined;
-    }, 120_000);
+    const machine = await waitFor(
+      'the machine to be provisioned',
+      async () => {
+        const live = await get(cp, 'vspheremachines', 'pooled');
+        return live?.status?.initialization?.provisioned === true ? live : undefined;
+      },
+      120_000,
+    );
     const uuid = uuidOf(machine.spec.providerID as string);
     expect(await playTools(client, uuid, '10.0.0.15')).toBe(true);
     const clones = await provider.metric('banlieue_backend_calls_total', { backend: 'vsphere', method: 'CloneVM_Task' });
@@ -88,10 +135,14 @@ describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
     // The claim and its address go (a user, or the pool being re-made).
     await cp.kubectl(['delete', CLAIMS, 'pooled-0-0', '-n', NS, '--wait=true']);
     await cp.kubectl(['delete', 'ipaddresses.ipam.cluster.x-k8s.io', 'pooled-0-0', '-n', NS, '--wait=true']);
-    const waiting = await waitFor('the machine to wait for an address again', async () => {
-      const live = await get(cp, 'vspheremachines', 'pooled');
-      return readyOf(live)?.reason === 'WaitingForIPAddress' ? live : undefined;
-    }, 60_000);
+    const waiting = await waitFor(
+      'the machine to wait for an address again',
+      async () => {
+        const live = await get(cp, 'vspheremachines', 'pooled');
+        return readyOf(live)?.reason === 'WaitingForIPAddress' ? live : undefined;
+      },
+      60_000,
+    );
     expect(waiting.metadata.uid).toBe(machine.metadata.uid);
     const found = await client.search.findVmByBiosUuid(uuid);
     if (!found) throw new Error('the VM is gone');
@@ -99,7 +150,11 @@ describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
 
     // Bound again, to another address: the VM stays the one it was.
     await bindClaim(cp, '10.0.0.16');
-    await waitFor('the machine to be Ready again', async () => (readyOf(await get(cp, 'vspheremachines', 'pooled'))?.status === 'True' ? true : undefined), 60_000);
+    await waitFor(
+      'the machine to be Ready again',
+      async () => (readyOf(await get(cp, 'vspheremachines', 'pooled'))?.status === 'True' ? true : undefined),
+      60_000,
+    );
     expect(await client.search.findVmByBiosUuid(uuid)).toEqual(found);
     expect(await provider.metric('banlieue_backend_calls_total', { backend: 'vsphere', method: 'CloneVM_Task' })).toBe(clones);
   }, 300_000);

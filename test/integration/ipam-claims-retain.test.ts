@@ -43,7 +43,8 @@ describe('IPAddressClaims of a machine deleted with deletionPolicy Retain', () =
     const cp = plane();
     await installFakeBackend(cp);
     const bases = join((await buildTools()).capiModuleDir, 'core/config/crd/bases');
-    for (const kind of ['ipaddressclaims', 'ipaddresses']) await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
+    for (const kind of ['ipaddressclaims', 'ipaddresses'])
+      await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CLAIMS}`, 'crd/ipaddresses.ipam.cluster.x-k8s.io']);
     await cp.kubectl(['create', 'namespace', NS]);
     await applyObjects(cp, [
@@ -67,7 +68,14 @@ describe('IPAddressClaims of a machine deleted with deletionPolicy Retain', () =
         apiVersion: 'infrastructure.banlieue.io/v1alpha1',
         kind: FakeMachineKind.kind,
         metadata: { name: 'kept', namespace: NS },
-        spec: { providerRef: { name: 'lab' }, image: 'debian-13', cpus: 1, memoryMiB: 512, deletionPolicy: 'Retain', network: [{ name: 'eth0', ipam: { addressesFromPools: [POOL] } }] },
+        spec: {
+          providerRef: { name: 'lab' },
+          image: 'debian-13',
+          cpus: 1,
+          memoryMiB: 512,
+          deletionPolicy: 'Retain',
+          network: [{ name: 'eth0', ipam: { addressesFromPools: [POOL] } }],
+        },
       },
     ]);
     await waitFor('the IPAddressClaim of NIC 0, pool 0', () => get(cp, CLAIMS, 'kept-0-0'), 120_000);
@@ -80,11 +88,25 @@ describe('IPAddressClaims of a machine deleted with deletionPolicy Retain', () =
         spec: { address: '10.0.0.16', prefix: 24, claimRef: { name: 'kept-0-0' }, poolRef: POOL },
       },
     ]);
-    await cp.kubectl(['patch', CLAIMS, 'kept-0-0', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addressRef: { name: 'kept-0-0' } } })]);
-    const machine = await waitFor('the machine to be provisioned', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'kept');
-      return live?.status?.initialization?.provisioned === true ? live : undefined;
-    }, 120_000);
+    await cp.kubectl([
+      'patch',
+      CLAIMS,
+      'kept-0-0',
+      '-n',
+      NS,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { addressRef: { name: 'kept-0-0' } } }),
+    ]);
+    const machine = await waitFor(
+      'the machine to be provisioned',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'kept');
+        return live?.status?.initialization?.provisioned === true ? live : undefined;
+      },
+      120_000,
+    );
     const uuid = String(machine.spec.providerID).slice('fake://'.length);
 
     await cp.kubectl(['delete', FAKE_MACHINES, 'kept', '-n', NS, '--wait=false']);
@@ -94,11 +116,17 @@ describe('IPAddressClaims of a machine deleted with deletionPolicy Retain', () =
     const claim = await get(cp, CLAIMS, 'kept-0-0');
     expect(claim?.metadata.ownerReferences ?? []).toEqual([]);
     expect(await get(cp, 'ipaddresses.ipam.cluster.x-k8s.io', 'kept-0-0')).toBeDefined();
-    const events = await waitFor('the VMRetained Event', async () => {
-      const list = JSON.parse(await cp.kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as { items: { reason?: string; regarding?: { name?: string }; note?: string }[] };
-      const retained = list.items.filter((e) => e.regarding?.name === 'kept' && e.reason === 'VMRetained');
-      return retained.length > 0 ? retained : undefined;
-    }, 60_000);
+    const events = await waitFor(
+      'the VMRetained Event',
+      async () => {
+        const list = JSON.parse(await cp.kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as {
+          items: { reason?: string; regarding?: { name?: string }; note?: string }[];
+        };
+        const retained = list.items.filter((e) => e.regarding?.name === 'kept' && e.reason === 'VMRetained');
+        return retained.length > 0 ? retained : undefined;
+      },
+      60_000,
+    );
     expect(events.map((e) => e.note)).toEqual([
       `Retained VM fake-${uuid} (UUID ${uuid}) on Provider lab as it is (deletionPolicy Retain): its banlieue ownership mark is removed and banlieue no longer manages it; its IPAddressClaims kept-0-0 are kept, their addresses still allocated (delete them once the VM no longer needs them)`,
     ]);

@@ -31,7 +31,11 @@ interface Condition {
 interface Live {
   readonly metadata: { readonly uid?: string; readonly labels?: Record<string, string>; readonly ownerReferences?: readonly Record<string, unknown>[] };
   readonly spec: Record<string, unknown> & { readonly providerID?: string };
-  readonly status?: Record<string, unknown> & { readonly initialization?: { readonly provisioned?: boolean }; readonly conditions?: readonly Condition[]; readonly addresses?: unknown[] };
+  readonly status?: Record<string, unknown> & {
+    readonly initialization?: { readonly provisioned?: boolean };
+    readonly conditions?: readonly Condition[];
+    readonly addresses?: unknown[];
+  };
 }
 
 async function get(cp: ControlPlane, resource: string, name: string): Promise<Live | undefined> {
@@ -49,7 +53,13 @@ const fakeMachine = (name: string, pooled: boolean): object => ({
   apiVersion: 'infrastructure.banlieue.io/v1alpha1',
   kind: FakeMachineKind.kind,
   metadata: { name, namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'work' } },
-  spec: { providerRef: { name: 'lab' }, image: 'debian-13', cpus: 1, memoryMiB: 512, network: [{ name: 'eth0', ...(pooled ? { ipam: { addressesFromPools: [POOL] } } : {}) }] },
+  spec: {
+    providerRef: { name: 'lab' },
+    image: 'debian-13',
+    cpus: 1,
+    memoryMiB: 512,
+    network: [{ name: 'eth0', ...(pooled ? { ipam: { addressesFromPools: [POOL] } } : {}) }],
+  },
 });
 
 describe('addresses from CAPI IPAM pools', () => {
@@ -76,24 +86,40 @@ describe('addresses from CAPI IPAM pools', () => {
 
   afterAll(() => stopRole());
 
-  it("refuses addressesFromPools together with a static address", async () => {
+  it('refuses addressesFromPools together with a static address', async () => {
     const cp = plane();
-    const both = { ...fakeMachine('both', true), spec: { image: 'debian-13', cpus: 1, memoryMiB: 512, network: [{ name: 'eth0', ipam: { static: { address: '10.0.0.9', prefix: 24 }, addressesFromPools: [POOL] } }] } };
+    const both = {
+      ...fakeMachine('both', true),
+      spec: {
+        image: 'debian-13',
+        cpus: 1,
+        memoryMiB: 512,
+        network: [{ name: 'eth0', ipam: { static: { address: '10.0.0.9', prefix: 24 }, addressesFromPools: [POOL] } }],
+      },
+    };
     await expect(applyObjects(cp, [both])).rejects.toThrow(/static and addressesFromPools are exclusive/);
   });
 
   it("runs machines without pools while CAPI's IPAM CRDs are absent, and says so on a machine with one", async () => {
     const cp = plane();
     await applyObjects(cp, [fakeMachine('plain', false), fakeMachine('pooled', true)]);
-    const plain = await waitFor('the machine without pools to be provisioned', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'plain');
-      return live?.status?.initialization?.provisioned === true ? live : undefined;
-    }, 120_000);
+    const plain = await waitFor(
+      'the machine without pools to be provisioned',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'plain');
+        return live?.status?.initialization?.provisioned === true ? live : undefined;
+      },
+      120_000,
+    );
     expect(plain.status?.addresses).toEqual([{ type: 'InternalIP', address: expect.stringMatching(/^192\.0\.2\./) }]);
-    const pooled = await waitFor('the pooled machine to say why it waits', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'pooled');
-      return readyOf(live)?.reason === 'IPAddressClaimFailed' ? live : undefined;
-    }, 120_000);
+    const pooled = await waitFor(
+      'the pooled machine to say why it waits',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'pooled');
+        return readyOf(live)?.reason === 'IPAddressClaimFailed' ? live : undefined;
+      },
+      120_000,
+    );
     expect(readyOf(pooled)).toMatchObject({ status: 'False', message: expect.stringContaining("install Cluster API's IPAM CRDs") });
     expect(pooled.status?.initialization?.provisioned).not.toBe(true);
   });
@@ -101,7 +127,8 @@ describe('addresses from CAPI IPAM pools', () => {
   it('claims an address owned by the machine, waits for it, and creates the VM with it as its static address', async () => {
     const cp = plane();
     const bases = join((await buildTools()).capiModuleDir, 'core/config/crd/bases');
-    for (const kind of ['ipaddressclaims', 'ipaddresses']) await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
+    for (const kind of ['ipaddressclaims', 'ipaddresses'])
+      await cp.kubectl(['apply', '--server-side', '-f', join(bases, `ipam.cluster.x-k8s.io_${kind}.yaml`)]);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CLAIMS}`, 'crd/ipaddresses.ipam.cluster.x-k8s.io']);
 
     const claim = await waitFor('the IPAddressClaim of NIC 0, pool 0', () => get(cp, CLAIMS, 'pooled-0-0'), 120_000);
@@ -109,12 +136,23 @@ describe('addresses from CAPI IPAM pools', () => {
     expect(claim.spec).toEqual({ poolRef: POOL, clusterName: 'work' });
     expect(claim.metadata.labels).toMatchObject({ 'cluster.x-k8s.io/cluster-name': 'work' });
     expect(claim.metadata.ownerReferences).toEqual([
-      { apiVersion: 'infrastructure.banlieue.io/v1alpha1', kind: 'FakeMachine', name: 'pooled', uid: machine?.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'infrastructure.banlieue.io/v1alpha1',
+        kind: 'FakeMachine',
+        name: 'pooled',
+        uid: machine?.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
-    const waiting = await waitFor('Ready to say WaitingForIPAddress', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'pooled');
-      return readyOf(live)?.reason === 'WaitingForIPAddress' ? live : undefined;
-    }, 60_000);
+    const waiting = await waitFor(
+      'Ready to say WaitingForIPAddress',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'pooled');
+        return readyOf(live)?.reason === 'WaitingForIPAddress' ? live : undefined;
+      },
+      60_000,
+    );
     expect(readyOf(waiting)?.message).toContain('IPAddressClaim pooled-0-0');
     expect([...cloud.vms.values()].map((vm) => vm.name)).toEqual(['plain']);
 
@@ -127,12 +165,26 @@ describe('addresses from CAPI IPAM pools', () => {
         spec: { address: '10.0.0.15', prefix: 24, gateway: '10.0.0.1', claimRef: { name: 'pooled-0-0' }, poolRef: POOL },
       },
     ]);
-    await cp.kubectl(['patch', CLAIMS, 'pooled-0-0', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addressRef: { name: 'pooled-0-0' } } })]);
+    await cp.kubectl([
+      'patch',
+      CLAIMS,
+      'pooled-0-0',
+      '-n',
+      NS,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { addressRef: { name: 'pooled-0-0' } } }),
+    ]);
 
-    const provisioned = await waitFor('the pooled machine to be provisioned', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'pooled');
-      return live?.status?.initialization?.provisioned === true ? live : undefined;
-    }, 120_000);
+    const provisioned = await waitFor(
+      'the pooled machine to be provisioned',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'pooled');
+        return live?.status?.initialization?.provisioned === true ? live : undefined;
+      },
+      120_000,
+    );
     expect(provisioned.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.0.0.15' }]);
     const vm = cloud.vms.get(String(provisioned.spec.providerID).slice('fake://'.length));
     expect(vm?.network).toEqual([{ name: 'eth0', ipam: { static: { address: '10.0.0.15', prefix: 24, gateway: '10.0.0.1' } } }]);
@@ -152,13 +204,29 @@ describe('addresses from CAPI IPAM pools', () => {
         spec: { address: '10.0.0.99', prefix: 24, claimRef: { name: 'squatted-0-0' }, poolRef: POOL },
       },
     ]);
-    await cp.kubectl(['patch', CLAIMS, 'squatted-0-0', '-n', NS, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { addressRef: { name: 'squatted-0-0' } } })]);
+    await cp.kubectl([
+      'patch',
+      CLAIMS,
+      'squatted-0-0',
+      '-n',
+      NS,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { addressRef: { name: 'squatted-0-0' } } }),
+    ]);
     await applyObjects(cp, [fakeMachine('squatted', true)]);
-    const refused = await waitFor('the machine to refuse the claim', async () => {
-      const live = await get(cp, FAKE_MACHINES, 'squatted');
-      return readyOf(live)?.reason === 'IPAddressClaimFailed' ? live : undefined;
-    }, 120_000);
-    expect(readyOf(refused)?.message).toContain('IPAddressClaim squatted-0-0 (spec.network[0].ipam.addressesFromPools[0]): exists and is not controlled by this machine');
+    const refused = await waitFor(
+      'the machine to refuse the claim',
+      async () => {
+        const live = await get(cp, FAKE_MACHINES, 'squatted');
+        return readyOf(live)?.reason === 'IPAddressClaimFailed' ? live : undefined;
+      },
+      120_000,
+    );
+    expect(readyOf(refused)?.message).toContain(
+      'IPAddressClaim squatted-0-0 (spec.network[0].ipam.addressesFromPools[0]): exists and is not controlled by this machine',
+    );
     expect([...cloud.vms.values()].map((vm) => vm.name)).not.toContain('squatted');
     // Deleting the machine leaves the claim it does not control.
     await cp.kubectl(['delete', FAKE_MACHINES, 'squatted', '-n', NS, '--wait=false']);
@@ -174,7 +242,11 @@ describe('addresses from CAPI IPAM pools', () => {
     await waitFor('the machine to be gone', async () => !(await get(cp, FAKE_MACHINES, 'pooled')), 120_000);
     expect(cloud.vms.has(uuid)).toBe(false);
     await waitFor('its IPAddressClaim to be gone', async () => !(await get(cp, CLAIMS, 'pooled-0-0')), 60_000);
-    const events = JSON.parse(await cp.kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as { items: { reason?: string; regarding?: { name?: string }; note?: string }[] };
-    expect(events.items.filter((e) => e.regarding?.name === 'pooled' && e.reason === 'IPAddressesReleased').map((e) => e.note)).toEqual(['Deleted IPAddressClaims pooled-0-0']);
+    const events = JSON.parse(await cp.kubectl(['get', 'events.events.k8s.io', '-n', NS, '-o', 'json'])) as {
+      items: { reason?: string; regarding?: { name?: string }; note?: string }[];
+    };
+    expect(events.items.filter((e) => e.regarding?.name === 'pooled' && e.reason === 'IPAddressesReleased').map((e) => e.note)).toEqual([
+      'Deleted IPAddressClaims pooled-0-0',
+    ]);
   });
 });

@@ -31,8 +31,13 @@ describe('KubeApi request bodies', () => {
   it('sends a DELETE its preconditions: a uid that is not the object’s is refused and the object stays', async () => {
     await create('kept');
     const refused = await api
-      .request('DELETE', `${collection()}/kept`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '00000000-0000-0000-0000-000000000000' } } })
-      .then(() => undefined, (err: unknown) => err);
+      .request('DELETE', `${collection()}/kept`, {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: '00000000-0000-0000-0000-000000000000' } },
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(refused).toBeInstanceOf(ApiStatusError);
     expect((refused as ApiStatusError).code).toBe(409);
     expect((await api.request<ConfigMap>('GET', `${collection()}/kept`)).metadata.name).toBe('kept');
@@ -42,7 +47,9 @@ describe('KubeApi request bodies', () => {
     const made = await Promise.all(Array.from({ length: 6 }, (_, i) => create(`cm-${i}`)));
     const results = await Promise.allSettled(
       made.flatMap((cm, i) => [
-        api.request('DELETE', `${collection()}/${cm.metadata.name}`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: cm.metadata.uid } } }),
+        api.request('DELETE', `${collection()}/${cm.metadata.name}`, {
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: cm.metadata.uid } },
+        }),
         api.request('PATCH', `${collection()}/kept`, { body: { data: { [`k${i}`]: String(i) } }, contentType: 'application/merge-patch+json' }),
       ]),
     );

@@ -21,19 +21,18 @@ const TAKEOVER_DEADLINE_MS = 90_000;
 const { plane, track } = usePrivatePlane();
 const watchers: ChildProcess[] = [];
 
-
-
 afterEach(async () => {
   for (const w of watchers.splice(0)) w.kill('SIGKILL');
 });
-
 
 const createVm = (ns: string, name: string): Promise<string> => applyObjects(plane(), [virtualMachine(ns, name)]);
 
 /** Wait until the VM is Scheduled=True and its VSphereMachine exists. */
 async function waitScheduled(ns: string, name: string): Promise<void> {
   await waitFor(`VirtualMachine ${ns}/${name} to be Scheduled with its VSphereMachine`, async () => {
-    const vm = JSON.parse(await plane().kubectl(['get', 'virtualmachines.banlieue.io', name, '-n', ns, '-o', 'json'])) as { status?: { conditions?: { type: string; status: string }[] } };
+    const vm = JSON.parse(await plane().kubectl(['get', 'virtualmachines.banlieue.io', name, '-n', ns, '-o', 'json'])) as {
+      status?: { conditions?: { type: string; status: string }[] };
+    };
     await plane().kubectl(['get', 'vspheremachines.infrastructure.banlieue.io', name, '-n', ns]);
     return vm.status?.conditions?.some((c) => c.type === 'Scheduled' && c.status === 'True') ?? false;
   });
@@ -50,11 +49,16 @@ async function holderOf(ns: string, lease: string): Promise<string> {
 async function startReplica(ns: string, lease: string, identity: string, leaseSeconds: number): Promise<RoleProcess> {
   const replica = await startRole([
     'controller',
-    '--kubeconfig', plane().kubeconfigPath,
-    '--leader-election-namespace', ns,
-    '--leader-election-id', lease,
-    '--leader-election-identity', identity,
-    '--lease-duration', String(leaseSeconds),
+    '--kubeconfig',
+    plane().kubeconfigPath,
+    '--leader-election-namespace',
+    ns,
+    '--leader-election-id',
+    lease,
+    '--leader-election-identity',
+    identity,
+    '--lease-duration',
+    String(leaseSeconds),
   ]);
   track(replica);
   return replica;
@@ -87,8 +91,15 @@ function microseconds(time: string): number | undefined {
 /** Every version of the Lease, as a kubectl watch sees it. */
 function watchLease(ns: string, lease: string): () => LeaseRecord[] {
   const watcher = spawn(plane().tools.kubectl, [
-    `--kubeconfig=${plane().kubeconfigPath}`, 'get', 'lease', lease, '-n', ns, '--watch',
-    '-o', 'jsonpath={.spec.holderIdentity}|{.spec.renewTime}|{.spec.acquireTime}{"\\n"}',
+    `--kubeconfig=${plane().kubeconfigPath}`,
+    'get',
+    'lease',
+    lease,
+    '-n',
+    ns,
+    '--watch',
+    '-o',
+    'jsonpath={.spec.holderIdentity}|{.spec.renewTime}|{.spec.acquireTime}{"\\n"}',
   ]);
   watchers.push(watcher);
   let out = '';
@@ -113,13 +124,19 @@ function watchLease(ns: string, lease: string): () => LeaseRecord[] {
  */
 function handOver(records: LeaseRecord[], from: string, to: string): { lastRenewUs: number; acquireUs: number; holders: string[] } {
   const taken = records.findIndex((r) => r.holder === to);
-  const lastRenew = records.slice(0, Math.max(taken, 0)).reverse().find((r) => r.holder === from);
+  const lastRenew = records
+    .slice(0, Math.max(taken, 0))
+    .reverse()
+    .find((r) => r.holder === from);
   const acquireUs = records[taken]?.acquireUs;
   if (taken < 0 || lastRenew?.renewUs === undefined || acquireUs === undefined) {
     throw new Error(`no hand-over from ${from} to ${to} in the Lease's history: ${JSON.stringify(records)}`);
   }
   // The holders in order, repeats (renewals) collapsed.
-  const holders = records.slice(0, taken + 1).map((r) => r.holder).filter((h, i, all) => i === 0 || h !== all[i - 1]);
+  const holders = records
+    .slice(0, taken + 1)
+    .map((r) => r.holder)
+    .filter((h, i, all) => i === 0 || h !== all[i - 1]);
   return { lastRenewUs: lastRenew.renewUs, acquireUs, holders };
 }
 
@@ -141,51 +158,59 @@ describe('controller leader election', () => {
     expect(await readiness(b)).toBe('standby');
   });
 
-  it('hands leadership to the standby once the killed leader\'s lease has expired, never before, and the new leader schedules', async () => {
-    const ns = 'leader-killed';
-    await createBackend(plane(), ns);
-    const [a, b] = await startPair(ns, 'lease-crash');
-    const lease = watchLease(ns, 'lease-crash');
-    await waitFor('the Lease watch to start', () => lease().length > 0);
+  it(
+    "hands leadership to the standby once the killed leader's lease has expired, never before, and the new leader schedules",
+    async () => {
+      const ns = 'leader-killed';
+      await createBackend(plane(), ns);
+      const [a, b] = await startPair(ns, 'lease-crash');
+      const lease = watchLease(ns, 'lease-crash');
+      await waitFor('the Lease watch to start', () => lease().length > 0);
 
-    await a.kill();
-    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', TAKEOVER_DEADLINE_MS);
-    await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-crash-b'));
-    expect(await holderOf(ns, 'lease-crash')).toBe('lease-crash-b');
-    expect(await leading(b)).toBe(1);
+      await a.kill();
+      await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', TAKEOVER_DEADLINE_MS);
+      await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-crash-b'));
+      expect(await holderOf(ns, 'lease-crash')).toBe('lease-crash-b');
+      expect(await leading(b)).toBe(1);
 
-    // A killed leader releases nothing: b took the Lease straight from a, and
-    // only once a's last renewal was a whole lease duration old.
-    const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-crash-a', 'lease-crash-b');
-    expect(holders.slice(-2)).toEqual(['lease-crash-a', 'lease-crash-b']);
-    expect(acquireUs - lastRenewUs).toBeGreaterThanOrEqual(LEASE_SECONDS * 1_000_000);
+      // A killed leader releases nothing: b took the Lease straight from a, and
+      // only once a's last renewal was a whole lease duration old.
+      const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-crash-a', 'lease-crash-b');
+      expect(holders.slice(-2)).toEqual(['lease-crash-a', 'lease-crash-b']);
+      expect(acquireUs - lastRenewUs).toBeGreaterThanOrEqual(LEASE_SECONDS * 1_000_000);
 
-    await createVm(ns, 'vm-after-crash');
-    await waitScheduled(ns, 'vm-after-crash');
-    expect(await writes(b)).toBeGreaterThan(0);
-  }, 2 * TAKEOVER_DEADLINE_MS);
+      await createVm(ns, 'vm-after-crash');
+      await waitScheduled(ns, 'vm-after-crash');
+      expect(await writes(b)).toBeGreaterThan(0);
+    },
+    2 * TAKEOVER_DEADLINE_MS,
+  );
 
-  it('releases the Lease when the leader stops gracefully, so the standby takes over without waiting for expiry', async () => {
-    const ns = 'leader-stopped';
-    await createBackend(plane(), ns);
-    const [a, b] = await startPair(ns, 'lease-release', RELEASE_LEASE_SECONDS);
-    const lease = watchLease(ns, 'lease-release');
-    await waitFor('the Lease watch to start', () => lease().length > 0);
+  it(
+    'releases the Lease when the leader stops gracefully, so the standby takes over without waiting for expiry',
+    async () => {
+      const ns = 'leader-stopped';
+      await createBackend(plane(), ns);
+      const [a, b] = await startPair(ns, 'lease-release', RELEASE_LEASE_SECONDS);
+      const lease = watchLease(ns, 'lease-release');
+      await waitFor('the Lease watch to start', () => lease().length > 0);
 
-    const exitCode = await a.stop();
-    // A deadline past expiry, so that a standby which waited for it is
-    // caught by the Lease's times below, not by this wait.
-    await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', RELEASE_LEASE_SECONDS * 1000 + TAKEOVER_DEADLINE_MS);
-    await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-release-b'));
+      const exitCode = await a.stop();
+      // A deadline past expiry, so that a standby which waited for it is
+      // caught by the Lease's times below, not by this wait.
+      await waitFor('the standby to lead', async () => (await readiness(b)) === 'leader', RELEASE_LEASE_SECONDS * 1000 + TAKEOVER_DEADLINE_MS);
+      await waitFor('the watch to see the new holder', () => lease().some((r) => r.holder === 'lease-release-b'));
 
-    expect(exitCode, a.logs()).toBe(0);
-    expect(a.logs()).toContain('Released the lease');
-    // a, then nobody (released), then b, while a's lease had not yet expired.
-    const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-release-a', 'lease-release-b');
-    expect(holders.slice(-3)).toEqual(['lease-release-a', '', 'lease-release-b']);
-    expect(acquireUs - lastRenewUs).toBeLessThan(RELEASE_LEASE_SECONDS * 1_000_000);
+      expect(exitCode, a.logs()).toBe(0);
+      expect(a.logs()).toContain('Released the lease');
+      // a, then nobody (released), then b, while a's lease had not yet expired.
+      const { lastRenewUs, acquireUs, holders } = handOver(lease(), 'lease-release-a', 'lease-release-b');
+      expect(holders.slice(-3)).toEqual(['lease-release-a', '', 'lease-release-b']);
+      expect(acquireUs - lastRenewUs).toBeLessThan(RELEASE_LEASE_SECONDS * 1_000_000);
 
-    await createVm(ns, 'vm-after-stop');
-    await waitScheduled(ns, 'vm-after-stop');
-  }, RELEASE_LEASE_SECONDS * 1000 + 3 * TAKEOVER_DEADLINE_MS);
+      await createVm(ns, 'vm-after-stop');
+      await waitScheduled(ns, 'vm-after-stop');
+    },
+    RELEASE_LEASE_SECONDS * 1000 + 3 * TAKEOVER_DEADLINE_MS,
+  );
 });

@@ -46,13 +46,22 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
     apiVersion: CORE,
     kind: 'VMClass',
     metadata: { name: `tcg-tiny-${suffix}` },
-    spec: { hardware: { cpus: 1, memoryMiB: 256, disks: [{ name: 'os', sizeGiB: 1, storageClass: 'local' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+    spec: {
+      hardware: { cpus: 1, memoryMiB: 256, disks: [{ name: 'os', sizeGiB: 1, storageClass: 'local' }] },
+      network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+    },
   };
   const vmImage: Obj = {
     apiVersion: CORE,
     kind: 'VMImage',
     metadata: { name: `test-guest-${suffix}` },
-    spec: { osFamily: 'linux', osDistribution: 'busybox', osVersion: '1', architecture: 'amd64', sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: IMAGE }] },
+    spec: {
+      osFamily: 'linux',
+      osDistribution: 'busybox',
+      osVersion: '1',
+      architecture: 'amd64',
+      sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: IMAGE }],
+    },
   };
 
   beforeAll(async () => {
@@ -63,7 +72,10 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
     mkdirSync(join(host.dir, 'pool'));
     pool = await client.pools.createTransient(`<pool type='dir'><name>${POOL}</name><target><path>${join(host.dir, 'pool')}</path></target></pool>`);
     const size = statSync(guest.disk).size;
-    const volume = await client.volumes.create(pool, `<volume><name>${IMAGE}</name><capacity unit='bytes'>${size}</capacity><target><format type='raw'/></target></volume>`);
+    const volume = await client.volumes.create(
+      pool,
+      `<volume><name>${IMAGE}</name><capacity unit='bytes'>${size}</capacity><target><format type='raw'/></target></volume>`,
+    );
     await client.volumes.upload(volume, readFileSync(guest.disk));
     // The guests' libvirt network: its dnsmasq's leases are the provider's address source.
     network = await client.networks.createTransient(guestLibvirtNetworkXml());
@@ -79,7 +91,10 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
           providerClassRef: { name: 'libvirt' },
           connection: { endpoint: host.uri, credentialsRef: { name: 'host-creds' } },
           libvirt: { domainType: 'qemu' },
-          capabilities: { storageClasses: [{ name: 'local', target: { pool: POOL } }], networkClasses: [{ name: 'lan', target: { network: GUEST_LIBVIRT_NETWORK.name } }] },
+          capabilities: {
+            storageClasses: [{ name: 'local', target: { pool: POOL } }],
+            networkClasses: [{ name: 'lan', target: { network: GUEST_LIBVIRT_NETWORK.name } }],
+          },
         },
       },
       vmClass,
@@ -113,30 +128,44 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
   /** The VirtualMachine once Ready=True/Reconciled in `power` (Ready alone is already true before a power change). */
   const readyIn = (power: 'PoweredOn' | 'PoweredOff', domainName: string): Promise<Obj> =>
     t
-      .exists(vm(ns, 'guest-1', '', ''), (o) => {
-        const ready = (o.status?.conditions as { type: string; status: string; reason: string }[] | undefined)?.find((c) => c.type === 'Ready');
-        return o.status?.observedPowerState === power && ready?.status === 'True' && ready.reason === 'Reconciled';
-      }, BOOT_TIMEOUT_MS)
+      .exists(
+        vm(ns, 'guest-1', '', ''),
+        (o) => {
+          const ready = (o.status?.conditions as { type: string; status: string; reason: string }[] | undefined)?.find((c) => c.type === 'Ready');
+          return o.status?.observedPowerState === power && ready?.status === 'True' && ready.reason === 'Reconciled';
+        },
+        BOOT_TIMEOUT_MS,
+      )
       .catch((e: unknown) => {
         throw failure(e, domainName);
       });
-  const leaseOf = async (mac: string): Promise<string | undefined> => (await client.networks.dhcpLeases(network, mac)).find((l) => l.type === 'ipv4')?.ipAddress;
+  const leaseOf = async (mac: string): Promise<string | undefined> =>
+    (await client.networks.dhcpLeases(network, mac)).find((l) => l.type === 'ipv4')?.ipAddress;
   // dnsmasq's lease helper records the lease after the guest has it: on a busy machine, a moment later.
   const leasedTo = (mac: string, address: string | undefined): Promise<string | undefined> =>
     waitFor(`libvirt to record the lease of ${mac}`, async () => ((await leaseOf(mac)) === address ? address : undefined), 60_000).catch(() => leaseOf(mac));
 
   it('boots a VirtualMachine’s domain: the guest reads its user-data from the seed and takes a lease; Ready with that address; off (ACPI), on, deleted', async () => {
     const marker = randomUUID();
-    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'guest-user-data', namespace: ns }, stringData: { 'user-data': `#cloud-config\n${GUEST_MARKER_LINE} ${marker}\n` } });
+    await t.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'guest-user-data', namespace: ns },
+      stringData: { 'user-data': `#cloud-config\n${GUEST_MARKER_LINE} ${marker}\n` },
+    });
     const spec = { userData: { secretRef: { name: 'guest-user-data' } } };
     await t.apply(vm(ns, 'guest-1', vmClass.metadata.name, vmImage.metadata.name, spec));
     const domainName = `${ns}-guest-1`;
     const uuid = await libvirtUuidOf(ns, 'guest-1', BOOT_TIMEOUT_MS);
 
-    const report = await waitFor('the guest to report its marker and address', () => {
-      const seen = readGuestReport(consoleOf(domainName));
-      return seen.has('marker') && seen.has('address') ? seen : undefined;
-    }, BOOT_TIMEOUT_MS).catch((e: unknown) => {
+    const report = await waitFor(
+      'the guest to report its marker and address',
+      () => {
+        const seen = readGuestReport(consoleOf(domainName));
+        return seen.has('marker') && seen.has('address') ? seen : undefined;
+      },
+      BOOT_TIMEOUT_MS,
+    ).catch((e: unknown) => {
       throw failure(e, domainName);
     });
     expect(report.get('marker')).toBe(marker);
@@ -155,7 +184,11 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
     });
     expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address }]);
     expect(ready.status?.observedPowerState).toBe('PoweredOn');
-    expect((await t.get(machineRef('libvirt', ns, 'guest-1')))?.status).toMatchObject({ initialization: { provisioned: true }, domainUuid: uuid, addressSource: 'dhcpLease' });
+    expect((await t.get(machineRef('libvirt', ns, 'guest-1')))?.status).toMatchObject({
+      initialization: { provisioned: true },
+      domainUuid: uuid,
+      addressSource: 'dhcpLease',
+    });
     const domain = await domainOf(client, uuid);
     if (!domain) throw new Error('guest-1 has no domain');
     const xml = await client.domains.xmlDesc(domain);
@@ -171,9 +204,11 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
 
     // On again: the same domain boots from the same disk and takes the same lease.
     await t.apply(vm(ns, 'guest-1', vmClass.metadata.name, vmImage.metadata.name, { ...spec, desiredPowerState: 'PoweredOn' }));
-    await waitFor('the guest to boot again', () => (readGuestReport(consoleOf(domainName)).get('state') === 'ready' ? true : undefined), BOOT_TIMEOUT_MS).catch((e: unknown) => {
-      throw failure(e, domainName);
-    });
+    await waitFor('the guest to boot again', () => (readGuestReport(consoleOf(domainName)).get('state') === 'ready' ? true : undefined), BOOT_TIMEOUT_MS).catch(
+      (e: unknown) => {
+        throw failure(e, domainName);
+      },
+    );
     expect((await client.domains.state(domain)).state).toBe(DomainState.Running);
     expect(readGuestReport(consoleOf(domainName)).get('address')).toBe(address);
     expect(await leasedTo(mac, address)).toBe(address);

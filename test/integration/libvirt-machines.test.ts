@@ -36,7 +36,12 @@ describe('VirtualMachines on libvirt (test driver)', () => {
   const ready = (name: string) => t.condition(vm(env.ns, name, '', ''), 'Ready', 'True', 'Reconciled', 120_000);
 
   it('provisions a VirtualMachine: a domain defined with its UUID, mark and shape, overlay disks and a seed, Ready with its address', async () => {
-    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-user-data', namespace: env.ns }, stringData: { 'user-data': '#cloud-config\nhostname: ${VM_NAME}\n' } });
+    await t.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'web-user-data', namespace: env.ns },
+      stringData: { 'user-data': '#cloud-config\nhostname: ${VM_NAME}\n' },
+    });
     await t.apply(libvirtVm(env, 'web-1', { userData: { secretRef: { name: 'web-user-data' } } }));
     const done = await ready('web-1');
     // The test driver's lease source: 192.168.122.x for a NIC on a libvirt network.
@@ -46,7 +51,12 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     const machine = await t.get(machineRef('libvirt', env.ns, 'web-1'));
     const uuid = await libvirtUuidOf(env.ns, 'web-1');
     expect(machine?.spec?.providerID).toBe(`libvirt://${uuid}`);
-    expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', domainUuid: uuid, addressSource: 'dhcpLease' });
+    expect(machine?.status).toMatchObject({
+      initialization: { provisioned: true },
+      observedPowerState: 'PoweredOn',
+      domainUuid: uuid,
+      addressSource: 'dhcpLease',
+    });
     expect(machine?.metadata.finalizers).toContain('banlieue.io/libvirtmachine');
 
     const domain = await domainOf(env.anchor, uuid);
@@ -64,7 +74,9 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     const os = await env.anchor.volumes.xmlDesc(await env.anchor.volumes.lookupByName(env.pool, `${uuid}-os.qcow2`));
     expect(os).toContain('<backingStore>');
     expect(os).toContain('debian-12-genericcloud.qcow2');
-    expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'GuestDataWritten', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['Created', 'GuestDataWritten', 'PoweredOn']));
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'GuestDataWritten', 'PoweredOn'])).map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['Created', 'GuestDataWritten', 'PoweredOn']),
+    );
   }, 180_000);
 
   it('runs a LibvirtMachine named with 253 characters: its domain name is cut to what libvirt can name files after', async () => {

@@ -31,7 +31,12 @@ describe('libvirt provider role', () => {
   let anchor: LibvirtClient;
   let role: RoleProcess;
 
-  const secret = (name: string, data: Record<string, string>): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, stringData: data });
+  const secret = (name: string, data: Record<string, string>): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: ns },
+    stringData: data,
+  });
   const provider = (name: string, endpoint: string, extra: Record<string, unknown> = {}): Obj => ({
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',
@@ -159,11 +164,15 @@ describe('libvirt provider role', () => {
       spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '12', architecture: 'amd64', sources: [{ providerClass: 'libvirt', ...source }] },
     });
     const rowOf = (name: string): Promise<Record<string, unknown>> =>
-      waitFor(`the row of ${name}`, async () => {
-        const rows = (await t.get(image(name, {})))?.status?.perProvider as Record<string, unknown>[] | undefined;
-        const row = rows?.find((r) => r.providerNamespace === ns && r.providerName === 'kvm-tls');
-        return row && (row.ready === true || row.reason !== undefined) ? row : undefined;
-      }, 60_000);
+      waitFor(
+        `the row of ${name}`,
+        async () => {
+          const rows = (await t.get(image(name, {})))?.status?.perProvider as Record<string, unknown>[] | undefined;
+          const row = rows?.find((r) => r.providerNamespace === ns && r.providerName === 'kvm-tls');
+          return row && (row.ready === true || row.reason !== undefined) ? row : undefined;
+        },
+        60_000,
+      );
     const images = {
       [`found-${ns}`]: { kind: 'BackingFile', ref: `image-${ns}.qcow2` },
       [`missing-${ns}`]: { kind: 'BackingFile', ref: 'no-such-volume.qcow2' },

@@ -36,11 +36,14 @@ async function get(cp: ControlPlane, resource: string, ns: string, name: string)
   }
 }
 
-const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined => live?.status?.conditions?.find((c) => c.type === 'Ready');
+const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined =>
+  live?.status?.conditions?.find((c) => c.type === 'Ready');
 
 /** Reasons of the Events about one object. */
 async function eventReasons(cp: ControlPlane, ns: string, name: string): Promise<string[]> {
-  const list = JSON.parse(await cp.kubectl(['get', 'events', '-n', ns, '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])) as { items: { reason: string }[] };
+  const list = JSON.parse(await cp.kubectl(['get', 'events', '-n', ns, '--field-selector', `involvedObject.name=${name}`, '-o', 'json'])) as {
+    items: { reason: string }[];
+  };
   return list.items.map((e) => e.reason);
 }
 
@@ -85,19 +88,27 @@ describe('where a machine VM was created', () => {
       provider(ns, 'west'),
     ]);
     for (const name of ['east', 'west']) {
-      await waitFor(`Provider ${name} to publish its failure domain`, async () => {
-        const live = JSON.parse(await cp.kubectl(['get', PROVIDERS, name, '-n', ns, '-o', 'json'])) as { status?: { failureDomains?: unknown[] } };
-        return live.status?.failureDomains?.length === 1;
-      }, 60_000);
+      await waitFor(
+        `Provider ${name} to publish its failure domain`,
+        async () => {
+          const live = JSON.parse(await cp.kubectl(['get', PROVIDERS, name, '-n', ns, '-o', 'json'])) as { status?: { failureDomains?: unknown[] } };
+          return live.status?.failureDomains?.length === 1;
+        },
+        60_000,
+      );
     }
   }
 
   /** The machine, once provisioned; and its VM's UUID. */
   async function provisioned(ns: string, name: string): Promise<{ live: Live; uuid: string }> {
-    const live = await waitFor(`${name} to be provisioned`, async () => {
-      const m = await get(plane(), MACHINES, ns, name);
-      return m?.status?.initialization?.provisioned === true ? m : undefined;
-    }, 120_000);
+    const live = await waitFor(
+      `${name} to be provisioned`,
+      async () => {
+        const m = await get(plane(), MACHINES, ns, name);
+        return m?.status?.initialization?.provisioned === true ? m : undefined;
+      },
+      120_000,
+    );
     return { live, uuid: String(live.spec.providerID).slice('fake://'.length) };
   }
 
@@ -118,7 +129,16 @@ describe('where a machine VM was created', () => {
     expect(live.status?.placement).toEqual({ provider: 'east', failureDomain: 'east-zone', location: { zone: 'east-zone' } });
     expect(cloud.vms.get(uuid)?.zone).toBe('east-zone');
 
-    const moveProvider = await refusal(cp, ['patch', MACHINES, 'm1', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { providerRef: { name: 'west' } } })]);
+    const moveProvider = await refusal(cp, [
+      'patch',
+      MACHINES,
+      'm1',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { providerRef: { name: 'west' } } }),
+    ]);
     expect(moveProvider).toEqual(expect.stringContaining('cannot name another place once the VM was created'));
     const moveDomain = await refusal(cp, ['patch', MACHINES, 'm1', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { failureDomain: 'west-zone' } })]);
     expect(moveDomain).toEqual(expect.stringContaining('cannot name another place once the VM was created'));
@@ -137,12 +157,22 @@ describe('where a machine VM was created', () => {
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/machines.cluster.x-k8s.io']);
     await tenant(ns);
     await applyObjects(cp, [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'md-0-bootstrap', namespace: ns }, stringData: { value: '#cloud-config\n', format: 'cloud-config' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'md-0-bootstrap', namespace: ns },
+        stringData: { value: '#cloud-config\n', format: 'cloud-config' },
+      },
       {
         apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Machine',
         metadata: { name: 'md-0', namespace: ns },
-        spec: { clusterName: 'work', failureDomain: 'east-zone', bootstrap: { dataSecretName: 'md-0-bootstrap' }, infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name: 'md-0' } },
+        spec: {
+          clusterName: 'work',
+          failureDomain: 'east-zone',
+          bootstrap: { dataSecretName: 'md-0-bootstrap' },
+          infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name: 'md-0' },
+        },
       },
     ]);
     const owner = await get(cp, 'machines.cluster.x-k8s.io', ns, 'md-0');
@@ -154,10 +184,14 @@ describe('where a machine VM was created', () => {
     // The InfraMachine's admission cannot see its Machine: the change reaches the provider, which says so and moves nothing.
     await cp.kubectl(['patch', 'machines.cluster.x-k8s.io', 'md-0', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { failureDomain: 'west-zone' } })]);
     await cp.kubectl(['annotate', MACHINES, 'md-0', '-n', ns, 'poke=1']);
-    const reported = await waitFor('md-0 to report PlacementChanged', async () => {
-      const m = await get(cp, MACHINES, ns, 'md-0');
-      return readyOf(m)?.reason === 'PlacementChanged' ? m : undefined;
-    }, 60_000);
+    const reported = await waitFor(
+      'md-0 to report PlacementChanged',
+      async () => {
+        const m = await get(cp, MACHINES, ns, 'md-0');
+        return readyOf(m)?.reason === 'PlacementChanged' ? m : undefined;
+      },
+      60_000,
+    );
     expect(readyOf(reported)?.message).toContain('created on east/east-zone');
     expect(reported.status?.placement).toMatchObject({ provider: 'east', failureDomain: 'east-zone' });
     expect(cloud.vms.get(uuid)?.zone).toBe('east-zone');
@@ -175,10 +209,14 @@ describe('where a machine VM was created', () => {
     const { uuid } = await provisioned(ns, 'm2');
 
     await cp.kubectl(['delete', PROVIDERS, 'east', '-n', ns, '--wait=false']);
-    const held = await waitFor('Provider east to say it is in use', async () => {
-      const p = await get(cp, PROVIDERS, ns, 'east');
-      return p?.metadata.deletionTimestamp && (await eventReasons(cp, ns, 'east')).includes('ProviderInUse') ? p : undefined;
-    }, 60_000);
+    const held = await waitFor(
+      'Provider east to say it is in use',
+      async () => {
+        const p = await get(cp, PROVIDERS, ns, 'east');
+        return p?.metadata.deletionTimestamp && (await eventReasons(cp, ns, 'east')).includes('ProviderInUse') ? p : undefined;
+      },
+      60_000,
+    );
     expect(held.metadata.finalizers).toContain('banlieue.io/provider-in-use');
     // West holds no machine: it goes at once.
     await cp.kubectl(['delete', PROVIDERS, 'west', '-n', ns, '--timeout=60s']);
@@ -192,7 +230,10 @@ describe('where a machine VM was created', () => {
     const cp = plane();
     const ns = 'placement-vm';
     const capabilities = { storageClasses: [{ name: 'fast', target: { pool: 'p1' } }], networkClasses: [{ name: 'lan', target: { bridge: 'br0' } }] };
-    const withClasses = (name: string): object => ({ ...(provider(ns, name) as { spec: object }), spec: { ...(provider(ns, name) as { spec: object }).spec, capabilities } });
+    const withClasses = (name: string): object => ({
+      ...(provider(ns, name) as { spec: object }),
+      spec: { ...(provider(ns, name) as { spec: object }).spec, capabilities },
+    });
     await cp.kubectl(['create', 'namespace', ns]);
     await applyObjects(cp, [
       { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: ns }, stringData: { token: 's3cr3t' } },
@@ -202,15 +243,29 @@ describe('where a machine VM was created', () => {
         apiVersion: 'banlieue.io/v1alpha1',
         kind: 'VMClass',
         metadata: { name: 'placement-small' },
-        spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+        spec: {
+          hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+          network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+        },
       },
       {
         apiVersion: 'banlieue.io/v1alpha1',
         kind: 'VMImage',
         metadata: { name: 'placement-linux' },
-        spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '13', architecture: 'amd64', sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }] },
+        spec: {
+          osFamily: 'linux',
+          osDistribution: 'debian',
+          osVersion: '13',
+          architecture: 'amd64',
+          sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }],
+        },
       },
-      { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web', namespace: ns }, spec: { classRef: { name: 'placement-small' }, imageRef: { name: 'placement-linux' }, migrationPolicy: 'automatic' } },
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VirtualMachine',
+        metadata: { name: 'web', namespace: ns },
+        spec: { classRef: { name: 'placement-small' }, imageRef: { name: 'placement-linux' }, migrationPolicy: 'automatic' },
+      },
     ]);
     const { live, uuid } = await provisioned(ns, 'web');
     const first = live.status?.placement?.provider ?? '';
@@ -218,11 +273,24 @@ describe('where a machine VM was created', () => {
     expect(cloud.vms.get(uuid)?.zone).toBe(`${first}-zone`);
 
     // Its user asks for the other Provider's failure domain: where it runs is excluded.
-    await cp.kubectl(['patch', 'virtualmachines.banlieue.io', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { placement: { failureDomainSelector: { matchLabels: { name: `${other}-zone` } } } } })]);
-    const moved = await waitFor(`web to be provisioned again on ${other}`, async () => {
-      const m = await get(cp, MACHINES, ns, 'web');
-      return m?.status?.initialization?.provisioned === true && m.status.placement?.provider === other ? m : undefined;
-    }, 120_000);
+    await cp.kubectl([
+      'patch',
+      'virtualmachines.banlieue.io',
+      'web',
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { placement: { failureDomainSelector: { matchLabels: { name: `${other}-zone` } } } } }),
+    ]);
+    const moved = await waitFor(
+      `web to be provisioned again on ${other}`,
+      async () => {
+        const m = await get(cp, MACHINES, ns, 'web');
+        return m?.status?.initialization?.provisioned === true && m.status.placement?.provider === other ? m : undefined;
+      },
+      120_000,
+    );
     expect(moved.status?.placement).toMatchObject({ provider: other, failureDomain: `${other}-zone` });
     expect(cloud.destroyed).toContainEqual({ uuid, zone: `${first}-zone` });
     expect(cloud.vms.get(uuid)?.zone).toBe(`${other}-zone`);
@@ -237,10 +305,14 @@ describe('where a machine VM was created', () => {
     const ns = 'placement-never';
     await tenant(ns);
     await applyObjects(cp, [machine(ns, 'm3', { providerRef: { name: 'east' }, failureDomain: 'nowhere-zone' })]);
-    await waitFor('m3 to report its failure domain unpublished', async () => {
-      const m = await get(cp, MACHINES, ns, 'm3');
-      return readyOf(m)?.reason === 'FailureDomainNotFound' && m?.spec.providerID !== undefined;
-    }, 60_000);
+    await waitFor(
+      'm3 to report its failure domain unpublished',
+      async () => {
+        const m = await get(cp, MACHINES, ns, 'm3');
+        return readyOf(m)?.reason === 'FailureDomainNotFound' && m?.spec.providerID !== undefined;
+      },
+      60_000,
+    );
     const vmsBefore = cloud.vms.size;
 
     await cp.kubectl(['delete', MACHINES, 'm3', '-n', ns, '--wait=false']);

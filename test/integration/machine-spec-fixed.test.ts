@@ -165,7 +165,10 @@ describe('a machine spec once its VM was created (admission)', () => {
     const name = `m-${serial++}`;
     await objects.create({ apiVersion: INFRA, kind: k.kind, metadata: { name, namespace: ns.name }, spec: k.spec() } as Obj);
     if (status) {
-      await api.request('PATCH', `/apis/${INFRA}/namespaces/${ns.name}/${k.plural}/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+      await api.request('PATCH', `/apis/${INFRA}/namespaces/${ns.name}/${k.plural}/${name}/status`, {
+        body: { status },
+        contentType: 'application/merge-patch+json',
+      });
     }
     return (await objects.read({ apiVersion: INFRA, kind: k.kind, metadata: { name, namespace: ns.name } })) as unknown as Obj;
   }

@@ -16,7 +16,11 @@ const template = (kind: string, ns: string, spec: Record<string, unknown>): Obj 
 /** One template of every backend's kind, with the capacity a machine of it gets. */
 const TEMPLATES: [string, Record<string, unknown>, Record<string, string>][] = [
   ['VSphereMachineTemplate', { template: 'ubuntu', numCpus: 2, memoryMiB: 4096 }, { cpu: '2', memory: '4096Mi' }],
-  ['ProxmoxMachineTemplate', { templateVmid: 9000, cores: 2, sockets: 2, memoryMiB: 3072, osDiskSizeGiB: 20, nics: [{ name: 'net0', bridge: 'vmbr0' }] }, { cpu: '4', memory: '3072Mi' }],
+  [
+    'ProxmoxMachineTemplate',
+    { templateVmid: 9000, cores: 2, sockets: 2, memoryMiB: 3072, osDiskSizeGiB: 20, nics: [{ name: 'net0', bridge: 'vmbr0' }] },
+    { cpu: '4', memory: '3072Mi' },
+  ],
   [
     'LibvirtMachineTemplate',
     { pool: 'default', bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' }, vcpus: 6, memoryMiB: 6144, disks: [{ name: 'os', sizeGiB: 20 }] },
@@ -44,10 +48,14 @@ describe('machine templates for autoscaling from zero', () => {
 
   it.each(TEMPLATES)('publishes status.capacity and status.nodeInfo on a %s from its spec', async (kind, spec, capacity) => {
     const created = await t.apply(template(kind, ns, spec));
-    const sized = await waitFor(`${kind} status.capacity`, async () => {
-      const live = await t.get(created);
-      return live?.status?.capacity ? live : undefined;
-    }, 60_000);
+    const sized = await waitFor(
+      `${kind} status.capacity`,
+      async () => {
+        const live = await t.get(created);
+        return live?.status?.capacity ? live : undefined;
+      },
+      60_000,
+    );
     expect(sized.status).toEqual({ capacity, nodeInfo: { architecture: 'amd64', operatingSystem: 'linux' } });
   });
 });

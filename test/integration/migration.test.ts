@@ -63,7 +63,9 @@ describe('a VirtualMachine whose Provider is deleted', () => {
   it('leaves a never VM where it is, saying why', async () => {
     const v = vm(ns, 'never', cls, image);
     const live = await t.condition(v, 'PlacementValid', 'False', 'ProviderGone');
-    expect(live.status?.conditions.find((c: { type: string }) => c.type === 'PlacementValid')?.message).toContain('migrationPolicy never keeps it on a-vcenter/a-vcenter-fd');
+    expect(live.status?.conditions.find((c: { type: string }) => c.type === 'PlacementValid')?.message).toContain(
+      'migrationPolicy never keeps it on a-vcenter/a-vcenter-fd',
+    );
     const m = await t.get(machineRef('vsphere', ns, 'never'));
     expect(m?.metadata.uid).toBe(uids.never);
     expect(m?.spec?.providerRef).toEqual({ name: 'a-vcenter' });

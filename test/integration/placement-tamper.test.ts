@@ -66,7 +66,19 @@ describe('VirtualMachine placement tampering', () => {
 
   /** `kubectl patch --subresource=status --type=merge`, as an admin (or anyone allowed VirtualMachine status) would. */
   const patchStatus = async (name: string, status: Record<string, unknown>): Promise<void> => {
-    await run(inject('kubectl'), ['--kubeconfig', inject('kubeconfig'), '-n', ns, 'patch', 'virtualmachines.banlieue.io', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    await run(inject('kubectl'), [
+      '--kubeconfig',
+      inject('kubeconfig'),
+      '-n',
+      ns,
+      'patch',
+      'virtualmachines.banlieue.io',
+      name,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status }),
+    ]);
   };
 
   const events = async (name: string): Promise<EventItem[]> => {
@@ -77,7 +89,10 @@ describe('VirtualMachine placement tampering', () => {
   /** A VM placed by the controller, its machine reported running; returns the machine. */
   const running = async (v: Obj, where: { providerName: string; failureDomain: string }): Promise<Obj> => {
     await t.apply(v);
-    const m = await t.exists(machineRef('vsphere', ns, v.metadata.name), (o) => o.spec?.providerRef?.name === where.providerName && o.spec?.failureDomain === where.failureDomain);
+    const m = await t.exists(
+      machineRef('vsphere', ns, v.metadata.name),
+      (o) => o.spec?.providerRef?.name === where.providerName && o.spec?.failureDomain === where.failureDomain,
+    );
     await t.applyStatus(m, runningStatus('192.0.2.20'));
     const ready = await t.condition(v, 'Ready', 'True');
     expect(ready.status?.scheduled).toMatchObject({ providerName: where.providerName, providerClass: 'vsphere', failureDomain: where.failureDomain });
@@ -162,7 +177,9 @@ describe('VirtualMachine placement tampering', () => {
     const deletedAt = Date.parse(terminating.metadata.deletionTimestamp ?? '');
     expect(Date.parse(`${announced?.eventTime.slice(0, 19) ?? ''}Z`)).toBeLessThanOrEqual(deletedAt);
     const live = await t.get(v);
-    const placementValid = (live?.status?.conditions as { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[]).find((c) => c.type === 'PlacementValid');
+    const placementValid = (live?.status?.conditions as { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[]).find(
+      (c) => c.type === 'PlacementValid',
+    );
     expect(placementValid).toMatchObject({ status: 'False', reason: 'Recreating', message: announced?.note });
     expect(Date.parse(placementValid?.lastTransitionTime ?? '')).toBeLessThanOrEqual(deletedAt);
     // Until the old machine is gone, the record says where the VM still runs.

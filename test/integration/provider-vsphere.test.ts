@@ -20,7 +20,12 @@ describe('vSphere provider role', () => {
   let vcsim: Vcsim;
   let role: RoleProcess;
 
-  const secret = (password: string): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-creds', namespace: ns }, stringData: { username: vcsim.username, password } });
+  const secret = (password: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'vcsim-creds', namespace: ns },
+    stringData: { username: vcsim.username, password },
+  });
   const provider = (caPem: string): Obj => ({
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',
@@ -103,10 +108,18 @@ describe('vSphere provider role', () => {
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',
       metadata: { name },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'ubuntu',
+        osVersion: '24.04',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'vsphere', kind: 'Template', ref }],
+      },
     });
     const rowOf = async (name: string): Promise<Record<string, unknown> | undefined> =>
-      ((await t.get(image(name, '')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find((r) => r.providerNamespace === ns && r.providerName === 'vcsim');
+      ((await t.get(image(name, '')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find(
+        (r) => r.providerNamespace === ns && r.providerName === 'vcsim',
+      );
     await t.apply(image(`found-${ns}`, `ubuntu-${ns}`));
     await t.apply(image(`missing-${ns}`, 'no-such-template'));
     const found = await waitFor('a ready row', async () => {

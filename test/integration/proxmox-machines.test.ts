@@ -22,7 +22,6 @@ import {
 
 const t = new TestApi();
 
-
 const readyOf = (o: Obj | undefined): { status: string; reason: string; message: string } | undefined =>
   (o?.status?.conditions as { type: string; status: string; reason: string; message: string }[] | undefined)?.find((c) => c.type === 'Ready');
 
@@ -55,7 +54,12 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(machine?.spec?.providerID).toBe(`proxmox://${uuid}`);
     const [found, ...others] = simVmsWithUuid(env.sim, uuid);
     expect(others).toEqual([]);
-    expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, node: found?.node, addressSource: 'guestAgent', failureDomain: `pve-${found?.node}` });
+    expect(machine?.status).toMatchObject({
+      initialization: { provisioned: true },
+      node: found?.node,
+      addressSource: 'guestAgent',
+      failureDomain: `pve-${found?.node}`,
+    });
     expect(machine?.metadata.finalizers).toContain('banlieue.io/proxmoxmachine');
     expect(found?.config).toMatchObject({
       name: 'web-1',
@@ -69,7 +73,9 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(String(found?.config.scsi0)).toContain('size=20G');
     expect(String(found?.config.scsi1)).toMatch(/^ceph:vm-\d+-disk-\d+,size=5G$/);
     expect(env.sim.state.volumes.get(`local:iso/banlieue-${uuid}.iso`)?.sizeBytes).toBeGreaterThan(0);
-    expect((await eventsWith(t.api, env.ns, 'web-1', ['CreateStarted', 'Created', 'PoweredOn'])).map((e) => e.reason)).toEqual(expect.arrayContaining(['CreateStarted', 'Created', 'PoweredOn']));
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['CreateStarted', 'Created', 'PoweredOn'])).map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['CreateStarted', 'Created', 'PoweredOn']),
+    );
   });
 
   it('drives the VM to spec.desiredPowerState: off (ACPI), then on again, the same VM', async () => {
@@ -89,21 +95,35 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     const uuid = await proxmoxUuidOf(env.ns, 'web-1');
     const override = { cpus: 4, memoryMiB: 2048, diskOverrides: [{ name: 'os', sizeGiB: 30 }] };
     await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: override });
-    await waitFor('web-1 grown and its CPUs pending', () => {
-      const found = simVmsWithUuid(env.sim, uuid)[0];
-      return String(found?.config.scsi0).includes('size=30G') && found?.pending?.cores === 4 ? true : undefined;
-    }, 60_000);
-    await waitFor('the pending change said on the machine', async () => (readyOf(await t.get(machineRef('proxmox', env.ns, 'web-1')))?.message.includes('pending') ? true : undefined), 60_000);
+    await waitFor(
+      'web-1 grown and its CPUs pending',
+      () => {
+        const found = simVmsWithUuid(env.sim, uuid)[0];
+        return String(found?.config.scsi0).includes('size=30G') && found?.pending?.cores === 4 ? true : undefined;
+      },
+      60_000,
+    );
+    await waitFor(
+      'the pending change said on the machine',
+      async () => (readyOf(await t.get(machineRef('proxmox', env.ns, 'web-1')))?.message.includes('pending') ? true : undefined),
+      60_000,
+    );
 
     await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: override, desiredPowerState: 'PoweredOff' });
     await t.exists(vm(env.ns, 'web-1', '', ''), (o) => o.status?.observedPowerState === 'PoweredOff', 60_000);
     await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: override });
     await t.exists(vm(env.ns, 'web-1', '', ''), (o) => o.status?.observedPowerState === 'PoweredOn', 60_000);
     expect(simVmsWithUuid(env.sim, uuid)[0]?.config).toMatchObject({ cores: 4, memory: '2048' });
-    await waitFor('the machine converged', async () => {
-      const m = await t.get(machineRef('proxmox', env.ns, 'web-1'));
-      return m?.status?.observedGeneration === (m?.metadata as { generation?: number } | undefined)?.generation && readyOf(m)?.status === 'True' ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      'the machine converged',
+      async () => {
+        const m = await t.get(machineRef('proxmox', env.ns, 'web-1'));
+        return m?.status?.observedGeneration === (m?.metadata as { generation?: number } | undefined)?.generation && readyOf(m)?.status === 'True'
+          ? true
+          : undefined;
+      },
+      60_000,
+    );
     expect((await eventsWith(t.api, env.ns, 'web-1', ['Reconfigured'])).map((e) => e.reason)).toContain('Reconfigured');
   });
 
@@ -129,7 +149,9 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(simVmsNamed(env.sim, 'crash-1')).toEqual(['crash-1']);
     expect(simVmsWithUuid(env.sim, await proxmoxUuidOf(env.ns, 'crash-1'))).toHaveLength(1);
     // Its clone task kept in status.taskRef (Created), or, killed before that write, found by its description's UUID (Adopted).
-    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
+    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]),
+    );
   }, 180_000);
 
   it('leaves alone a foreign VM that has the machine’s name, or that reuses its VMID after its VM was removed behind its back', async () => {
@@ -168,10 +190,14 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     env.sim.state.setNodeOnline('pve2', false);
     try {
       // Whichever comes first: its pass cannot reach the node, or the Provider no longer publishes the node's failure domain.
-      const down = await waitFor('on-pve2 to report its node', async () => {
-        const ready = readyOf(await t.get(machineRef('proxmox', env.ns, 'on-pve2')));
-        return ready?.status === 'False' && ['ConnectFailed', 'FailureDomainNotFound'].includes(ready.reason) ? ready : undefined;
-      }, 60_000);
+      const down = await waitFor(
+        'on-pve2 to report its node',
+        async () => {
+          const ready = readyOf(await t.get(machineRef('proxmox', env.ns, 'on-pve2')));
+          return ready?.status === 'False' && ['ConnectFailed', 'FailureDomainNotFound'].includes(ready.reason) ? ready : undefined;
+        },
+        60_000,
+      );
       expect(down.message).toMatch(/node pve2 is offline or unreachable|no failure domain pve-pve2/);
       // Machines elsewhere go on: a new one is placed on an online node, the others stay Ready.
       await create('elsewhere');
@@ -190,16 +216,20 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
   it("a Kubernetes node's VM reports the addresses of its own NIC, not the hundreds its agent lists for kube-ipvs0 and docker0", async () => {
     await create('k8s-node');
     const uuid = await proxmoxUuidOf(env.ns, 'k8s-node');
-    await waitFor('VM k8s-node in the simulator', () => {
-      const [found] = simVmsWithUuid(env.sim, uuid);
-      if (!found) return undefined;
-      const serviceIps = Array.from({ length: 200 }, (_, i) => ({ ip: `10.96.${i >> 8}.${(i & 255) + 1}`, prefix: 32 }));
-      found.agent.interfaces = [
-        { name: 'kube-ipvs0', mac: '6e:12:34:56:78:9a', addresses: serviceIps },
-        { name: 'docker0', mac: '02:42:ac:11:00:01', addresses: [{ ip: '172.17.0.1', prefix: 16 }] },
-      ];
-      return true;
-    }, 120_000);
+    await waitFor(
+      'VM k8s-node in the simulator',
+      () => {
+        const [found] = simVmsWithUuid(env.sim, uuid);
+        if (!found) return undefined;
+        const serviceIps = Array.from({ length: 200 }, (_, i) => ({ ip: `10.96.${i >> 8}.${(i & 255) + 1}`, prefix: 32 }));
+        found.agent.interfaces = [
+          { name: 'kube-ipvs0', mac: '6e:12:34:56:78:9a', addresses: serviceIps },
+          { name: 'docker0', mac: '02:42:ac:11:00:01', addresses: [{ ip: '172.17.0.1', prefix: 16 }] },
+        ];
+        return true;
+      },
+      120_000,
+    );
     const ready = await readyWithAgentAddress(env, 'k8s-node', '10.80.0.5');
     expect(ready.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);
     expect((await t.get(machineRef('proxmox', env.ns, 'k8s-node')))?.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.80.0.5' }]);

@@ -23,7 +23,12 @@ describe('Proxmox provider role', () => {
   let sim: ProxmoxSim;
   let role: RoleProcess;
 
-  const secret = (tokenSecret: string): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pve-token', namespace: ns }, stringData: { tokenID: sim.token.tokenID, tokenSecret } });
+  const secret = (tokenSecret: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'pve-token', namespace: ns },
+    stringData: { tokenID: sim.token.tokenID, tokenSecret },
+  });
   const provider = (): Obj => ({
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'Provider',
@@ -84,7 +89,15 @@ describe('Proxmox provider role', () => {
       expect(fd.labels).toEqual({ name: fd.name, node, cluster: 'banlieue-sim' });
       expect(fd.attributes.availableStorageClasses).toEqual(node === 'pve3' ? ['local-thin'] : ['local-thin', 'shared']);
       expect(fd.attributes.availableNetworkClasses).toEqual(['lan', 'tagged']);
-      expect(fd.attributes.raw).toMatchObject({ node, datacenter: 'banlieue-sim', isoStorage: 'local', 'vlan.tagged': '20', cpus: '16', memoryGiB: '64', version: '9.1.1' });
+      expect(fd.attributes.raw).toMatchObject({
+        node,
+        datacenter: 'banlieue-sim',
+        isoStorage: 'local',
+        'vlan.tagged': '20',
+        cpus: '16',
+        memoryGiB: '64',
+        version: '9.1.1',
+      });
     }
   });
 
@@ -117,19 +130,31 @@ describe('Proxmox provider role', () => {
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',
       metadata: { name },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'proxmox', kind: 'Template', ref }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'ubuntu',
+        osVersion: '24.04',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'proxmox', kind: 'Template', ref }],
+      },
     });
     const rowOf = async (name: string): Promise<Record<string, unknown> | undefined> =>
-      ((await t.get(image(name, '100')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find((r) => r.providerNamespace === ns && r.providerName === 'lab');
+      ((await t.get(image(name, '100')))?.status?.perProvider as Record<string, unknown>[] | undefined)?.find(
+        (r) => r.providerNamespace === ns && r.providerName === 'lab',
+      );
     const names = { template: `pve-tmpl-${ns}`, vm: `pve-vm-${ns}`, missing: `pve-missing-${ns}` };
     await t.apply(image(names.template, '9000'));
     await t.apply(image(names.vm, '150'));
     await t.apply(image(names.missing, '4242'));
     const row = (name: string): Promise<Record<string, unknown>> =>
-      waitFor(`the row of ${name}`, async () => {
-        const r = await rowOf(name);
-        return r?.ready === true || r?.reason ? r : undefined;
-      }, 60_000);
+      waitFor(
+        `the row of ${name}`,
+        async () => {
+          const r = await rowOf(name);
+          return r?.ready === true || r?.reason ? r : undefined;
+        },
+        60_000,
+      );
     expect(await row(names.template)).toMatchObject({ ready: true, resolvedRef: '9000' });
     expect(await row(names.vm)).toMatchObject({ ready: false, reason: 'ImageSourceNotFound', message: expect.stringContaining('not a template') });
     expect(await row(names.missing)).toMatchObject({ ready: false, reason: 'ImageSourceNotFound' });

@@ -27,7 +27,12 @@ describe("a copy of a ProxmoxMachine's VM (simulator)", () => {
     if (!ours) throw new Error('web is not in the simulator');
 
     // What a PVE user's clone of the VM leaves, stopped: its description and tags, another smbios1 UUID.
-    const copy = env.sim.state.addVm({ vmid: 950, node: ours.node, name: 'web-backup', config: { description: String(ours.config.description), tags: String(ours.config.tags) } });
+    const copy = env.sim.state.addVm({
+      vmid: 950,
+      node: ours.node,
+      name: 'web-backup',
+      config: { description: String(ours.config.description), tags: String(ours.config.tags) },
+    });
     const copyConfig = JSON.stringify(copy.config);
     // Then the machine's own VM is removed behind banlieue's back.
     env.sim.state.destroyVm(ours.vmid);

@@ -39,7 +39,11 @@ const UNIVERSE: readonly Resource[] = [
       namespaced: k.scope === 'Namespaced',
     })),
   ),
-  ...['secrets', 'configmaps', 'serviceaccounts/token', 'pods', 'pods/exec', 'events', 'persistentvolumeclaims', 'services'].map((resource) => ({ group: '', resource, namespaced: true })),
+  ...['secrets', 'configmaps', 'serviceaccounts/token', 'pods', 'pods/exec', 'events', 'persistentvolumeclaims', 'services'].map((resource) => ({
+    group: '',
+    resource,
+    namespaced: true,
+  })),
   ...['namespaces', 'nodes', 'persistentvolumes'].map((resource) => ({ group: '', resource, namespaced: false })),
   ...['users', 'groups'].map((resource) => ({ group: '', resource, namespaced: false, extraVerbs: ['impersonate'] })),
   { group: '', resource: 'serviceaccounts', namespaced: true, extraVerbs: ['impersonate'] },
@@ -140,27 +144,25 @@ const namespacesOf = (r: Resource): string[] => (r.namespaced ? [TENANT_NS, INST
 
 function casesOf(): Case[] {
   return UNIVERSE.flatMap((r) =>
-    namespacesOf(r).flatMap((namespace) =>
-      [...VERBS, ...(r.extraVerbs ?? [])].map((verb) => ({ verb, group: r.group, resource: r.resource, namespace })),
-    ),
+    namespacesOf(r).flatMap((namespace) => [...VERBS, ...(r.extraVerbs ?? [])].map((verb) => ({ verb, group: r.group, resource: r.resource, namespace }))),
   );
 }
 
 function expected(grants: readonly Grant[], c: Case): boolean {
   return grants.some(
-    (g) =>
-      g.group === c.group &&
-      g.resources.includes(c.resource) &&
-      g.verbs.includes(c.verb) &&
-      (!g.namespaces || g.namespaces.includes(c.namespace)),
+    (g) => g.group === c.group && g.resources.includes(c.resource) && g.verbs.includes(c.verb) && (!g.namespaces || g.namespaces.includes(c.namespace)),
   );
 }
 
-const describeCase = (c: Case): string =>
-  `${c.verb} ${c.group ? `${c.group}/` : ''}${c.resource}${c.namespace ? ` in ${c.namespace}` : ' (cluster-wide)'}`;
+const describeCase = (c: Case): string => `${c.verb} ${c.group ? `${c.group}/` : ''}${c.resource}${c.namespace ? ` in ${c.namespace}` : ' (cluster-wide)'}`;
 
 /** Ask the authorizer about every case for `user`; the cases it answered differently from `grants`. */
-async function mismatches(api: KubeApi, user: { name: string; groups: string[] }, grants: readonly Grant[], only: (c: Case) => boolean = () => true): Promise<string[]> {
+async function mismatches(
+  api: KubeApi,
+  user: { name: string; groups: string[] },
+  grants: readonly Grant[],
+  only: (c: Case) => boolean = () => true,
+): Promise<string[]> {
   const cases = casesOf().filter(only);
   const wrong: string[] = [];
   const ask = async (c: Case): Promise<void> => {
@@ -172,7 +174,13 @@ async function mismatches(api: KubeApi, user: { name: string; groups: string[] }
         spec: {
           user: user.name,
           groups: user.groups,
-          resourceAttributes: { verb: c.verb, group: c.group, resource, ...(subresource ? { subresource } : {}), ...(c.namespace ? { namespace: c.namespace } : {}) },
+          resourceAttributes: {
+            verb: c.verb,
+            group: c.group,
+            resource,
+            ...(subresource ? { subresource } : {}),
+            ...(c.namespace ? { namespace: c.namespace } : {}),
+          },
         },
       },
     });
@@ -220,7 +228,11 @@ describe('RBAC matrix of the default install', () => {
         subjects: [{ kind: 'ServiceAccount', name: 'capi-manager', namespace: capiNs.name }],
       },
     });
-    await waitFor('the aggregation controller to fill the CAPI manager role', async () => ((await rbac.readClusterRole({ name: aggregated })).rules ?? []).length > 0 || undefined, 60_000);
+    await waitFor(
+      'the aggregation controller to fill the CAPI manager role',
+      async () => ((await rbac.readClusterRole({ name: aggregated })).rules ?? []).length > 0 || undefined,
+      60_000,
+    );
   });
 
   afterAll(async () => {
@@ -253,7 +265,11 @@ describe('RBAC matrix of the default install', () => {
   it('gives the cloud-hypervisor provider, which runs on its hosts, no identity in the install: its ClusterRoles are bound per host', async () => {
     const name = 'banlieue-provider-cloud-hypervisor';
     const rbac = 'rbac.authorization.k8s.io/v1';
-    const gone = async (get: Promise<unknown>): Promise<string> => get.then(() => 'present', (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)));
+    const gone = async (get: Promise<unknown>): Promise<string> =>
+      get.then(
+        () => 'present',
+        (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)),
+      );
     expect(await gone(api.get({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: INSTALL_NS } }))).toBe('absent');
     expect(await gone(api.get({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name } }))).toBe('present');
     expect(await gone(api.get({ apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name } }))).toBe('absent');
@@ -263,7 +279,11 @@ describe('RBAC matrix of the default install', () => {
   const unbuilt = BACKEND_APIS.filter((b) => !b.providerRoleBuilt).map((b) => b.name);
   it.skipIf(unbuilt.length === 0).each(unbuilt)('ships no identity for the %s provider, whose role this version does not run', async (backend) => {
     const name = `banlieue-provider-${backend}`;
-    const gone = async (get: Promise<unknown>): Promise<string> => get.then(() => 'present', (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)));
+    const gone = async (get: Promise<unknown>): Promise<string> =>
+      get.then(
+        () => 'present',
+        (err: unknown) => (err instanceof ApiStatusError && err.code === 404 ? 'absent' : apiMessage(err)),
+      );
     const rbac = 'rbac.authorization.k8s.io/v1';
     expect(await gone(api.get({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: INSTALL_NS } }))).toBe('absent');
     expect(await gone(api.get({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name } }))).toBe('absent');
@@ -275,7 +295,9 @@ describe('RBAC matrix of the default install', () => {
   describe('where RBAC allows and admission narrows: acting as the controller', () => {
     let controller: KubeApi;
     beforeAll(async () => {
-      const token = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ name: 'banlieue-controller', namespace: INSTALL_NS, body: { spec: { audiences: [] } } });
+      const token = await admin
+        .makeApiClient(CoreV1Api)
+        .createNamespacedServiceAccountToken({ name: 'banlieue-controller', namespace: INSTALL_NS, body: { spec: { audiences: [] } } });
       const cluster = admin.getCurrentCluster();
       if (!cluster || !token.status?.token) throw new Error('no controller token');
       const kc = new KubeConfig();
@@ -296,7 +318,13 @@ describe('RBAC matrix of the default install', () => {
       );
 
     it('cannot plant a Secret in kube-system, even of its own type', async () => {
-      const planted = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'rbac-matrix-planted', namespace: 'kube-system' }, type: SecretType.userData, stringData: { value: 'x' } };
+      const planted = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'rbac-matrix-planted', namespace: 'kube-system' },
+        type: SecretType.userData,
+        stringData: { value: 'x' },
+      };
       // The guard loads asynchronously after the install: wait (by dry runs) until it answers.
       await waitFor('the controller Secret guard to load', async () => (await attempt(planted, true)) !== 'created' || undefined, 60_000);
       expect(await attempt(planted)).toContain('may not write Secrets in kube-* namespaces');

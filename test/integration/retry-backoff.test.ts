@@ -26,8 +26,15 @@ describe('VirtualMachine retries (issue 15: no retry storms)', () => {
     metadata: { name: `refuse-status-${ns}` },
     spec: {
       failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [{ apiGroups: ['banlieue.io'], apiVersions: ['v1alpha1'], operations: ['UPDATE'], resources: ['virtualmachines/status'] }] },
-      validations: [{ expression: `!(object.metadata.namespace == '${ns}' && object.metadata.name == 'victim')`, message: 'status writes of victim are refused by this test' }],
+      matchConstraints: {
+        resourceRules: [{ apiGroups: ['banlieue.io'], apiVersions: ['v1alpha1'], operations: ['UPDATE'], resources: ['virtualmachines/status'] }],
+      },
+      validations: [
+        {
+          expression: `!(object.metadata.namespace == '${ns}' && object.metadata.name == 'victim')`,
+          message: 'status writes of victim are refused by this test',
+        },
+      ],
     },
   });
   const binding = (): Obj => ({
@@ -70,7 +77,7 @@ describe('VirtualMachine retries (issue 15: no retry storms)', () => {
     await removeNs?.();
   }, 120_000);
 
-  it("is retried on its backoff, not at each event of another object of its namespace", async () => {
+  it('is retried on its backoff, not at each event of another object of its namespace', async () => {
     // Its status (Scheduled=False ClassNotFound) cannot be written: the reconcile fails and is retried.
     await waitFor('victim to fail once', async () => ((await retries()) >= 1 ? true : undefined), 60_000);
     const before = await retries();

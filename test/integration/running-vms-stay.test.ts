@@ -45,7 +45,12 @@ describe('a running VirtualMachine under routine change', () => {
     second = await startVcsim({ datacenters: 1, clusters: 2 });
     secondClient = await vcsimClient(second);
     await makeTemplate(secondClient, template);
-    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'second-creds', namespace: env.ns }, stringData: { username: second.username, password: second.password } });
+    await t.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'second-creds', namespace: env.ns },
+      stringData: { username: second.username, password: second.password },
+    });
   });
 
   afterAll(async () => {
@@ -71,7 +76,11 @@ describe('a running VirtualMachine under routine change', () => {
   }
 
   async function imageReadyOn(name: string): Promise<void> {
-    await t.exists(env.world.vmImage, (o) => ((o.status?.perProvider ?? []) as { providerName: string; ready: boolean }[]).some((r) => r.providerName === name && r.ready), 60_000);
+    await t.exists(
+      env.world.vmImage,
+      (o) => ((o.status?.perProvider ?? []) as { providerName: string; ready: boolean }[]).some((r) => r.providerName === name && r.ready),
+      60_000,
+    );
   }
 
   /** Two VMs (default and automatic migrationPolicy) selecting Providers labelled `selector`, Ready. */
@@ -79,7 +88,12 @@ describe('a running VirtualMachine under routine change', () => {
     const kept = new Map<string, Kept>();
     for (const policy of POLICIES) {
       const name = `${prefix}-${policy}`;
-      await t.apply(vm(env.ns, name, cls, image, { placement: { providerSelector: { matchLabels: selector } }, ...(policy === 'automatic' ? { migrationPolicy: 'automatic' } : {}) }));
+      await t.apply(
+        vm(env.ns, name, cls, image, {
+          placement: { providerSelector: { matchLabels: selector } },
+          ...(policy === 'automatic' ? { migrationPolicy: 'automatic' } : {}),
+        }),
+      );
       kept.set(name, await readyOn(client, name));
     }
     return kept;
@@ -98,11 +112,21 @@ describe('a running VirtualMachine under routine change', () => {
    * After a change: each VM judged against it (a label put on the VM reaches its machine, which the
    * controller writes from the VM), and nothing moved: same machine, same VM in vcsim, PlacementValid True.
    */
-  async function expectKept(kept: ReadonlyMap<string, Kept>, client: VsphereClient, step: string, placementValid: Reason = Reason.PlacementMatches): Promise<void> {
+  async function expectKept(
+    kept: ReadonlyMap<string, Kept>,
+    client: VsphereClient,
+    step: string,
+    placementValid: Reason = Reason.PlacementMatches,
+  ): Promise<void> {
     for (const [name, before] of kept) {
       await t.patch(vm(env.ns, name, '', ''), { metadata: { labels: { 'test.banlieue.io/step': step } } });
       const machine = await t.exists(machineRef('vsphere', env.ns, name), (m) => m.metadata.labels?.['test.banlieue.io/step'] === step, 60_000);
-      expect({ name, uid: machine.metadata.uid, providerID: machine.spec?.providerID, vmRef: machine.status?.vmRef }).toEqual({ name, uid: before.machineUid, providerID: before.providerID, vmRef: before.vmRef });
+      expect({ name, uid: machine.metadata.uid, providerID: machine.spec?.providerID, vmRef: machine.status?.vmRef }).toEqual({
+        name,
+        uid: before.machineUid,
+        providerID: before.providerID,
+        vmRef: before.vmRef,
+      });
       expect(await client.search.findVmByBiosUuid(before.providerID.replace('vsphere://', ''))).toEqual(expect.objectContaining({ value: before.vmRef }));
       const live = await t.condition(vm(env.ns, name, '', ''), ConditionType.PlacementValid, 'True', placementValid, 60_000);
       expect(live.metadata.name).toBe(name);
@@ -124,7 +148,9 @@ describe('a running VirtualMachine under routine change', () => {
     const other = domains.find((fd) => fd.name !== runsIn);
     if (!other) throw new Error('vcsim publishes one failure domain only');
     // The admin renames another cluster's failure domain: a new one, sorting before every other.
-    await t.patch(provider('vcsim'), { spec: { failureDomainNameOverrides: [{ datacenter: other.raw.datacenter, cluster: other.raw.cluster, name: '0-first' }] } });
+    await t.patch(provider('vcsim'), {
+      spec: { failureDomainNameOverrides: [{ datacenter: other.raw.datacenter, cluster: other.raw.cluster, name: '0-first' }] },
+    });
     await waitFor('failure domain 0-first', async () => ((await failureDomainsOf('vcsim')).some((fd) => fd.name === '0-first') ? true : undefined), 60_000);
     await expectKept(kept, env.client, 'new-fd');
     await withoutOverrides('0-first');
@@ -137,8 +163,14 @@ describe('a running VirtualMachine under routine change', () => {
     const home = (await failureDomainsOf('vcsim')).find((fd) => fd.name === runsIn);
     if (!home) throw new Error(`vcsim does not publish ${runsIn}`);
     // Its cluster no longer published under that name: the failure domain is gone from the Provider, the VM reachable.
-    await t.patch(provider('vcsim'), { spec: { failureDomainNameOverrides: [{ datacenter: home.raw.datacenter, cluster: home.raw.cluster, name: 'renamed' }] } });
-    await waitFor(`failure domain ${runsIn} withdrawn`, async () => ((await failureDomainsOf('vcsim')).some((fd) => fd.name === runsIn) ? undefined : true), 60_000);
+    await t.patch(provider('vcsim'), {
+      spec: { failureDomainNameOverrides: [{ datacenter: home.raw.datacenter, cluster: home.raw.cluster, name: 'renamed' }] },
+    });
+    await waitFor(
+      `failure domain ${runsIn} withdrawn`,
+      async () => ((await failureDomainsOf('vcsim')).some((fd) => fd.name === runsIn) ? undefined : true),
+      60_000,
+    );
     await expectKept(kept, env.client, 'withdrawn', Reason.FailureDomainWithdrawn);
     await withoutOverrides('renamed');
   });
@@ -160,7 +192,11 @@ describe('a running VirtualMachine under routine change', () => {
     const templateRef = dc && (await secondClient.vms.findNamed(dc.vmFolder, template, { templatesOnly: true }));
     if (!templateRef) throw new Error('the second vcsim has no template');
     await secondClient.vms.destroy(templateRef);
-    await t.exists(env.world.vmImage, (o) => ((o.status?.perProvider ?? []) as { providerName: string; ready: boolean }[]).some((r) => r.providerName === 'aaa' && !r.ready), 60_000);
+    await t.exists(
+      env.world.vmImage,
+      (o) => ((o.status?.perProvider ?? []) as { providerName: string; ready: boolean }[]).some((r) => r.providerName === 'aaa' && !r.ready),
+      60_000,
+    );
     await expectKept(kept, secondClient, 'image-gone');
     await makeTemplate(secondClient, template);
     await imageReadyOn('aaa');
@@ -181,7 +217,11 @@ describe('a running VirtualMachine under routine change', () => {
     await t.delete(provider('aaa'));
     // Each VM ends on vcsim, as a new machine with a new VM; its old VM is gone from the second vcsim.
     for (const name of names) {
-      const moved = await t.exists(machineRef('vsphere', env.ns, name), (m) => m.metadata.uid !== before.get(name)?.machineUid && m.spec?.providerRef?.name === 'vcsim', 240_000);
+      const moved = await t.exists(
+        machineRef('vsphere', env.ns, name),
+        (m) => m.metadata.uid !== before.get(name)?.machineUid && m.spec?.providerRef?.name === 'vcsim',
+        240_000,
+      );
       expect(moved.spec?.failureDomain).toMatch(/^vcsim-/);
       await readyOn(env.client, name);
       const old = before.get(name)?.providerID.replace('vsphere://', '') ?? '';
@@ -212,12 +252,18 @@ describe('a running VirtualMachine under routine change', () => {
 
   async function failureDomainsOf(name: string): Promise<{ name: string; raw: { datacenter: string; cluster: string } }[]> {
     const live = await t.get(provider(name));
-    return ((live?.status?.failureDomains ?? []) as { name: string; attributes?: { raw?: { datacenter: string; cluster: string } } }[]).map((fd) => ({ name: fd.name, raw: fd.attributes?.raw ?? { datacenter: '', cluster: '' } }));
+    return ((live?.status?.failureDomains ?? []) as { name: string; attributes?: { raw?: { datacenter: string; cluster: string } } }[]).map((fd) => ({
+      name: fd.name,
+      raw: fd.attributes?.raw ?? { datacenter: '', cluster: '' },
+    }));
   }
 
   /** When the controller announced recreating `name` (its Events' eventTime). */
   async function recreatingTimes(name: string): Promise<number[]> {
-    const list = await t.api.request<{ items: { reason: string; eventTime?: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${env.ns}/events`);
+    const list = await t.api.request<{ items: { reason: string; eventTime?: string; regarding?: { name?: string } }[] }>(
+      'GET',
+      `/apis/events.k8s.io/v1/namespaces/${env.ns}/events`,
+    );
     return list.items.filter((e) => e.regarding?.name === name && e.reason === Reason.Recreating && e.eventTime).map((e) => Date.parse(e.eventTime ?? ''));
   }
 });

@@ -81,8 +81,15 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
   async function tenant(ns: string, providerName: string, endpoint: string): Promise<void> {
     const cp = plane();
     await cp.kubectl(['create', 'namespace', ns]);
-    await applyObjects(cp, [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: ns }, stringData: { token: 's3cr3t' } }, provider(ns, providerName, endpoint)]);
-    await waitFor(`Provider ${ns}/${providerName} to publish its failure domain`, async () => (await get(cp, PROVIDERS, ns, providerName))?.status?.failureDomains?.length === 1, 60_000);
+    await applyObjects(cp, [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: ns }, stringData: { token: 's3cr3t' } },
+      provider(ns, providerName, endpoint),
+    ]);
+    await waitFor(
+      `Provider ${ns}/${providerName} to publish its failure domain`,
+      async () => (await get(cp, PROVIDERS, ns, providerName))?.status?.failureDomains?.length === 1,
+      60_000,
+    );
   }
 
   const vmNamed = (name: string): boolean => [...cloud.vms.values()].some((vm) => vm.name === name);
@@ -115,15 +122,38 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
       { ...nic, name: 'eth1', macAddress: MAC },
     ];
     const kinds: [string, object][] = [
-      ['spec.network', { apiVersion: infra, kind: 'VSphereMachine', metadata: { name: 'vsm', namespace: 'macs-a' }, spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2048, network: twice({ portGroup: 'VM Network' }) } }],
-      ['spec.nics', { apiVersion: infra, kind: 'ProxmoxMachine', metadata: { name: 'pvem', namespace: 'macs-a' }, spec: { templateVmid: 9000, cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: twice({ bridge: 'vmbr0' }) } }],
+      [
+        'spec.network',
+        {
+          apiVersion: infra,
+          kind: 'VSphereMachine',
+          metadata: { name: 'vsm', namespace: 'macs-a' },
+          spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2048, network: twice({ portGroup: 'VM Network' }) },
+        },
+      ],
+      [
+        'spec.nics',
+        {
+          apiVersion: infra,
+          kind: 'ProxmoxMachine',
+          metadata: { name: 'pvem', namespace: 'macs-a' },
+          spec: { templateVmid: 9000, cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: twice({ bridge: 'vmbr0' }) },
+        },
+      ],
       [
         'spec.network',
         {
           apiVersion: infra,
           kind: 'LibvirtMachine',
           metadata: { name: 'lvm', namespace: 'macs-a' },
-          spec: { pool: 'default', bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' }, vcpus: 2, memoryMiB: 2048, disks: [{ name: 'os', sizeGiB: 20 }], network: twice({ source: { kind: 'bridge', name: 'br0' } }) },
+          spec: {
+            pool: 'default',
+            bootSource: { kind: 'backingVolume', volume: 'ubuntu.qcow2' },
+            vcpus: 2,
+            memoryMiB: 2048,
+            disks: [{ name: 'os', sizeGiB: 20 }],
+            network: twice({ source: { kind: 'bridge', name: 'br0' } }),
+          },
         },
       ],
       [
@@ -132,7 +162,14 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
           apiVersion: infra,
           kind: 'CloudHypervisorMachine',
           metadata: { name: 'chm', namespace: 'macs-a' },
-          spec: { bootSource: { kind: 'image', image: 'ubuntu.raw' }, cpus: { boot: 2 }, memory: { sizeMiB: 2048 }, osDiskSizeGiB: 20, storageClass: 'local', nics: twice({ networkClass: 'lan' }) },
+          spec: {
+            bootSource: { kind: 'image', image: 'ubuntu.raw' },
+            cpus: { boot: 2 },
+            memory: { sizeMiB: 2048 },
+            osDiskSizeGiB: 20,
+            storageClass: 'local',
+            nics: twice({ networkClass: 'lan' }),
+          },
         },
       ],
     ];
@@ -143,19 +180,27 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
 
   it('says on the later of two Providers naming one endpoint that it is shared, with a Warning Event; the older stays exclusive', async () => {
     const cp = plane();
-    const shared = await waitFor('east-again to report EndpointShared', async () => {
-      const c = conditionOf(await get(cp, PROVIDERS, 'macs-b', 'east-again'), 'EndpointExclusive');
-      return c?.status === 'False' ? c : undefined;
-    }, 60_000);
+    const shared = await waitFor(
+      'east-again to report EndpointShared',
+      async () => {
+        const c = conditionOf(await get(cp, PROVIDERS, 'macs-b', 'east-again'), 'EndpointExclusive');
+        return c?.status === 'False' ? c : undefined;
+      },
+      60_000,
+    );
     expect(shared).toMatchObject({ reason: 'EndpointShared' });
     expect(shared.message).toContain('Provider macs-a/east names the same endpoint');
     expect(conditionOf(await get(cp, PROVIDERS, 'macs-a', 'east'), 'EndpointExclusive')).toMatchObject({ status: 'True' });
     // Said, not acted on: the later Provider still works.
     expect(conditionOf(await get(cp, PROVIDERS, 'macs-b', 'east-again'), 'Ready')).toMatchObject({ status: 'True' });
-    const events = await waitFor('the EndpointShared Warning Event', async () => {
-      const found = await warnings(cp, 'macs-b', 'east-again');
-      return found.some((e) => e.startsWith('EndpointShared: Provider macs-a/east')) ? found : undefined;
-    }, 30_000);
+    const events = await waitFor(
+      'the EndpointShared Warning Event',
+      async () => {
+        const found = await warnings(cp, 'macs-b', 'east-again');
+        return found.some((e) => e.startsWith('EndpointShared: Provider macs-a/east')) ? found : undefined;
+      },
+      30_000,
+    );
     expect(events.filter((e) => e.startsWith('EndpointShared'))).toHaveLength(1);
   });
 
@@ -166,11 +211,18 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     // The same MAC: on the same Provider, then spelled in capitals on the other Provider of the endpoint.
     await applyObjects(cp, [machine('macs-a', 'second', 'east', [{ name: 'eth0', macAddress: MAC }])]);
     await applyObjects(cp, [machine('macs-b', 'third', 'east-again', [{ name: 'eth0', macAddress: MAC.toUpperCase() }])]);
-    for (const [ns, name] of [['macs-a', 'second'], ['macs-b', 'third']] as const) {
-      const ready = await waitFor(`${name} to report MacAddressInUse`, async () => {
-        const c = conditionOf(await get(cp, MACHINES, ns, name), 'Ready');
-        return c?.reason === 'MacAddressInUse' ? c : undefined;
-      }, 60_000);
+    for (const [ns, name] of [
+      ['macs-a', 'second'],
+      ['macs-b', 'third'],
+    ] as const) {
+      const ready = await waitFor(
+        `${name} to report MacAddressInUse`,
+        async () => {
+          const c = conditionOf(await get(cp, MACHINES, ns, name), 'Ready');
+          return c?.reason === 'MacAddressInUse' ? c : undefined;
+        },
+        60_000,
+      );
       expect(ready.status).toBe('False');
       expect(ready.message).toContain('is already held by FakeMachine macs-a/first on the same backend endpoint');
       expect(vmNamed(name), `a VM was created for ${name}`).toBe(false);
@@ -180,10 +232,14 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     // Nothing is lost: once the holder is gone, the older of the two waiting gets its VM, and the other still waits.
     await cp.kubectl(['delete', MACHINES, 'first', '-n', 'macs-a', '--wait=true', '--timeout=120s']);
     await waitFor('second to be provisioned', async () => (await get(cp, MACHINES, 'macs-a', 'second'))?.status?.initialization?.provisioned === true, 120_000);
-    const third = await waitFor('third to name its new holder', async () => {
-      const c = conditionOf(await get(cp, MACHINES, 'macs-b', 'third'), 'Ready');
-      return c?.message?.includes('macs-a/second') ? c : undefined;
-    }, 60_000);
+    const third = await waitFor(
+      'third to name its new holder',
+      async () => {
+        const c = conditionOf(await get(cp, MACHINES, 'macs-b', 'third'), 'Ready');
+        return c?.message?.includes('macs-a/second') ? c : undefined;
+      },
+      60_000,
+    );
     expect(third).toMatchObject({ status: 'False', reason: 'MacAddressInUse' });
     expect(vmNamed('third')).toBe(false);
   });

@@ -38,7 +38,12 @@ describe('Secret hygiene over a full run (default install, both roles, vcsim)', 
   const SPARE_MARKER = `unused-secret-key-${hex()}${hex()}`;
   const userData = `#cloud-config\nwrite_files: [{path: /etc/marker, content: ${USER_DATA_MARKER}}]\nhostname: \${HOSTNAME}\n`;
 
-  const creds = (password: string): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-creds', namespace: ns }, stringData: { username: env.vcsim.username, password } });
+  const creds = (password: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'vcsim-creds', namespace: ns },
+    stringData: { username: env.vcsim.username, password },
+  });
   const web = (spec: Record<string, unknown> = {}): Obj =>
     vm(ns, 'web', env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, { userData: { secretRef: { name: 'web-cloud-init' } }, ...spec });
 
@@ -69,7 +74,12 @@ describe('Secret hygiene over a full run (default install, both roles, vcsim)', 
   afterAll(() => stopVsphereEnv(env), 180_000);
 
   it('runs a VM through its life: Ready with its user-data, powered off, then deleted while the password is wrong, and gone once it is right', async () => {
-    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-cloud-init', namespace: ns }, stringData: { 'user-data': userData, spare: SPARE_MARKER } });
+    await t.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'web-cloud-init', namespace: ns },
+      stringData: { 'user-data': userData, spare: SPARE_MARKER },
+    });
     await t.apply(web());
     await readyWithAddress(env, 'web', '10.70.0.10', 90_000);
     const uuid = await providerIdOf(ns, 'web');
@@ -101,10 +111,14 @@ describe('Secret hygiene over a full run (default install, both roles, vcsim)', 
     await t.apply(wrongCa);
     await t.condition(wrongCa, 'ProviderReachable', 'False', 'ConnectFailed', 60_000);
 
-    const noKey = vm(ns, 'no-key', env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, { userData: { secretRef: { name: 'web-cloud-init', key: 'nope' } } });
+    const noKey = vm(ns, 'no-key', env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, {
+      userData: { secretRef: { name: 'web-cloud-init', key: 'nope' } },
+    });
     await t.apply(noKey);
     const blocked = await t.condition(noKey, 'Scheduled', 'False', 'UserDataNotFound', 60_000);
-    expect((blocked.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Scheduled')?.message).toBe('Secret web-cloud-init has no key "nope"');
+    expect((blocked.status?.conditions as { type: string; message: string }[]).find((c) => c.type === 'Scheduled')?.message).toBe(
+      'Secret web-cloud-init has no key "nope"',
+    );
     await t.delete(noKey);
     await t.gone(noKey, 60_000);
   }, 180_000);
@@ -148,7 +162,10 @@ describe('Secret hygiene over a full run (default install, both roles, vcsim)', 
       expect(secrets.code, secrets.stderr).toBe(0);
       const values = planted();
       for (const what of ['the vCenter password', 'the user-data', 'an unused key of the user-data Secret']) {
-        expect(values[what]?.some((v) => secrets.stdout.includes(v)), what).toBe(true);
+        expect(
+          values[what]?.some((v) => secrets.stdout.includes(v)),
+          what,
+        ).toBe(true);
       }
     });
 

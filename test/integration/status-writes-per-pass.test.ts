@@ -80,7 +80,15 @@ beforeAll(async () => {
   for (const kind of ['clusters', 'machines']) {
     await cp.kubectl(['apply', '--server-side', '-f', join(tools.capiModuleDir, `core/config/crd/bases/cluster.x-k8s.io_${kind}.yaml`)]);
   }
-  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', 'fakemachinetemplates.infrastructure.banlieue.io', 'clusters.cluster.x-k8s.io', 'machines.cluster.x-k8s.io']);
+  await cp.kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    'fakemachinetemplates.infrastructure.banlieue.io',
+    'clusters.cluster.x-k8s.io',
+    'machines.cluster.x-k8s.io',
+  ]);
   client = new PlaneClient(cp.kubeconfigPath);
   reads = new KubeApi(loadKubeConfig(cp.kubeconfigPath));
   backend = startBackend(fake, {}) as RunningBackend<FakeMachineSpec>;
@@ -101,7 +109,11 @@ interface Writer {
 }
 
 /** A world whose reconciler `build` makes on the case's caches and the counting client. */
-async function open<X extends object>(prefix: string, fieldManager: string, build: (caches: CaseCaches, writer: Writer, ns: string) => X & { reconciler: Reconciler }): Promise<World & X> {
+async function open<X extends object>(
+  prefix: string,
+  fieldManager: string,
+  build: (caches: CaseCaches, writer: Writer, ns: string) => X & { reconciler: Reconciler },
+): Promise<World & X> {
   const ns = await client.namespace(prefix);
   const caches = new CaseCaches(reads, ns);
   const api = new CountingKubeApi(loadKubeConfig(cp.kubeconfigPath));
@@ -111,7 +123,8 @@ async function open<X extends object>(prefix: string, fieldManager: string, buil
   return { ...built, ns, driver: new PassDriver(built.reconciler, api, events, caches), close: () => caches.close() };
 }
 
-const writesOf = (pass: Pass | undefined, method: string, suffix: string): ApiWrite[] => (pass?.writes ?? []).filter((w) => w.method === method && w.path.endsWith(suffix));
+const writesOf = (pass: Pass | undefined, method: string, suffix: string): ApiWrite[] =>
+  (pass?.writes ?? []).filter((w) => w.method === method && w.path.endsWith(suffix));
 
 // ---------------------------------------------------------------------------------------------
 // Objects, as users and provider roles write them.
@@ -120,12 +133,21 @@ type Conditioned = { status?: { conditions?: { type: string; status: string; rea
 const conditionOf = (obj: Obj | undefined, type: string): { status: string; reason: string } | undefined =>
   (obj as Conditioned | undefined)?.status?.conditions?.find((c) => c.type === type);
 
-const ref = (apiVersion: string, kind: string, name: string, namespace?: string): Obj => ({ apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}) } });
+const ref = (apiVersion: string, kind: string, name: string, namespace?: string): Obj => ({
+  apiVersion,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+});
 const providerRef = (ns: string, name = 'lab'): Obj => ref(CORE, 'Provider', name, ns);
 const machineRef = (ns: string, name: string): Obj => ref(INFRA, FakeMachineKind.kind, name, ns);
 const vmRef = (ns: string, name: string): Obj => ref(CORE, 'VirtualMachine', name, ns);
 
-const credentials = (ns: string): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'fake-creds', namespace: ns }, stringData: { token: 's3cr3t' } });
+const credentials = (ns: string): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'fake-creds', namespace: ns },
+  stringData: { token: 's3cr3t' },
+});
 
 function provider(ns: string, name = 'lab', spec: Record<string, unknown> = {}): Obj {
   return {
@@ -159,18 +181,34 @@ function image(name: string, providerClass = 'fake'): Obj {
     apiVersion: CORE,
     kind: 'VMImage',
     metadata: { name },
-    spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '13', architecture: 'amd64', sources: [{ providerClass, kind: 'Template', ref: 'debian-13' }] },
+    spec: {
+      osFamily: 'linux',
+      osDistribution: 'debian',
+      osVersion: '13',
+      architecture: 'amd64',
+      sources: [{ providerClass, kind: 'Template', ref: 'debian-13' }],
+    },
   };
 }
 
 const imageRows = (ns: string, ready = true): Record<string, unknown> => ({ perProvider: [{ providerNamespace: ns, providerName: 'lab', ready }] });
 
 function fakeMachine(ns: string, name: string, spec: Record<string, unknown> = {}, metadata: Partial<Obj['metadata']> = {}): Obj {
-  return { apiVersion: INFRA, kind: FakeMachineKind.kind, metadata: { name, namespace: ns, ...metadata }, spec: { image: 'debian-13', cpus: 1, memoryMiB: 512, ...spec } };
+  return {
+    apiVersion: INFRA,
+    kind: FakeMachineKind.kind,
+    metadata: { name, namespace: ns, ...metadata },
+    spec: { image: 'debian-13', cpus: 1, memoryMiB: 512, ...spec },
+  };
 }
 
 /** A CAPI Cluster of the namespace; paused when `paused`. */
-const capiCluster = (ns: string, name: string, paused: boolean): Obj => ({ apiVersion: CAPI, kind: 'Cluster', metadata: { name, namespace: ns }, spec: { paused } });
+const capiCluster = (ns: string, name: string, paused: boolean): Obj => ({
+  apiVersion: CAPI,
+  kind: 'Cluster',
+  metadata: { name, namespace: ns },
+  spec: { paused },
+});
 
 // ---------------------------------------------------------------------------------------------
 
@@ -204,14 +242,22 @@ describe('a pass of each reconciler writes status at most once', () => {
         apiVersion: CORE,
         kind: 'VMClass',
         metadata: { name: w.cls },
-        spec: { hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+        spec: {
+          hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+          network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+        },
       });
       await client.apply(image(w.img));
       await client.applyStatus(ref(CORE, 'VMImage', w.img), imageRows(w.ns));
     }
 
     function vm(w: VmWorld, name: string, spec: Record<string, unknown> = {}, metadata: Partial<Obj['metadata']> = {}): Obj {
-      return { apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: w.ns, ...metadata }, spec: { classRef: { name: w.cls }, imageRef: { name: w.img }, ...spec } };
+      return {
+        apiVersion: CORE,
+        kind: 'VirtualMachine',
+        metadata: { name, namespace: w.ns, ...metadata },
+        spec: { classRef: { name: w.cls }, imageRef: { name: w.img }, ...spec },
+      };
     }
 
     /** A VM converged to its machine, and (`provisioned`) the machine's provider reporting it running, mirrored. */
@@ -286,14 +332,20 @@ describe('a pass of each reconciler writes status at most once', () => {
           await client.apply(vm(w, 'web'));
           return `${w.ns}/web`;
         },
-        then: async (w) => expect(conditionOf(await client.get(vmRef(w.ns, 'web')), 'Scheduled')).toMatchObject({ status: 'False', reason: 'InfraMachineConflict' }),
+        then: async (w) =>
+          expect(conditionOf(await client.get(vmRef(w.ns, 'web')), 'Scheduled')).toMatchObject({ status: 'False', reason: 'InfraMachineConflict' }),
       },
       {
         name: 'a refused write: its user-data Secret, rendered past the 1 MiB a Secret holds',
         given: async (w) => {
           await lab(w);
           // 400 KB whose placeholder renders to 1.6 MB with this name.
-          await client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'big-source', namespace: w.ns }, stringData: { 'user-data': `#!/bin/sh\n${'echo ${VM_NAME}\n'.repeat(25_000)}` } });
+          await client.apply({
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'big-source', namespace: w.ns },
+            stringData: { 'user-data': `#!/bin/sh\n${'echo ${VM_NAME}\n'.repeat(25_000)}` },
+          });
           await client.apply(vm(w, BIG_USER_DATA_VM, { userData: { secretRef: { name: 'big-source' } } }));
           return `${w.ns}/${BIG_USER_DATA_VM}`;
         },
@@ -340,11 +392,20 @@ describe('a pass of each reconciler writes status at most once', () => {
       // A case that failed while the cloud held its destroys does not hold the next one's.
       cloud.holdDestroys = false;
       return open('sw-im', FieldManager.provider('fake'), (caches, { api, ssa, events }) => ({
-        reconciler: new InfraMachineReconciler(backend, caches.watch<InfraMachine>(FakeMachineKind), caches.watch<Provider>(ProviderKind), api, ssa, events, systemClock, {
-          pollMs: 1_000,
-          resyncMs: 60_000,
-          taskPollMs: 500,
-        }),
+        reconciler: new InfraMachineReconciler(
+          backend,
+          caches.watch<InfraMachine>(FakeMachineKind),
+          caches.watch<Provider>(ProviderKind),
+          api,
+          ssa,
+          events,
+          systemClock,
+          {
+            pollMs: 1_000,
+            resyncMs: 60_000,
+            taskPollMs: 500,
+          },
+        ),
       }));
     };
 
@@ -364,7 +425,8 @@ describe('a pass of each reconciler writes status at most once', () => {
       return key;
     }
 
-    const readyOf = async (w: World, name: string): Promise<{ status: string; reason: string } | undefined> => conditionOf(await client.get(machineRef(w.ns, name)), 'Ready');
+    const readyOf = async (w: World, name: string): Promise<{ status: string; reason: string } | undefined> =>
+      conditionOf(await client.get(machineRef(w.ns, name)), 'Ready');
 
     statusWriteTable(openMachines, [
       {
@@ -502,7 +564,8 @@ describe('a pass of each reconciler writes status at most once', () => {
       return key;
     }
 
-    const conditionOfLab = async (w: World, type: string, name = 'lab'): Promise<{ status: string; reason: string } | undefined> => conditionOf(await client.get(providerRef(w.ns, name)), type);
+    const conditionOfLab = async (w: World, type: string, name = 'lab'): Promise<{ status: string; reason: string } | undefined> =>
+      conditionOf(await client.get(providerRef(w.ns, name)), type);
 
     statusWriteTable(openProviders, [
       {
@@ -642,7 +705,10 @@ describe('a pass of each reconciler writes status at most once', () => {
   describe('VMImage readiness', () => {
     type ImageWorld = World & { readonly img: string };
     const openImages = (): Promise<ImageWorld> =>
-      open('sw-img', FieldManager.controller, (caches, { ssa }, ns) => ({ reconciler: new VMImageReconciler(caches.watch<VMImage>(VMImageKind), ssa, systemClock), img: `${ns}-linux` }));
+      open('sw-img', FieldManager.controller, (caches, { ssa }, ns) => ({
+        reconciler: new VMImageReconciler(caches.watch<VMImage>(VMImageKind), ssa, systemClock),
+        img: `${ns}-linux`,
+      }));
 
     const imageRef = (w: ImageWorld): Obj => ref(CORE, 'VMImage', w.img);
     const created = async (w: ImageWorld): Promise<string> => {
@@ -688,7 +754,9 @@ describe('a pass of each reconciler writes status at most once', () => {
 
   describe('machine template', () => {
     const openTemplates = (): Promise<World> =>
-      open('sw-tpl', FieldManager.controller, (caches, { ssa }) => ({ reconciler: new MachineTemplateReconciler(fake, caches.watch<MachineTemplate>(FakeMachineTemplateKind), ssa) }));
+      open('sw-tpl', FieldManager.controller, (caches, { ssa }) => ({
+        reconciler: new MachineTemplateReconciler(fake, caches.watch<MachineTemplate>(FakeMachineTemplateKind), ssa),
+      }));
 
     const templateRef = (ns: string): Obj => ref(INFRA, FakeMachineTemplateKind.kind, 'small', ns);
     const template = (ns: string, finalizers: string[] = []): Obj => ({
@@ -730,11 +798,23 @@ describe('a pass of each reconciler writes status at most once', () => {
   describe('InfraCluster (the fake backend)', () => {
     const openClusters = (): Promise<World> =>
       open('sw-ic', FieldManager.controller, (caches, { api, ssa }) => ({
-        reconciler: new InfraClusterReconciler(FakeClusterKind.kind, 'fake', caches.watch<InfraCluster>(FakeClusterKind), caches.watch<Provider>(ProviderKind), api, ssa, systemClock),
+        reconciler: new InfraClusterReconciler(
+          FakeClusterKind.kind,
+          'fake',
+          caches.watch<InfraCluster>(FakeClusterKind),
+          caches.watch<Provider>(ProviderKind),
+          api,
+          ssa,
+          systemClock,
+        ),
       }));
 
     const clusterRef = (ns: string): Obj => ref(INFRA, FakeClusterKind.kind, 'work', ns);
-    const cluster = (ns: string, metadata: Partial<Obj['metadata']> = {}): Obj => ({ ...clusterRef(ns), metadata: { name: 'work', namespace: ns, ...metadata }, spec: {} });
+    const cluster = (ns: string, metadata: Partial<Obj['metadata']> = {}): Obj => ({
+      ...clusterRef(ns),
+      metadata: { name: 'work', namespace: ns, ...metadata },
+      spec: {},
+    });
     const published = async (w: World, metadata: Partial<Obj['metadata']> = {}): Promise<string> => {
       await publishedLab(w.ns);
       await client.apply(cluster(w.ns, metadata));
@@ -785,19 +865,33 @@ describe('a pass of each reconciler writes status at most once', () => {
   describe('CAPI machine placement (writes spec, never status)', () => {
     const openPlacement = (): Promise<World> =>
       open('sw-place', FieldManager.controller, (caches, { api, ssa }) => ({
-        reconciler: new CapiMachinePlacementReconciler(FakeMachineKind.kind, caches.watch<InfraMachine>(FakeMachineKind), caches.watch<InfraCluster>(FakeClusterKind), api, ssa),
+        reconciler: new CapiMachinePlacementReconciler(
+          FakeMachineKind.kind,
+          caches.watch<InfraMachine>(FakeMachineKind),
+          caches.watch<InfraCluster>(FakeClusterKind),
+          api,
+          ssa,
+        ),
       }));
 
     /** A CAPI Machine `m` of Cluster `work` and its FakeMachine, without a failure domain; the FakeCluster publishing `zones`. */
     async function capiMachine(w: World, zones: string[]): Promise<string> {
       const clusterOwner = { apiVersion: CAPI, kind: 'Cluster', name: 'work', uid: '00000000-0000-4000-8000-000000000001', controller: true };
-      await client.apply({ ...ref(INFRA, FakeClusterKind.kind, 'work', w.ns), metadata: { name: 'work', namespace: w.ns, ownerReferences: [clusterOwner] }, spec: {} } as Obj);
+      await client.apply({
+        ...ref(INFRA, FakeClusterKind.kind, 'work', w.ns),
+        metadata: { name: 'work', namespace: w.ns, ownerReferences: [clusterOwner] },
+        spec: {},
+      } as Obj);
       if (zones.length) await client.applyStatus(ref(INFRA, FakeClusterKind.kind, 'work', w.ns), { failureDomains: zones.map((name) => ({ name })) });
       const owner = await client.apply({
         apiVersion: CAPI,
         kind: 'Machine',
         metadata: { name: 'm', namespace: w.ns },
-        spec: { clusterName: 'work', bootstrap: { dataSecretName: 'm-bootstrap' }, infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name: 'm' } },
+        spec: {
+          clusterName: 'work',
+          bootstrap: { dataSecretName: 'm-bootstrap' },
+          infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name: 'm' },
+        },
       });
       const ownedBy = { apiVersion: CAPI, kind: 'Machine', name: 'm', uid: owner.metadata.uid ?? '', controller: true };
       await client.apply(fakeMachine(w.ns, 'm', {}, { labels: { 'cluster.x-k8s.io/cluster-name': 'work' }, ownerReferences: [ownedBy] }));

@@ -91,7 +91,11 @@ describe('template immutability', () => {
 
   it('refuses the dry-run annotation on a real write, and a dry run without the annotation', async () => {
     const obj = template('VSphereClusterTemplate', { providerRefs: [{ name: 'vcenter-c' }] });
-    await waitFor('the plain change to be refused (policy loaded)', () => mergePatch(obj, { spec: { template: { spec: { providerRefs: [{ name: 'vcenter-c' }] } } } }), 60_000);
+    await waitFor(
+      'the plain change to be refused (policy loaded)',
+      () => mergePatch(obj, { spec: { template: { spec: { providerRefs: [{ name: 'vcenter-c' }] } } } }),
+      60_000,
+    );
     expect(await topologyApply(obj, true)).toContain('is immutable');
     obj.metadata.annotations = { [Annotation.capiTopologyDryRun]: '' };
     expect(await topologyApply(obj, false)).toContain('is immutable');

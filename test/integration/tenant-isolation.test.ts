@@ -50,10 +50,14 @@ interface OwnerReference {
   controller?: boolean;
 }
 
-const conditionOf = (o: Obj | undefined, type: string): Condition | undefined => (o?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+const conditionOf = (o: Obj | undefined, type: string): Condition | undefined =>
+  (o?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
 
 async function eventsOf(ns: string, name: string): Promise<{ reason: string; type: string; note: string }[]> {
-  const list = await t.api.request<{ items: { reason: string; type: string; note: string; regarding?: { name?: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+  const list = await t.api.request<{ items: { reason: string; type: string; note: string; regarding?: { name?: string } }[] }>(
+    'GET',
+    `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+  );
   return list.items.filter((e) => e.regarding?.name === name);
 }
 
@@ -64,9 +68,9 @@ async function guestData(client: VsphereClient): Promise<Map<string, string>> {
     for (const summary of await client.vms.list(dc.vmFolder)) {
       if (summary.template) continue;
       const extra = await client.vms.extraConfig(summary.ref);
-      const values = [...extra].filter(([key]) => key.startsWith('guestinfo.')).flatMap(([key, value]) =>
-        extra.get(`${key}.encoding`) === 'base64' ? [value, Buffer.from(value, 'base64').toString('utf8')] : [value],
-      );
+      const values = [...extra]
+        .filter(([key]) => key.startsWith('guestinfo.'))
+        .flatMap(([key, value]) => (extra.get(`${key}.encoding`) === 'base64' ? [value, Buffer.from(value, 'base64').toString('utf8')] : [value]));
       byVm.set(summary.name, values.join('\n'));
     }
   }
@@ -104,13 +108,18 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     type,
     stringData: data,
   });
-  const vsphereMachine = (name: string, spec: Record<string, unknown> = {}, metadata: { annotations?: Record<string, string>; ownerReferences?: OwnerReference[] } = {}): Obj => ({
+  const vsphereMachine = (
+    name: string,
+    spec: Record<string, unknown> = {},
+    metadata: { annotations?: Record<string, string>; ownerReferences?: OwnerReference[] } = {},
+  ): Obj => ({
     apiVersion: INFRA,
     kind: 'VSphereMachine',
     metadata: { name, namespace: ns, ...metadata },
     spec: { providerRef: { name: 'vcsim' }, failureDomain, template, numCpus: 1, memoryMiB: 512, ...spec },
   });
-  const tenantVm = (name: string, spec: Record<string, unknown> = {}): Obj => vm(ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, spec);
+  const tenantVm = (name: string, spec: Record<string, unknown> = {}): Obj =>
+    vm(ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, spec);
   const absent = async (obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>): Promise<boolean> => (await t.get(obj)) === undefined;
 
   beforeAll(async () => {
@@ -125,17 +134,30 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     // Policies load asynchronously after the install: wait until each one used here answers.
     await waitFor(
       'the reference policies to load',
-      async () => (await tenant.serviceAccount.create(tenantVm('probe', { userData: { secretRef: { name: 'vcsim-creds' } } }), { dryRun: true }))?.includes('you may not reference') || undefined,
+      async () =>
+        (await tenant.serviceAccount.create(tenantVm('probe', { userData: { secretRef: { name: 'vcsim-creds' } } }), { dryRun: true }))?.includes(
+          'you may not reference',
+        ) || undefined,
       60_000,
     );
     await waitFor(
       'the providerID policy to load',
-      async () => (await tenant.serviceAccount.create(vsphereMachine('probe', { providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' }), { dryRun: true }))?.includes('spec.providerID') || undefined,
+      async () =>
+        (
+          await tenant.serviceAccount.create(vsphereMachine('probe', { providerID: 'vsphere://4211a1b2-1111-2222-3333-444455556666' }), { dryRun: true })
+        )?.includes('spec.providerID') || undefined,
       60_000,
     );
 
     // The tenant's own VM, running, with user-data from a ConfigMap they wrote.
-    expect(await tenant.serviceAccount.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-ud', namespace: ns }, data: { 'user-data': `#cloud-config\nwrite_files: [{path: /etc/marker, content: ${CONFIGMAP_MARKER}}]\n` } })).toBeUndefined();
+    expect(
+      await tenant.serviceAccount.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web-ud', namespace: ns },
+        data: { 'user-data': `#cloud-config\nwrite_files: [{path: /etc/marker, content: ${CONFIGMAP_MARKER}}]\n` },
+      }),
+    ).toBeUndefined();
     expect(await tenant.serviceAccount.create(tenantVm('web', { userData: { configMapRef: { name: 'web-ud' } } }))).toBeUndefined();
     await readyWithAddress(env, 'web', '10.50.0.10', 90_000);
   }, 300_000);
@@ -147,8 +169,12 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       for (const resource of ['virtualmachines.banlieue.io', 'providers.banlieue.io', 'vspheremachines.infrastructure.banlieue.io', 'configmaps']) {
         expect(await actor.can('create', resource, ns), `${actor.username} create ${resource}`).toBe(true);
       }
-      for (const verb of ['get', 'list', 'watch', 'create', 'update']) expect(await actor.can(verb, 'secrets', ns), `${actor.username} ${verb} secrets`).toBe(false);
-      expect(await actor.can('update', 'vspheremachines.infrastructure.banlieue.io', ns, 'providerid'), `${actor.username} update vspheremachines/providerid`).toBe(false);
+      for (const verb of ['get', 'list', 'watch', 'create', 'update'])
+        expect(await actor.can(verb, 'secrets', ns), `${actor.username} ${verb} secrets`).toBe(false);
+      expect(
+        await actor.can('update', 'vspheremachines.infrastructure.banlieue.io', ns, 'providerid'),
+        `${actor.username} update vspheremachines/providerid`,
+      ).toBe(false);
     }
   });
 
@@ -182,7 +208,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       for (const actor of tenant.actors) {
         expect(await actor.patch(idle, { spec: { providerID: `vsphere://${foreignUuid}` } })).toContain(`${actor.username} may not set or change it`);
         // The schema's immutability rule answers first here.
-        expect(await actor.patch(vsphereMachine('web'), { spec: { providerID: `vsphere://${foreignUuid}` } })).toMatch(/providerID is immutable once set|may not set or change it/);
+        expect(await actor.patch(vsphereMachine('web'), { spec: { providerID: `vsphere://${foreignUuid}` } })).toMatch(
+          /providerID is immutable once set|may not set or change it/,
+        );
       }
       expect((await t.get(idle))?.spec?.providerID).toBeUndefined();
       expect(await tenant.serviceAccount.delete(idle)).toBeUndefined();
@@ -200,11 +228,15 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     it('marks machines a cluster admin points at the foreign VM Ready=False VMNotOwned (two of them), and changes nothing in vCenter', async () => {
       // Admission lets a cluster admin set providerID (clusterctl move creates machines so).
       for (const name of ['hijack-a', 'hijack-b']) {
-        expect(await admin.create(vsphereMachine(name, { providerID: `vsphere://${foreignUuid}`, numCpus: 8, memoryMiB: 4096, desiredPowerState: 'PoweredOff' }))).toBeUndefined();
+        expect(
+          await admin.create(vsphereMachine(name, { providerID: `vsphere://${foreignUuid}`, numCpus: 8, memoryMiB: 4096, desiredPowerState: 'PoweredOff' })),
+        ).toBeUndefined();
       }
       for (const name of ['hijack-a', 'hijack-b']) {
         const live = await t.condition(vsphereMachine(name), 'Ready', 'False', 'VMNotOwned', 60_000);
-        expect(conditionOf(live, 'Ready')?.message).toContain(`the VM with UUID ${foreignUuid} carries no banlieue ownership mark, not to VSphereMachine/${ns}/${name}`);
+        expect(conditionOf(live, 'Ready')?.message).toContain(
+          `the VM with UUID ${foreignUuid} carries no banlieue ownership mark, not to VSphereMachine/${ns}/${name}`,
+        );
         expect(live.status?.initialization?.provisioned).not.toBe(true);
       }
       expect(await vmState(env.client, foreignUuid)).toEqual(before);
@@ -227,9 +259,13 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       const webUuid = uuidOf((await t.get(machineRef('vsphere', ns, 'web')))?.spec?.providerID as string);
       const webBefore = await vmState(env.client, webUuid);
       expect(webBefore).toMatchObject({ name: 'web', powerState: 'poweredOn', owner: `VSphereMachine/${ns}/web` });
-      const twin = vsphereMachine('web-twin', { numCpus: 8, desiredPowerState: 'PoweredOff' }, {
-        ownerReferences: [{ apiVersion: CORE, kind: 'VirtualMachine', name: 'web', uid: web?.metadata.uid ?? '', controller: true }],
-      });
+      const twin = vsphereMachine(
+        'web-twin',
+        { numCpus: 8, desiredPowerState: 'PoweredOff' },
+        {
+          ownerReferences: [{ apiVersion: CORE, kind: 'VirtualMachine', name: 'web', uid: web?.metadata.uid ?? '', controller: true }],
+        },
+      );
       expect(await tenant.user.create(twin)).toBeUndefined();
       const live = await t.condition(twin, 'Ready', 'False', 'VMNotOwned', 60_000);
       expect(live.spec?.providerID).toBe(`vsphere://${webUuid}`);
@@ -261,7 +297,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       capture = await startCaptureEndpoint();
       // The endpoint works: the test's own probe is recorded (and is the only thing it may ever record).
       await new Promise<void>((resolve, reject) => {
-        request(capture.url, { method: 'POST', ca: capture.caPem }, (res) => res.resume().on('end', resolve)).on('error', reject).end('probe');
+        request(capture.url, { method: 'POST', ca: capture.caPem }, (res) => res.resume().on('end', resolve))
+          .on('error', reject)
+          .end('probe');
       });
       probes = capture.connections();
       expect(capture.requests()).toHaveLength(1);
@@ -280,7 +318,10 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
           const secretName = 'credentialsRef' in connection ? 'vcsim-creds' : 'payroll-creds';
           // Both policies refuse an insecure one; the API server reports whichever answered first.
           const rules = [CREDENTIALS_REFUSAL(secretName), ...('insecureSkipTLSVerify' in connection ? [INSECURE_REFUSAL] : [])];
-          expect(rules.some((rule) => refused?.includes(rule)), `${actor.username} ${name}: ${refused}`).toBe(true);
+          expect(
+            rules.some((rule) => refused?.includes(rule)),
+            `${actor.username} ${name}: ${refused}`,
+          ).toBe(true);
           expect(await absent(exfil(name, {}))).toBe(true);
         }
       }
@@ -301,7 +342,10 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     it("refuses moving the admin's Provider to the tenant's endpoint; the Provider stays Ready where it was", async () => {
       for (const actor of tenant.actors) {
         const insecure = await actor.patch(env.world.provider, { spec: { connection: { endpoint: capture.url, insecureSkipTLSVerify: true } } });
-        expect([CREDENTIALS_REFUSAL('vcsim-creds'), INSECURE_REFUSAL].some((rule) => insecure?.includes(rule)), insecure).toBe(true);
+        expect(
+          [CREDENTIALS_REFUSAL('vcsim-creds'), INSECURE_REFUSAL].some((rule) => insecure?.includes(rule)),
+          insecure,
+        ).toBe(true);
         const trusted = await actor.patch(env.world.provider, { spec: { connection: { endpoint: capture.url, caBundle: { inline: capture.caPem } } } });
         expect(trusted).toContain(CREDENTIALS_REFUSAL('vcsim-creds'));
       }
@@ -319,13 +363,22 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
 
   describe('3. copying a Secret the tenant cannot read into a VM', () => {
     beforeAll(async () => {
-      await t.apply(secret('db-root', { 'user-data': `#cloud-config\nchpasswd: {list: "root:${DB_ROOT_MARKER}"}\n`, value: `#cloud-config\nchpasswd: {list: "root:${DB_ROOT_MARKER}"}\n` }));
+      await t.apply(
+        secret('db-root', {
+          'user-data': `#cloud-config\nchpasswd: {list: "root:${DB_ROOT_MARKER}"}\n`,
+          value: `#cloud-config\nchpasswd: {list: "root:${DB_ROOT_MARKER}"}\n`,
+        }),
+      );
     });
 
     it('refuses user-data naming it on a VirtualMachine, a VSphereMachine and a VSphereMachineTemplate', async () => {
       for (const actor of tenant.actors) {
-        expect(await actor.create(tenantVm('steal', { userData: { secretRef: { name: 'db-root' } } }))).toContain('spec.userData.secretRef: you may not reference Secret "db-root"');
-        expect(await actor.create(vsphereMachine('steal', { userDataSecretRef: { name: 'db-root' } }))).toContain('spec.userDataSecretRef: you may not reference Secret "db-root"');
+        expect(await actor.create(tenantVm('steal', { userData: { secretRef: { name: 'db-root' } } }))).toContain(
+          'spec.userData.secretRef: you may not reference Secret "db-root"',
+        );
+        expect(await actor.create(vsphereMachine('steal', { userDataSecretRef: { name: 'db-root' } }))).toContain(
+          'spec.userDataSecretRef: you may not reference Secret "db-root"',
+        );
         const machineTemplate = {
           apiVersion: INFRA,
           kind: 'VSphereMachineTemplate',
@@ -334,7 +387,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
         };
         expect(await actor.create(machineTemplate)).toContain('spec.template.spec.userDataSecretRef: you may not reference Secret "db-root"');
         // Nor by pointing an existing VM at it.
-        expect(await actor.patch(tenantVm('web'), { spec: { userData: { configMapRef: null, secretRef: { name: 'db-root' } } } })).toContain('spec.userData.secretRef: you may not reference Secret "db-root"');
+        expect(await actor.patch(tenantVm('web'), { spec: { userData: { configMapRef: null, secretRef: { name: 'db-root' } } } })).toContain(
+          'spec.userData.secretRef: you may not reference Secret "db-root"',
+        );
       }
       expect(await absent(tenantVm('steal'))).toBe(true);
       expect(await absent(vsphereMachine('steal'))).toBe(true);
@@ -342,24 +397,50 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
 
     describe("through a CAPI Machine's bootstrap data", () => {
       const crdFile = async (): Promise<string> => join((await buildTools()).capiModuleDir, 'core/config/crd/bases/cluster.x-k8s.io_machines.yaml');
-      const capiMachine = (): Obj => ({
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Machine',
-        metadata: { name: 'cp-0', namespace: ns },
-        spec: { clusterName: 'work', bootstrap: { dataSecretName: 'cp-0-bootstrap' }, infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0' } },
-      } as Obj);
+      const capiMachine = (): Obj =>
+        ({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Machine',
+          metadata: { name: 'cp-0', namespace: ns },
+          spec: {
+            clusterName: 'work',
+            bootstrap: { dataSecretName: 'cp-0-bootstrap' },
+            infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0' },
+          },
+        }) as Obj;
 
       beforeAll(async () => {
         // CAPI's Machine kind, as CAPI ships it; a deletion left by an earlier suite finishes first.
-        await waitFor('no Machine CRD being deleted', async () => {
-          const run = await kubectlAs(clusterAdmin, ['get', 'crd', 'machines.cluster.x-k8s.io', '-o', 'jsonpath={.metadata.deletionTimestamp}', '--ignore-not-found']);
-          return run.code === 0 && run.stdout.trim() === '';
-        }, 60_000);
+        await waitFor(
+          'no Machine CRD being deleted',
+          async () => {
+            const run = await kubectlAs(clusterAdmin, [
+              'get',
+              'crd',
+              'machines.cluster.x-k8s.io',
+              '-o',
+              'jsonpath={.metadata.deletionTimestamp}',
+              '--ignore-not-found',
+            ]);
+            return run.code === 0 && run.stdout.trim() === '';
+          },
+          60_000,
+        );
         expect((await kubectlAs(clusterAdmin, ['apply', '--server-side', '-f', await crdFile()])).code).toBe(0);
         expect((await kubectlAs(clusterAdmin, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/machines.cluster.x-k8s.io'])).code).toBe(0);
         // A control-plane Machine of a cluster in the tenant's namespace, and its bootstrap data (CA keys, join tokens).
-        await t.apply(secret('cp-0-bootstrap', { value: `#cloud-config\nwrite_files: [{path: /etc/kubernetes/pki/ca.key, content: ${BOOTSTRAP_MARKER}}]\n`, format: 'cloud-config' }, 'cluster.x-k8s.io/secret'));
-        await waitFor('the Machine to be admitted', async () => (await admin.create(capiMachine())) === undefined || (await t.get(capiMachine())) !== undefined, 60_000);
+        await t.apply(
+          secret(
+            'cp-0-bootstrap',
+            { value: `#cloud-config\nwrite_files: [{path: /etc/kubernetes/pki/ca.key, content: ${BOOTSTRAP_MARKER}}]\n`, format: 'cloud-config' },
+            'cluster.x-k8s.io/secret',
+          ),
+        );
+        await waitFor(
+          'the Machine to be admitted',
+          async () => (await admin.create(capiMachine())) === undefined || (await t.get(capiMachine())) !== undefined,
+          60_000,
+        );
       }, 120_000);
 
       afterAll(async () => {
@@ -372,9 +453,13 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
         // The tenant may see the Machine (its uid), not its bootstrap Secret.
         expect(await tenant.serviceAccount.can('get', 'secrets', ns)).toBe(false);
         const owner = await tenant.serviceAccount.get(capiMachine());
-        const thief = vsphereMachine('cp-0-twin', {}, {
-          ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name: 'cp-0', uid: owner.metadata.uid ?? '', controller: true }],
-        });
+        const thief = vsphereMachine(
+          'cp-0-twin',
+          {},
+          {
+            ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name: 'cp-0', uid: owner.metadata.uid ?? '', controller: true }],
+          },
+        );
         const refused = await tenant.serviceAccount.create(thief);
         if (refused === undefined) {
           // Admitted: then the provider must not boot it with the Machine's bootstrap data. Wait until it has
@@ -384,7 +469,10 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
             async () => {
               const live = await t.get(thief);
               const ready = conditionOf(live, 'Ready');
-              return live?.status?.observedPowerState !== undefined || (ready?.status === 'False' && !['Provisioning', 'Pending', 'WaitingForAddress', undefined].includes(ready.reason));
+              return (
+                live?.status?.observedPowerState !== undefined ||
+                (ready?.status === 'False' && !['Provisioning', 'Pending', 'WaitingForAddress', undefined].includes(ready.reason))
+              );
             },
             90_000,
           );
@@ -414,31 +502,43 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     it.each([
       ['kubernetes.io/tls', 'site'],
       [SecretType.userData, 'shop'],
-    ])('leaves an admin-made %s Secret named <vm>-user-data as it was when the tenant names a VM after it, and the VM says UserDataSecretConflict', async (type, name) => {
-      const secretName = `${name}-user-data`;
-      const beforeSecret = await t.api.request<SecretObj>('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret(secretName, { 'tls.key': TLS_KEY, 'tls.crt': TLS_CRT }, type, { app: 'ingress' }) });
-      expect(await tenant.user.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-ud`, namespace: ns }, data: { 'user-data': '#!/bin/sh\necho ${VM_NAME}\n' } })).toBeUndefined();
-      expect(await tenant.user.create(tenantVm(name, { userData: { configMapRef: { name: `${name}-ud` } } }))).toBeUndefined();
+    ])(
+      'leaves an admin-made %s Secret named <vm>-user-data as it was when the tenant names a VM after it, and the VM says UserDataSecretConflict',
+      async (type, name) => {
+        const secretName = `${name}-user-data`;
+        const beforeSecret = await t.api.request<SecretObj>('POST', `/api/v1/namespaces/${ns}/secrets`, {
+          body: secret(secretName, { 'tls.key': TLS_KEY, 'tls.crt': TLS_CRT }, type, { app: 'ingress' }),
+        });
+        expect(
+          await tenant.user.create({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `${name}-ud`, namespace: ns },
+            data: { 'user-data': '#!/bin/sh\necho ${VM_NAME}\n' },
+          }),
+        ).toBeUndefined();
+        expect(await tenant.user.create(tenantVm(name, { userData: { configMapRef: { name: `${name}-ud` } } }))).toBeUndefined();
 
-      const live = await t.condition(tenantVm(name), 'Scheduled', 'False', 'UserDataSecretConflict', 60_000);
-      expect(conditionOf(live, 'Scheduled')?.message).toContain(`Secret ${secretName} exists and is not this VirtualMachine's rendered user-data`);
-      expect(JSON.stringify(live.status)).not.toContain(Buffer.from(TLS_KEY).toString('base64'));
-      const after = (await t.get(secret(secretName, {}))) as SecretObj;
-      expect(after.type).toBe(type);
-      expect(after.data).toEqual(beforeSecret.data);
-      expect(after.metadata.labels).toEqual(beforeSecret.metadata.labels);
-      expect(after.metadata.ownerReferences).toEqual(beforeSecret.metadata.ownerReferences);
-      expect(after.metadata.resourceVersion).toBe(beforeSecret.metadata.resourceVersion);
-      expect(await absent(machineRef('vsphere', ns, name))).toBe(true);
-      expect(await vmsNamed(env.client, name)).toEqual([]);
+        const live = await t.condition(tenantVm(name), 'Scheduled', 'False', 'UserDataSecretConflict', 60_000);
+        expect(conditionOf(live, 'Scheduled')?.message).toContain(`Secret ${secretName} exists and is not this VirtualMachine's rendered user-data`);
+        expect(JSON.stringify(live.status)).not.toContain(Buffer.from(TLS_KEY).toString('base64'));
+        const after = (await t.get(secret(secretName, {}))) as SecretObj;
+        expect(after.type).toBe(type);
+        expect(after.data).toEqual(beforeSecret.data);
+        expect(after.metadata.labels).toEqual(beforeSecret.metadata.labels);
+        expect(after.metadata.ownerReferences).toEqual(beforeSecret.metadata.ownerReferences);
+        expect(after.metadata.resourceVersion).toBe(beforeSecret.metadata.resourceVersion);
+        expect(await absent(machineRef('vsphere', ns, name))).toBe(true);
+        expect(await vmsNamed(env.client, name)).toEqual([]);
 
-      // Deleting the VM takes nothing of the Secret with it.
-      expect(await tenant.user.delete(tenantVm(name))).toBeUndefined();
-      await t.gone(tenantVm(name), 60_000);
-      const kept = (await t.get(secret(secretName, {}))) as SecretObj;
-      expect(kept.metadata.uid).toBe(beforeSecret.metadata.uid);
-      expect(kept.metadata.resourceVersion).toBe(beforeSecret.metadata.resourceVersion);
-    });
+        // Deleting the VM takes nothing of the Secret with it.
+        expect(await tenant.user.delete(tenantVm(name))).toBeUndefined();
+        await t.gone(tenantVm(name), 60_000);
+        const kept = (await t.get(secret(secretName, {}))) as SecretObj;
+        expect(kept.metadata.uid).toBe(beforeSecret.metadata.uid);
+        expect(kept.metadata.resourceVersion).toBe(beforeSecret.metadata.resourceVersion);
+      },
+    );
   });
 
   describe('5. injecting into cloud-config and netplan', () => {
@@ -447,7 +547,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       for (const actor of tenant.actors) {
         const refused = await actor.create(tenantVm('inject', { networkOverrides: [{ name: 'eth0', static: { address: '10.60.0.10', prefix: 24, domain } }] }));
         expect(refused).toContain('spec.networkOverrides[0].static.domain');
-        const machine = await actor.create(vsphereMachine('inject', { network: [{ name: 'eth0', portGroup: 'VM Network', ipam: { static: { address: '10.60.0.10', prefix: 24, domain } } }] }));
+        const machine = await actor.create(
+          vsphereMachine('inject', { network: [{ name: 'eth0', portGroup: 'VM Network', ipam: { static: { address: '10.60.0.10', prefix: 24, domain } } }] }),
+        );
         expect(machine).toContain('spec.network[0].ipam.static.domain');
       }
       expect(await absent(tenantVm('inject'))).toBe(true);
@@ -456,13 +558,23 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
 
     it('refuses a VSphereMachine NIC named $(reboot)', async () => {
       for (const actor of tenant.actors) {
-        expect(await actor.create(vsphereMachine('inject-nic', { network: [{ name: '$(reboot)', portGroup: 'VM Network' }] }))).toContain('spec.network[0].name');
+        expect(await actor.create(vsphereMachine('inject-nic', { network: [{ name: '$(reboot)', portGroup: 'VM Network' }] }))).toContain(
+          'spec.network[0].name',
+        );
       }
       expect(await absent(vsphereMachine('inject-nic'))).toBe(true);
     });
 
     it('refuses a VMClass interface named $(reboot), even from a cluster admin (the tenant may not write classes at all)', async () => {
-      const cls = { apiVersion: CORE, kind: 'VMClass', metadata: { name: `inject-${hex()}` }, spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: '$(reboot)', networkClass: 'lan' }] } } };
+      const cls = {
+        apiVersion: CORE,
+        kind: 'VMClass',
+        metadata: { name: `inject-${hex()}` },
+        spec: {
+          hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+          network: { interfaces: [{ name: '$(reboot)', networkClass: 'lan' }] },
+        },
+      };
       expect(await admin.create(cls)).toContain('spec.network.interfaces[0].name');
       for (const actor of tenant.actors) expect(await actor.create(cls)).toMatch(/forbidden/i);
     });
@@ -470,7 +582,13 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
 
   describe("6. the controller's identity", () => {
     const controller = new Actor(impersonatedServiceAccount(INSTALL_NS, 'banlieue-controller'));
-    const systemSecret = (): SecretObj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `tenant-isolation-${ns}`, namespace: 'kube-system' }, type: 'Opaque', stringData: { token: 'cluster-bootstrap' } });
+    const systemSecret = (): SecretObj => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `tenant-isolation-${ns}`, namespace: 'kube-system' },
+      type: 'Opaque',
+      stringData: { token: 'cluster-bootstrap' },
+    });
     const tokenSecret = (namespace: string, serviceAccount: string): SecretObj => ({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -479,7 +597,11 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
     });
 
     beforeAll(async () => {
-      await waitFor('the controller Secret guard to load', async () => (await controller.create({ ...systemSecret(), type: SecretType.userData }, { dryRun: true })) !== undefined || undefined, 60_000);
+      await waitFor(
+        'the controller Secret guard to load',
+        async () => (await controller.create({ ...systemSecret(), type: SecretType.userData }, { dryRun: true })) !== undefined || undefined,
+        60_000,
+      );
     });
     afterAll(() => t.delete(systemSecret()));
 
@@ -487,7 +609,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
       const before = await t.api.request<SecretObj>('POST', '/api/v1/namespaces/kube-system/secrets', { body: systemSecret() });
       expect(await controller.patch(systemSecret(), { stringData: { token: 'taken-over' } })).toMatch(/may not write Secrets in kube-\* namespaces|forbidden/i);
       expect(await controller.delete(systemSecret())).toMatch(/may not write Secrets in kube-\* namespaces|forbidden/i);
-      expect(await controller.create({ ...systemSecret(), metadata: { name: `planted-${ns}`, namespace: 'kube-system' }, type: SecretType.userData })).toContain('may not write Secrets in kube-* namespaces');
+      expect(
+        await controller.create({ ...systemSecret(), metadata: { name: `planted-${ns}`, namespace: 'kube-system' }, type: SecretType.userData }),
+      ).toContain('may not write Secrets in kube-* namespaces');
       const after = (await t.get(systemSecret())) as SecretObj;
       expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
       expect(await absent({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `planted-${ns}`, namespace: 'kube-system' } })).toBe(true);
@@ -495,7 +619,9 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
 
     it("may not overwrite a tenant's Secret of another type", async () => {
       const before = (await t.get(secret('payroll-creds', {}))) as SecretObj;
-      expect(await controller.patch(secret('payroll-creds', {}), { stringData: { password: 'taken-over' } })).toContain(`may write only Secrets of type ${SecretType.userData}`);
+      expect(await controller.patch(secret('payroll-creds', {}), { stringData: { password: 'taken-over' } })).toContain(
+        `may write only Secrets of type ${SecretType.userData}`,
+      );
       expect(((await t.get(secret('payroll-creds', {}))) as SecretObj).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     });
 
@@ -505,14 +631,21 @@ describe('tenant isolation on the default install (vcsim, both roles as their Se
         [INSTALL_NS, 'banlieue-provider-vsphere'],
         ['kube-system', 'default'],
       ] as const) {
-        expect(await controller.create(tokenSecret(namespace, serviceAccount))).toMatch(/may not write ServiceAccount token Secrets|may not write Secrets in kube-\* namespaces/);
+        expect(await controller.create(tokenSecret(namespace, serviceAccount))).toMatch(
+          /may not write ServiceAccount token Secrets|may not write Secrets in kube-\* namespaces/,
+        );
       }
       const tokenRequest = await kubectlAs(controller.identity, ['create', 'token', 'banlieue-provider-vsphere', '-n', INSTALL_NS]);
       expect(tokenRequest.code).not.toBe(0);
       expect(tokenRequest.stderr).toMatch(/forbidden/i);
       for (const namespace of [ns, INSTALL_NS, 'kube-system']) {
-        const tokens = await t.api.request<{ items: Obj[] }>('GET', `/api/v1/namespaces/${namespace}/secrets`, { query: { fieldSelector: 'type=kubernetes.io/service-account-token' } });
-        expect(tokens.items.map((s) => s.metadata.name), `token Secrets in ${namespace}`).toEqual([]);
+        const tokens = await t.api.request<{ items: Obj[] }>('GET', `/api/v1/namespaces/${namespace}/secrets`, {
+          query: { fieldSelector: 'type=kubernetes.io/service-account-token' },
+        });
+        expect(
+          tokens.items.map((s) => s.metadata.name),
+          `token Secrets in ${namespace}`,
+        ).toEqual([]);
       }
     });
   });

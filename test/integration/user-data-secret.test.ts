@@ -12,7 +12,11 @@ import { waitFor } from '../support/wait.js';
 
 interface Secret extends Obj {
   type?: string;
-  metadata: Obj['metadata'] & { resourceVersion?: string; ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean }[]; managedFields?: { manager: string; operation: string; fieldsV1?: Record<string, unknown> }[] };
+  metadata: Obj['metadata'] & {
+    resourceVersion?: string;
+    ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean }[];
+    managedFields?: { manager: string; operation: string; fieldsV1?: Record<string, unknown> }[];
+  };
 }
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
@@ -47,7 +51,10 @@ describe('VirtualMachine objects in a user namespace', () => {
 
   /** A Secret as `kubectl create secret` makes it: a POST with that field manager. */
   const createSecret = (body: Omit<Secret, 'apiVersion' | 'kind'>): Promise<Secret> =>
-    t.api.request<Secret>('POST', `/api/v1/namespaces/${ns}/secrets`, { query: { fieldManager: 'kubectl-create' }, body: { apiVersion: 'v1', kind: 'Secret', ...body } });
+    t.api.request<Secret>('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      query: { fieldManager: 'kubectl-create' },
+      body: { apiVersion: 'v1', kind: 'Secret', ...body },
+    });
 
   const userDataSource = (name: string, data: Record<string, string>): Promise<Obj> =>
     t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, stringData: data });
@@ -77,11 +84,16 @@ describe('VirtualMachine objects in a user namespace', () => {
 
     const live = await t.condition(v, 'Scheduled', 'False', 'UserDataSecretConflict');
     const message = await scheduledMessage(live);
-    expect(message).toContain(`Secret ${secretName} exists and is not this VirtualMachine's rendered user-data (its type is ${type}, not banlieue.io/user-data)`);
+    expect(message).toContain(
+      `Secret ${secretName} exists and is not this VirtualMachine's rendered user-data (its type is ${type}, not banlieue.io/user-data)`,
+    );
     expect(message).not.toContain(TLS_KEY);
     expect(live.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'False' });
     await waitFor('a UserDataSecretConflict Event', async () => {
-      const events = await t.api.request<{ items: { reason: string; type: string; regarding: { name: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+      const events = await t.api.request<{ items: { reason: string; type: string; regarding: { name: string } }[] }>(
+        'GET',
+        `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+      );
       return events.items.some((e) => e.regarding.name === name && e.reason === 'UserDataSecretConflict' && e.type === 'Warning') || undefined;
     });
 
@@ -112,12 +124,17 @@ describe('VirtualMachine objects in a user namespace', () => {
     expect(first.type).toBe('banlieue.io/user-data');
     expect(Buffer.from(first.data?.value ?? '', 'base64').toString()).toBe('#!/bin/sh\necho one web-ud\n');
     const live = await t.get(v);
-    expect(first.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'VirtualMachine', name: 'web-ud', uid: live?.metadata.uid, controller: true })]);
+    expect(first.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'VirtualMachine', name: 'web-ud', uid: live?.metadata.uid, controller: true }),
+    ]);
     expect(first.metadata.labels).toEqual({ 'banlieue.io/owned-by': 'web-ud' });
     expect(await machinesReferring('web-ud-user-data')).toEqual(['web-ud']);
 
     await t.apply(vm(ns, 'web-ud', cls, image, spec('v2')));
-    const second = (await t.exists(secretRef('web-ud-user-data'), (s) => Buffer.from(s.data?.value ?? '', 'base64').toString() === '#!/bin/sh\necho two web-ud\n')) as Secret;
+    const second = (await t.exists(
+      secretRef('web-ud-user-data'),
+      (s) => Buffer.from(s.data?.value ?? '', 'base64').toString() === '#!/bin/sh\necho two web-ud\n',
+    )) as Secret;
     expect(second.metadata.uid).toBe(first.metadata.uid);
     // Our apply (not a forced one, not another manager) owns the value now.
     const owners = (second.metadata.managedFields ?? []).filter((f) => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:value"'));
@@ -158,14 +175,26 @@ describe('VirtualMachine objects in a user namespace', () => {
 
   it('leaves an infrastructure machine of its name it does not control untouched, also when the VM is deleted', async () => {
     const machine = machineRef('vsphere', ns, 'web-taken');
-    const before = await t.api.request<Obj & { metadata: { resourceVersion: string } }>('POST', `/apis/infrastructure.banlieue.io/v1alpha1/namespaces/${ns}/vspheremachines`, {
-      query: { fieldManager: 'someone-else' },
-      body: {
-        ...machine,
-        metadata: { ...machine.metadata, labels: { team: 'b' } },
-        spec: { providerRef: { name: 'vsphere' }, failureDomain: 'vsphere-a', datacenter: 'dc1', template: 'their-template', numCpus: 8, memoryMiB: 8192, network: [{ name: 'eth0', portGroup: 'their-net' }] },
+    const before = await t.api.request<Obj & { metadata: { resourceVersion: string } }>(
+      'POST',
+      `/apis/infrastructure.banlieue.io/v1alpha1/namespaces/${ns}/vspheremachines`,
+      {
+        query: { fieldManager: 'someone-else' },
+        body: {
+          ...machine,
+          metadata: { ...machine.metadata, labels: { team: 'b' } },
+          spec: {
+            providerRef: { name: 'vsphere' },
+            failureDomain: 'vsphere-a',
+            datacenter: 'dc1',
+            template: 'their-template',
+            numCpus: 8,
+            memoryMiB: 8192,
+            network: [{ name: 'eth0', portGroup: 'their-net' }],
+          },
+        },
       },
-    });
+    );
     const v = await t.apply(vm(ns, 'web-taken', cls, image));
     const live = await t.condition(v, 'Scheduled', 'False', 'InfraMachineConflict');
     expect(await scheduledMessage(live)).toContain('VSphereMachine web-taken exists and is not controlled by this VirtualMachine (it has no controller)');
@@ -203,7 +232,9 @@ describe('Create-if-absent and owned updates (how the controller writes into use
   });
 
   it('returns what already has the name, untouched, instead of creating', async () => {
-    const theirs = await t.api.request<Obj & { metadata: { resourceVersion: string } }>('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('taken', { a: 'theirs' }) });
+    const theirs = await t.api.request<Obj & { metadata: { resourceVersion: string } }>('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: configMap('taken', { a: 'theirs' }),
+    });
     const result = await ssa.create(configMap('taken', { a: 'ours' }));
     expect(result.created).toBe(false);
     const live = await t.get(configMap('taken', {}));
@@ -231,8 +262,14 @@ describe('Create-if-absent and owned updates (how the controller writes into use
 
   it('hands over a create entry left by an interrupted create, then updates', async () => {
     // A plain POST as ours: the hand-over never happened.
-    const posted = await t.api.request<Obj>('POST', `/api/v1/namespaces/${ns}/configmaps`, { query: { fieldManager: 'banlieue.io/controller' }, body: configMap('interrupted', { a: '1' }) });
-    const updated = await ssa.update({ ...configMap('interrupted', { a: '2' }), metadata: { name: 'interrupted', namespace: ns, uid: posted.metadata.uid ?? '' } });
+    const posted = await t.api.request<Obj>('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      query: { fieldManager: 'banlieue.io/controller' },
+      body: configMap('interrupted', { a: '1' }),
+    });
+    const updated = await ssa.update({
+      ...configMap('interrupted', { a: '2' }),
+      metadata: { name: 'interrupted', namespace: ns, uid: posted.metadata.uid ?? '' },
+    });
     expect(updated.applied).toBe(true);
     expect((await t.get(configMap('interrupted', {})))?.data).toEqual({ a: '2' });
   });

@@ -89,8 +89,14 @@ describe('banlieue validate agrees with the API server', () => {
   });
 
   it('refuses the cases of issue 15 (typo, kind, version, name; an http endpoint with --server)', async () => {
-    const vm = (change: (o: Record<string, any>) => void): Record<string, unknown> => { // eslint-disable-line @typescript-eslint/no-explicit-any
-      const o = { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web-1', namespace: ns.name }, spec: { classRef: { name: 'small' }, imageRef: { name: 'ubuntu' } } };
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const vm = (change: (o: Record<string, any>) => void): Record<string, unknown> => {
+      const o = {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VirtualMachine',
+        metadata: { name: 'web-1', namespace: ns.name },
+        spec: { classRef: { name: 'small' }, imageRef: { name: 'ubuntu' } },
+      };
       change(o);
       return o;
     };

@@ -4,17 +4,7 @@
 import { BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControllerNamespace } from '../support/kube.js';
-import {
-  TestApi,
-  failureDomains,
-  imageRows,
-  machineRef,
-  provider,
-  runningStatus,
-  vm,
-  vmClass,
-  vmImage,
-} from '../support/fixtures.js';
+import { TestApi, failureDomains, imageRows, machineRef, provider, runningStatus, vm, vmClass, vmImage } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 describe('VirtualMachine controller', () => {
@@ -33,7 +23,13 @@ describe('VirtualMachine controller', () => {
     const img = await t.apply(vmImage(image));
     for (const backend of BACKENDS) {
       const p = await t.apply(provider(ns, backend, backend, { backend }));
-      await t.applyStatus(p, failureDomains(backend, [{ name: `${backend}-a`, labels: { zone: 'a' } }, { name: `${backend}-b`, labels: { zone: 'b' } }]));
+      await t.applyStatus(
+        p,
+        failureDomains(backend, [
+          { name: `${backend}-a`, labels: { zone: 'a' } },
+          { name: `${backend}-b`, labels: { zone: 'b' } },
+        ]),
+      );
     }
     await t.applyStatus(img, imageRows(BACKENDS.map((b) => ({ ns, provider: b, ready: true }))));
   });
@@ -58,13 +54,44 @@ describe('VirtualMachine controller', () => {
     expect(machine.spec).toMatchObject({ providerRef: { name: backend }, failureDomain: `${backend}-a`, desiredPowerState: 'PoweredOn' });
     // What each backend's builder resolves here; a backend not listed is checked for the contract fields above only.
     const resolved: Partial<Record<BackendName, Record<string, unknown>>> = {
-      vsphere: { datacenter: 'dc1', cluster: 'vsphere-a', datastore: 'fast-store', numCpus: 2, memoryMiB: 2048, template: 'ubuntu-24.04', network: [{ name: 'eth0', portGroup: 'lan-net' }] },
-      proxmox: { node: 'proxmox-a', templateVmid: 9000, storage: 'fast-store', cores: 2, memoryMiB: 2048, osDiskSizeGiB: 20, nics: [expect.objectContaining({ name: 'eth0', bridge: 'lan-net' })] },
-      libvirt: { domainName: `${ns}-web-libvirt`, pool: 'fast-store', vcpus: 2, bootSource: { kind: 'backingVolume', volume: 'ubuntu-24.04.qcow2' }, disks: [expect.objectContaining({ name: 'os', sizeGiB: 20 })] },
-      'cloud-hypervisor': { cpus: { boot: 2 }, memory: { sizeMiB: 2048 }, osDiskSizeGiB: 20, storageClass: 'fast', bootSource: { kind: 'image', image: 'ubuntu-24.04.raw' } },
+      vsphere: {
+        datacenter: 'dc1',
+        cluster: 'vsphere-a',
+        datastore: 'fast-store',
+        numCpus: 2,
+        memoryMiB: 2048,
+        template: 'ubuntu-24.04',
+        network: [{ name: 'eth0', portGroup: 'lan-net' }],
+      },
+      proxmox: {
+        node: 'proxmox-a',
+        templateVmid: 9000,
+        storage: 'fast-store',
+        cores: 2,
+        memoryMiB: 2048,
+        osDiskSizeGiB: 20,
+        nics: [expect.objectContaining({ name: 'eth0', bridge: 'lan-net' })],
+      },
+      libvirt: {
+        domainName: `${ns}-web-libvirt`,
+        pool: 'fast-store',
+        vcpus: 2,
+        bootSource: { kind: 'backingVolume', volume: 'ubuntu-24.04.qcow2' },
+        disks: [expect.objectContaining({ name: 'os', sizeGiB: 20 })],
+      },
+      'cloud-hypervisor': {
+        cpus: { boot: 2 },
+        memory: { sizeMiB: 2048 },
+        osDiskSizeGiB: 20,
+        storageClass: 'fast',
+        bootSource: { kind: 'image', image: 'ubuntu-24.04.raw' },
+      },
     };
     expect(machine.spec).toMatchObject(resolved[backend] ?? {});
-    expect(await t.get(v).then((o) => o?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready'))).toMatchObject({ status: 'False', reason: 'InfrastructureNotReady' });
+    expect(await t.get(v).then((o) => o?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready'))).toMatchObject({
+      status: 'False',
+      reason: 'InfrastructureNotReady',
+    });
 
     await t.applyStatus(machine, runningStatus('192.0.2.10'));
     const ready = await t.condition(v, 'Ready', 'True', 'Reconciled');
@@ -79,7 +106,19 @@ describe('VirtualMachine controller', () => {
 
   it.each([
     ['NoProviderMatched', () => vm(ns, 'nowhere', cls, image, { placement: { providerSelector: { matchLabels: { backend: 'hyperv' } } } })],
-    ['NoFailureDomainMatched', () => vm(ns, 'no-fd', cls, image, onBackend('vsphere', { placement: { providerSelector: { matchLabels: { backend: 'vsphere' } }, failureDomainSelector: { matchLabels: { zone: 'z' } } } }))],
+    [
+      'NoFailureDomainMatched',
+      () =>
+        vm(
+          ns,
+          'no-fd',
+          cls,
+          image,
+          onBackend('vsphere', {
+            placement: { providerSelector: { matchLabels: { backend: 'vsphere' } }, failureDomainSelector: { matchLabels: { zone: 'z' } } },
+          }),
+        ),
+    ],
     ['FirmwareUnsupported', () => vm(ns, 'secure', `${cls}-secure`, image, onBackend('vsphere'))],
     ['ClassNotFound', () => vm(ns, 'classless', 'no-such-class', image)],
     ['ImageNotFound', () => vm(ns, 'imageless', cls, 'no-such-image')],
@@ -90,7 +129,10 @@ describe('VirtualMachine controller', () => {
     expect(await t.get(machineRef('vsphere', ns, v.metadata.name))).toBeUndefined();
     // Users see it in `kubectl describe` too: a Warning Event with the same reason.
     await waitFor(`a ${reason} Event`, async () => {
-      const events = await t.api.request<{ items: { reason: string; type: string; regarding: { name: string } }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+      const events = await t.api.request<{ items: { reason: string; type: string; regarding: { name: string } }[] }>(
+        'GET',
+        `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+      );
       return events.items.some((e) => e.regarding.name === v.metadata.name && e.reason === reason && e.type === 'Warning') || undefined;
     });
   });
@@ -108,7 +150,12 @@ describe('VirtualMachine controller', () => {
   });
 
   it('keeps VMs apart with required anti-affinity on a failure-domain label', async () => {
-    const term = { placement: { providerSelector: { matchLabels: { backend: 'libvirt' } }, antiAffinity: [{ topologyKey: 'zone', labelSelector: { matchLabels: { app: 'db' } }, mode: 'required' }] } };
+    const term = {
+      placement: {
+        providerSelector: { matchLabels: { backend: 'libvirt' } },
+        antiAffinity: [{ topologyKey: 'zone', labelSelector: { matchLabels: { app: 'db' } }, mode: 'required' }],
+      },
+    };
     const first = await t.apply(vm(ns, 'db-1', cls, image, term, { app: 'db' }));
     const a = await t.condition(first, 'Scheduled', 'True');
     const second = await t.apply(vm(ns, 'db-2', cls, image, term, { app: 'db' }));
@@ -120,15 +167,36 @@ describe('VirtualMachine controller', () => {
   });
 
   it('keeps VMs apart even when they are created together and scheduled concurrently', async () => {
-    const term = { placement: { providerSelector: { matchLabels: { backend: 'cloud-hypervisor' } }, antiAffinity: [{ topologyKey: 'name', labelSelector: { matchLabels: { app: 'cache' } }, mode: 'required' }] } };
+    const term = {
+      placement: {
+        providerSelector: { matchLabels: { backend: 'cloud-hypervisor' } },
+        antiAffinity: [{ topologyKey: 'name', labelSelector: { matchLabels: { app: 'cache' } }, mode: 'required' }],
+      },
+    };
     const both = await Promise.all(['cache-1', 'cache-2'].map((name) => t.apply(vm(ns, name, cls, image, term, { app: 'cache' }))));
     const placed = await Promise.all(both.map((v) => t.condition(v, 'Scheduled', 'True')));
     expect(new Set(placed.map((p) => p.status?.scheduled.failureDomain))).toEqual(new Set(['cloud-hypervisor-a', 'cloud-hypervisor-b']));
   });
 
   it('renders user-data into a Secret the infrastructure object references', async () => {
-    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-init', namespace: ns }, stringData: { 'user-data': '#cloud-config\nhostname: ${VM_NAME}\nfqdn: ${FQDN}\nruncmd: [echo ${HOME}]\n' } });
-    const v = await t.apply(vm(ns, 'with-ud', cls, image, onBackend('proxmox', { userData: { secretRef: { name: 'cloud-init' } }, networkOverrides: [{ name: 'eth0', static: { address: '192.0.2.50', prefix: 24, gateway: '192.0.2.1', domain: 'lab.example.com' } }] })));
+    await t.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'cloud-init', namespace: ns },
+      stringData: { 'user-data': '#cloud-config\nhostname: ${VM_NAME}\nfqdn: ${FQDN}\nruncmd: [echo ${HOME}]\n' },
+    });
+    const v = await t.apply(
+      vm(
+        ns,
+        'with-ud',
+        cls,
+        image,
+        onBackend('proxmox', {
+          userData: { secretRef: { name: 'cloud-init' } },
+          networkOverrides: [{ name: 'eth0', static: { address: '192.0.2.50', prefix: 24, gateway: '192.0.2.1', domain: 'lab.example.com' } }],
+        }),
+      ),
+    );
     const machine = await t.exists(machineRef('proxmox', ns, v.metadata.name));
     expect(machine.spec?.userDataSecretRef).toEqual({ name: 'with-ud-user-data', key: 'value' });
     expect(machine.spec?.nics[0].ipam).toEqual({ static: expect.objectContaining({ address: '192.0.2.50', prefix: 24 }) });
@@ -162,7 +230,8 @@ describe('VirtualMachine controller', () => {
     const generation = changed.metadata.generation;
     expect(generation).toBeGreaterThan(v.metadata.generation ?? 0);
     await waitFor(`Paused=True observed at generation ${generation}`, async () => {
-      const paused = (await t.get(v))?.status?.conditions?.find((c: { type: string }) => c.type === 'Paused') as { status: string; observedGeneration?: number } | undefined;
+      const paused = (await t.get(v))?.status?.conditions?.find((c: { type: string }) => c.type === 'Paused') as
+        { status: string; observedGeneration?: number } | undefined;
       return paused?.status === 'True' && paused.observedGeneration === generation ? true : undefined;
     });
     expect((await t.get(machineRef('vsphere', ns, v.metadata.name)))?.spec?.desiredPowerState).toBe('PoweredOn');

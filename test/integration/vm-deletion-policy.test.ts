@@ -52,7 +52,12 @@ describe('VirtualMachine deletionPolicy', () => {
     expect(await inVcsim(uuid)).toEqual({ powerState: 'poweredOn', owner: undefined });
     const onMachine = await eventsWith(t.api, env.ns, 'kept', [Reason.VMRetained]);
     const notes = onMachine.filter((e) => e.reason === Reason.VMRetained).map((e) => `${e.regarding?.kind ?? ''}: ${e.note}`);
-    expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(/^VirtualMachine: deletionPolicy Retain/), expect.stringMatching(new RegExp(`^VSphereMachine: .*${uuid}`))]));
+    expect(notes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^VirtualMachine: deletionPolicy Retain/),
+        expect.stringMatching(new RegExp(`^VSphereMachine: .*${uuid}`)),
+      ]),
+    );
   });
 
   it('destroys the VM when a VirtualMachine with the default deletionPolicy is deleted', async () => {
@@ -68,7 +73,9 @@ describe('VirtualMachine deletionPolicy', () => {
     await t.delete(vm(env.ns, 'late', '', ''));
     await t.gone(vm(env.ns, 'late', '', ''), 60_000);
     expect(await inVcsim(uuid)).toEqual({ powerState: 'poweredOn', owner: undefined });
-    const retained = (await eventsWith(t.api, env.ns, 'late', [Reason.VMRetained])).filter((e) => e.reason === Reason.VMRetained && e.regarding?.kind === 'VSphereMachine');
+    const retained = (await eventsWith(t.api, env.ns, 'late', [Reason.VMRetained])).filter(
+      (e) => e.reason === Reason.VMRetained && e.regarding?.kind === 'VSphereMachine',
+    );
     expect(retained.map((e) => e.note)).toEqual([expect.stringContaining(uuid)]);
   });
 });

@@ -11,7 +11,16 @@ import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { eventsWhere } from '../support/events.js';
 import { createNamespace } from '../support/kube.js';
-import { domainOf, libvirtProviderArgs, libvirtUuidOf, libvirtVm, startLibvirtEnv, stopLibvirtEnv, volumesOf, type LibvirtEnv } from '../support/libvirt/env.js';
+import {
+  domainOf,
+  libvirtProviderArgs,
+  libvirtUuidOf,
+  libvirtVm,
+  startLibvirtEnv,
+  stopLibvirtEnv,
+  volumesOf,
+  type LibvirtEnv,
+} from '../support/libvirt/env.js';
 import { providerArgs, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
 import { playTools, vmsNamed, vsphereWorld } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
@@ -21,7 +30,11 @@ const t = new TestApi();
 /** Resolves once `role` has made `count` more backend calls of `method`: that many more passes looked at the backend. */
 async function afterCalls(role: RoleProcess, backend: string, method: string, count: number, timeoutMs = 60_000): Promise<void> {
   const start = await role.metric('banlieue_backend_calls_total', { backend, method });
-  await waitFor(`${count} more ${method} calls`, async () => ((await role.metric('banlieue_backend_calls_total', { backend, method })) >= start + count ? true : undefined), timeoutMs);
+  await waitFor(
+    `${count} more ${method} calls`,
+    async () => ((await role.metric('banlieue_backend_calls_total', { backend, method })) >= start + count ? true : undefined),
+    timeoutMs,
+  );
 }
 
 /** DELETE with a propagation policy, as `kubectl delete --cascade=<foreground|orphan>` sends it. */
@@ -116,11 +129,13 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
       // `kubectl delete --cascade=orphan`: delete the VirtualMachine, keep what it owns.
       await deleteWith(vm(e.ns, 'orphaned', '', ''), 'Orphan');
       await t.gone(vm(e.ns, 'orphaned', '', ''), 60_000);
-      const left = await t.exists(machineRef('vsphere', e.ns, 'orphaned'), (m) => !(m.metadata.ownerReferences ?? []).some((r) => r.kind === 'VirtualMachine'), 60_000).catch(async (err: unknown) => {
-        const live = await t.get(machineRef('vsphere', e.ns, 'orphaned'));
-        const state = live ? `deletionTimestamp ${live.metadata.deletionTimestamp ?? 'unset'}` : 'gone';
-        throw new Error(`${String(err)}: the machine is ${state}; in vCenter: ${(await vsphereVm(e, uuid)) ?? 'no VM with its UUID'}`);
-      });
+      const left = await t
+        .exists(machineRef('vsphere', e.ns, 'orphaned'), (m) => !(m.metadata.ownerReferences ?? []).some((r) => r.kind === 'VirtualMachine'), 60_000)
+        .catch(async (err: unknown) => {
+          const live = await t.get(machineRef('vsphere', e.ns, 'orphaned'));
+          const state = live ? `deletionTimestamp ${live.metadata.deletionTimestamp ?? 'unset'}` : 'gone';
+          throw new Error(`${String(err)}: the machine is ${state}; in vCenter: ${(await vsphereVm(e, uuid)) ?? 'no VM with its UUID'}`);
+        });
       expect(left.metadata.uid).toBe(machine?.metadata.uid);
       expect(left.metadata.deletionTimestamp).toBeUndefined();
       await afterCalls(e.provider, 'vsphere', 'FindByUuid', 3);
@@ -137,7 +152,12 @@ describe('what destroys a VM on vSphere (vcsim)', () => {
     const failureDomain = (await t.get(e.world.provider))?.status?.failureDomains?.[0]?.name as string;
     const template = String(e.world.vmImage.spec?.sources?.[0]?.ref);
     // Written directly, as Cluster API would: no VirtualMachine makes it again.
-    const machine: Obj = { apiVersion: INFRA, kind: 'VSphereMachine', metadata: { name: 'let-go', namespace: e.ns }, spec: { providerRef: { name: 'vcsim' }, failureDomain, template, numCpus: 1, memoryMiB: 512 } };
+    const machine: Obj = {
+      apiVersion: INFRA,
+      kind: 'VSphereMachine',
+      metadata: { name: 'let-go', namespace: e.ns },
+      spec: { providerRef: { name: 'vcsim' }, failureDomain, template, numCpus: 1, memoryMiB: 512 },
+    };
     await t.apply(machine);
     const uuid = await providerIdOf(e.ns, 'let-go');
     await waitFor('let-go in vcsim', async () => ((await playTools(e.client, uuid, '10.83.0.10')) ? true : undefined), 120_000);

@@ -32,7 +32,8 @@ async function get(cp: ControlPlane, resource: string, name: string): Promise<Li
   }
 }
 
-const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined => live?.status?.conditions?.find((c) => c.type === 'Ready');
+const readyOf = (live: Live | undefined): { status: string; reason: string; message?: string } | undefined =>
+  live?.status?.conditions?.find((c) => c.type === 'Ready');
 
 const image = (name: string, ref: string): object => ({
   apiVersion: 'banlieue.io/v1alpha1',
@@ -73,7 +74,10 @@ describe('a VirtualMachine edit its machine cannot take', () => {
         apiVersion: 'banlieue.io/v1alpha1',
         kind: 'VMClass',
         metadata: { name: 'fake-small' },
-        spec: { hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+        spec: {
+          hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+          network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+        },
       },
       image('fake-linux', 'debian-13'),
       {
@@ -83,20 +87,28 @@ describe('a VirtualMachine edit its machine cannot take', () => {
         spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' }, hardwareOverride: { diskOverrides: [{ name: 'os', sizeGiB: 20 }] } },
       },
     ]);
-    const ready = await waitFor('the VirtualMachine to be Ready', async () => {
-      const live = await get(cp, VMS, 'web-1');
-      return readyOf(live)?.status === 'True' ? live : undefined;
-    }, 120_000);
+    const ready = await waitFor(
+      'the VirtualMachine to be Ready',
+      async () => {
+        const live = await get(cp, VMS, 'web-1');
+        return readyOf(live)?.status === 'True' ? live : undefined;
+      },
+      120_000,
+    );
     const applied = ready.metadata.generation;
     expect(ready.status?.observedGeneration).toBe(applied);
     expect((await get(cp, MACHINES, 'web-1'))?.spec.osDiskSizeGiB).toBe(20);
 
     // Still no smaller than the class disk, so the VirtualMachine takes it; its machine's disk would shrink.
     await setDisk(cp, 15);
-    const refused = await waitFor('the VirtualMachine to report SpecNotApplied', async () => {
-      const live = await get(cp, VMS, 'web-1');
-      return readyOf(live)?.reason === 'SpecNotApplied' ? live : undefined;
-    }, 120_000);
+    const refused = await waitFor(
+      'the VirtualMachine to report SpecNotApplied',
+      async () => {
+        const live = await get(cp, VMS, 'web-1');
+        return readyOf(live)?.reason === 'SpecNotApplied' ? live : undefined;
+      },
+      120_000,
+    );
     expect(readyOf(refused)).toMatchObject({ status: 'False', message: expect.stringContaining('spec.osDiskSizeGiB cannot shrink once the VM was created') });
     expect(readyOf(refused)?.message).toContain('FakeMachine web-1 is not updated');
     expect(refused.status?.observedGeneration).toBe(applied);
@@ -110,29 +122,60 @@ describe('a VirtualMachine edit its machine cannot take', () => {
 
   it('keeps a running VM on the template it was made from when its image names a new one, and gives the new one to a new VM', async () => {
     const cp = plane();
-    await cp.kubectl(['patch', 'vmimages.banlieue.io', 'fake-linux', '--type=merge', '-p', JSON.stringify({ spec: { sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-14' }] } })]);
+    await cp.kubectl([
+      'patch',
+      'vmimages.banlieue.io',
+      'fake-linux',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-14' }] } }),
+    ]);
     // A label on the VM reaches its machine once the controller has judged the VM against the new image.
     await cp.kubectl(['label', VMS, 'web-1', '-n', NS, 'step=new-template']);
-    const machine = await waitFor('web-1 judged against the new template', async () => {
-      const live = await get(cp, MACHINES, 'web-1');
-      return (live?.metadata as { labels?: Record<string, string> } | undefined)?.labels?.step === 'new-template' ? live : undefined;
-    }, 120_000);
+    const machine = await waitFor(
+      'web-1 judged against the new template',
+      async () => {
+        const live = await get(cp, MACHINES, 'web-1');
+        return (live?.metadata as { labels?: Record<string, string> } | undefined)?.labels?.step === 'new-template' ? live : undefined;
+      },
+      120_000,
+    );
     expect(machine.spec.image).toBe('debian-13');
     expect(readyOf(await readyAtNewestGeneration(cp))).toMatchObject({ status: 'True', reason: 'Reconciled' });
 
-    await applyObjects(cp, [{ apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', metadata: { name: 'web-2', namespace: NS }, spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } } }]);
+    await applyObjects(cp, [
+      {
+        apiVersion: 'banlieue.io/v1alpha1',
+        kind: 'VirtualMachine',
+        metadata: { name: 'web-2', namespace: NS },
+        spec: { classRef: { name: 'fake-small' }, imageRef: { name: 'fake-linux' } },
+      },
+    ]);
     const fresh = await waitFor('web-2 to get its machine', () => get(cp, MACHINES, 'web-2'), 120_000);
     expect(fresh.spec.image).toBe('debian-14');
   });
 });
 
 async function setDisk(cp: ControlPlane, sizeGiB: number): Promise<void> {
-  await cp.kubectl(['patch', VMS, 'web-1', '-n', NS, '--type=merge', '-p', JSON.stringify({ spec: { hardwareOverride: { diskOverrides: [{ name: 'os', sizeGiB }] } } })]);
+  await cp.kubectl([
+    'patch',
+    VMS,
+    'web-1',
+    '-n',
+    NS,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { hardwareOverride: { diskOverrides: [{ name: 'os', sizeGiB }] } } }),
+  ]);
 }
 
 async function readyAtNewestGeneration(cp: ControlPlane): Promise<Live> {
-  return waitFor('the VirtualMachine to be Ready at its newest generation', async () => {
-    const live = await get(cp, VMS, 'web-1');
-    return readyOf(live)?.status === 'True' && live?.status?.observedGeneration === live?.metadata.generation ? live : undefined;
-  }, 120_000);
+  return waitFor(
+    'the VirtualMachine to be Ready at its newest generation',
+    async () => {
+      const live = await get(cp, VMS, 'web-1');
+      return readyOf(live)?.status === 'True' && live?.status?.observedGeneration === live?.metadata.generation ? live : undefined;
+    },
+    120_000,
+  );
 }

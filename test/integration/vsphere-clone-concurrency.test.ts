@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { isCloning, providerIdOf, readyWithAddress, startVsphereEnv, stopVsphereEnv, vsphereMachines as machines, type VsphereEnv } from '../support/vsphere/env.js';
+import {
+  isCloning,
+  providerIdOf,
+  readyWithAddress,
+  startVsphereEnv,
+  stopVsphereEnv,
+  vsphereMachines as machines,
+  type VsphereEnv,
+} from '../support/vsphere/env.js';
 import { vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
@@ -62,12 +70,20 @@ describe('vSphere clones in flight', () => {
 
   it('deletes a machine whose clone is still running only after the clone ends, leaving no VM behind', async () => {
     await create('doomed');
-    const inFlight = await waitFor('doomed to remember its clone task', async () => (await machines(env.ns)).find((m) => m.metadata.name === 'doomed' && isCloning(m)), 60_000);
+    const inFlight = await waitFor(
+      'doomed to remember its clone task',
+      async () => (await machines(env.ns)).find((m) => m.metadata.name === 'doomed' && isCloning(m)),
+      60_000,
+    );
     const taskRef = String(inFlight.status?.taskRef);
     const uuid = await providerIdOf(env.ns, 'doomed');
     await t.delete(vm(env.ns, 'doomed', '', ''));
 
-    await waitFor('doomed and its VSphereMachine to be gone', async () => !(await t.get(vm(env.ns, 'doomed', '', ''))) && !(await machines(env.ns)).some((m) => m.metadata.name === 'doomed'), 180_000);
+    await waitFor(
+      'doomed and its VSphereMachine to be gone',
+      async () => !(await t.get(vm(env.ns, 'doomed', '', ''))) && !(await machines(env.ns)).some((m) => m.metadata.name === 'doomed'),
+      180_000,
+    );
     // The finalizer held until the clone ended, then the VM it made was destroyed: nothing left to appear later.
     expect(['success', 'error']).toContain((await env.client.tasks.info({ type: 'Task', value: taskRef })).state);
     expect(await env.client.search.findVmByBiosUuid(uuid)).toBeUndefined();

@@ -75,7 +75,9 @@ describe('vSphere machines at idle (issue 15: no retry storms)', () => {
     const calls = callsSince(before, await backendCalls(env.provider));
     const writes = countWrites(audit, from);
     const writesTotal = Object.values(writes).reduce((sum, w) => sum + w.total, 0);
-    console.log(`idle minute, ${MACHINES} machines (${REFUSED} refused): ${total(calls)} vCenter calls ${JSON.stringify(calls)}, ${writesTotal} API writes ${JSON.stringify(Object.fromEntries(Object.entries(writes).map(([role, w]) => [role, w.byResource])))}`);
+    console.log(
+      `idle minute, ${MACHINES} machines (${REFUSED} refused): ${total(calls)} vCenter calls ${JSON.stringify(calls)}, ${writesTotal} API writes ${JSON.stringify(Object.fromEntries(Object.entries(writes).map(([role, w]) => [role, w.byResource])))}`,
+    );
 
     expect(writesTotal).toBeLessThanOrEqual(MACHINES);
     expect(total(calls)).toBeLessThanOrEqual(2 * MACHINES);

@@ -43,10 +43,14 @@ describe('a VSphereMachine stays where its VM was cloned (vcsim)', () => {
     expect(moved).toEqual(expect.stringContaining('cannot name another place once the VM was created'));
 
     await t.delete(env.world.provider);
-    const held = await waitFor('the Provider to wait for its machine', async () => {
-      const p = await t.get(env.world.provider);
-      return p?.metadata.deletionTimestamp ? p : undefined;
-    }, 60_000);
+    const held = await waitFor(
+      'the Provider to wait for its machine',
+      async () => {
+        const p = await t.get(env.world.provider);
+        return p?.metadata.deletionTimestamp ? p : undefined;
+      },
+      60_000,
+    );
     expect(held.metadata.finalizers).toContain('banlieue.io/provider-in-use');
     expect(await env.client.search.findVmByBiosUuid(uuid)).toBeDefined();
 

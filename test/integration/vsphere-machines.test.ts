@@ -35,7 +35,13 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     const machine = await t.get(machineRef('vsphere', env.ns, 'web-1'));
     const uuid = uuidOf(machine?.spec?.providerID as string);
     expect(machine?.spec?.providerID).toMatch(/^vsphere:\/\/[0-9a-f-]{36}$/);
-    expect(machine?.status).toMatchObject({ initialization: { provisioned: true }, observedPowerState: 'PoweredOn', failureDomain: machine?.spec?.failureDomain, biosUuid: uuid, vmRef: expect.stringMatching(/^vm-/) });
+    expect(machine?.status).toMatchObject({
+      initialization: { provisioned: true },
+      observedPowerState: 'PoweredOn',
+      failureDomain: machine?.spec?.failureDomain,
+      biosUuid: uuid,
+      vmRef: expect.stringMatching(/^vm-/),
+    });
     expect(machine?.metadata.finalizers).toContain('banlieue.io/vspheremachine');
 
     const found = await env.client.search.findVmByBiosUuid(uuid);
@@ -80,11 +86,18 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     const uuid = await providerIdOf(env.ns, 'web-1');
     const found = await env.client.search.findVmByBiosUuid(uuid);
     if (!found) throw new Error('web-1 is not in vcsim');
-    await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: { cpus: 4, memoryMiB: 2048, diskOverrides: [{ name: 'os', sizeGiB: 30 }] } });
-    const hardware = await waitFor('web-1 resized in vcsim', async () => {
-      const hw = await env.client.vms.hardware(found);
-      return hw.numCPUs === 4 ? hw : undefined;
-    }, 60_000);
+    await create('web-1', {
+      userData: { secretRef: { name: 'web-user-data' } },
+      hardwareOverride: { cpus: 4, memoryMiB: 2048, diskOverrides: [{ name: 'os', sizeGiB: 30 }] },
+    });
+    const hardware = await waitFor(
+      'web-1 resized in vcsim',
+      async () => {
+        const hw = await env.client.vms.hardware(found);
+        return hw.numCPUs === 4 ? hw : undefined;
+      },
+      60_000,
+    );
     expect(hardware.memoryMB).toBe(2048);
     // vcsim lists an edited device last; the OS disk is the one with the lowest key.
     expect([...hardware.disks].sort((a, b) => a.key - b.key).map((d) => d.capacityKB)).toEqual([30 * 1024 * 1024, 5 * 1024 * 1024]);
@@ -108,7 +121,13 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
       apiVersion: INFRA,
       kind: 'VSphereMachine',
       metadata: { name: 'standalone-1', namespace: env.ns },
-      spec: { providerRef: { name: 'vcsim' }, failureDomain: (await t.get(env.world.provider))?.status?.failureDomains?.[0]?.name, template: `late-${suffix}`, numCpus: 1, memoryMiB: 512 },
+      spec: {
+        providerRef: { name: 'vcsim' },
+        failureDomain: (await t.get(env.world.provider))?.status?.failureDomains?.[0]?.name,
+        template: `late-${suffix}`,
+        numCpus: 1,
+        memoryMiB: 512,
+      },
     };
     await t.apply(machine);
     const failed = await t.condition(machine, 'Ready', 'False', 'ProvisionFailed', 60_000);
@@ -160,6 +179,8 @@ describe('vSphere provider crash safety', () => {
     await readyWithAddress(env, 'crash-1', '10.40.0.10');
     expect(await vmsNamed(env.client, 'crash-1')).toEqual(['crash-1']);
     // Its clone task kept in status.taskRef (Created), or, killed before that write, the second clone's DuplicateName (Adopted).
-    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]));
+    expect((await eventsWhere(t.api, env.ns, 'crash-1', (e) => e.reason === 'Created' || e.reason === 'Adopted')).map((e) => e.reason)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(Created|Adopted)$/)]),
+    );
   }, 180_000);
 });

@@ -8,7 +8,16 @@ import type { VmSummary } from '../../controller/backends/vsphere/client/vim-typ
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { TestApi, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { isCloning, providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, vsphereMachines, type VsphereEnv } from '../support/vsphere/env.js';
+import {
+  isCloning,
+  providerIdOf,
+  readyWithAddress,
+  startProvider,
+  startVsphereEnv,
+  stopVsphereEnv,
+  vsphereMachines,
+  type VsphereEnv,
+} from '../support/vsphere/env.js';
 
 const t = new TestApi();
 const MACHINES = 10;
@@ -23,7 +32,10 @@ describe('vSphere provider stopped during clones', () => {
 
   // Each clone task runs 20 s in vcsim; LockHandoff:0 keeps the template readable meanwhile.
   beforeAll(async () => {
-    env = await startVsphereEnv('vsphere-sigterm', { methodDelayMs: { CloneVm: 20_000, LockHandoff: 0 }, providerFlags: ['--machine-concurrency', String(MACHINES)] });
+    env = await startVsphereEnv('vsphere-sigterm', {
+      methodDelayMs: { CloneVm: 20_000, LockHandoff: 0 },
+      providerFlags: ['--machine-concurrency', String(MACHINES)],
+    });
   }, 180_000);
   afterAll(() => stopVsphereEnv(env), 180_000);
 
@@ -52,6 +64,8 @@ describe('vSphere provider stopped during clones', () => {
     expect(created.map((v) => v.uuid?.toLowerCase()).sort()).toEqual(uuids.map((u) => u.toLowerCase()).sort());
     expect(new Set(uuids).size).toBe(MACHINES);
     expect((await vsphereMachines(env.ns)).filter((m) => m.status?.taskRef !== undefined)).toEqual([]);
-    console.log(`restarted provider-vsphere started ${await env.provider.metric('banlieue_backend_calls_total', { method: 'CloneVM_Task' })} CloneVM_Task calls`);
+    console.log(
+      `restarted provider-vsphere started ${await env.provider.metric('banlieue_backend_calls_total', { method: 'CloneVM_Task' })} CloneVM_Task calls`,
+    );
   }, 420_000);
 });

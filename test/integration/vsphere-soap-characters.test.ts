@@ -25,7 +25,14 @@ describe('vSphere machines with characters XML cannot carry', () => {
       apiVersion: INFRA,
       kind: 'VSphereMachine',
       metadata: { name: 'bell-folder', namespace: env.ns },
-      spec: { providerRef: { name: 'vcsim' }, failureDomain, template: env.world.vmImage.spec?.sources[0].ref, folder: 'team\u0007a', numCpus: 1, memoryMiB: 512 },
+      spec: {
+        providerRef: { name: 'vcsim' },
+        failureDomain,
+        template: env.world.vmImage.spec?.sources[0].ref,
+        folder: 'team\u0007a',
+        numCpus: 1,
+        memoryMiB: 512,
+      },
     };
     await t.apply(machine);
 

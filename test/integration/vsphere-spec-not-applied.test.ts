@@ -25,14 +25,22 @@ describe('a VirtualMachine edit its vSphere VM cannot take (vcsim)', () => {
   afterAll(() => stopVsphereEnv(env), 180_000);
 
   const notApplied = (name: string): Promise<Obj> =>
-    waitFor(`VirtualMachine ${name} to report SpecNotApplied`, async () => {
-      const live = await t.get(vm(env.ns, name, '', ''));
-      return readyOf(live)?.reason === 'SpecNotApplied' ? live : undefined;
-    }, 120_000);
+    waitFor(
+      `VirtualMachine ${name} to report SpecNotApplied`,
+      async () => {
+        const live = await t.get(vm(env.ns, name, '', ''));
+        return readyOf(live)?.reason === 'SpecNotApplied' ? live : undefined;
+      },
+      120_000,
+    );
 
   it('reports a smaller disk as SpecNotApplied and keeps the template it was cloned from when its image names another; the VSphereMachine keeps what the VM has', async () => {
     const name = 'spec-1';
-    await t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, { hardwareOverride: { diskOverrides: [{ name: 'data', sizeGiB: 10 }] } }));
+    await t.apply(
+      vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, {
+        hardwareOverride: { diskOverrides: [{ name: 'data', sizeGiB: 10 }] },
+      }),
+    );
     const ready = await readyWithAddress(env, name, '10.20.0.41', 120_000);
     const applied = ready.metadata.generation;
     const ref = machineRef('vsphere', env.ns, name);

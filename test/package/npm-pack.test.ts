@@ -92,10 +92,22 @@ describe('the npm package', () => {
     const out = join(work, 'out');
     execFileSync(join(root, 'node_modules/.bin/tsx'), ['main.ts', out], { cwd: consumer, stdio: 'pipe' });
     const docs = readdirSync(out).flatMap((f) =>
-      parseAllDocuments(readFileSync(join(out, f), 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }),
+      parseAllDocuments(readFileSync(join(out, f), 'utf8')).map(
+        (d) => d.toJS() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+      ),
     );
     const kinds = new Set(docs.map((d) => d.kind));
-    for (const kind of ['CustomResourceDefinition', 'Deployment', 'ClusterRole', 'Provider', 'VirtualMachine', 'VMClass', 'VMImage', 'ValidatingAdmissionPolicy', 'NetworkPolicy']) {
+    for (const kind of [
+      'CustomResourceDefinition',
+      'Deployment',
+      'ClusterRole',
+      'Provider',
+      'VirtualMachine',
+      'VMClass',
+      'VMImage',
+      'ValidatingAdmissionPolicy',
+      'NetworkPolicy',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'banlieue-controller') as unknown as {

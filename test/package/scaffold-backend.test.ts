@@ -63,7 +63,9 @@ function runOk(cwd: string, command: string, args: readonly string[]): string {
 /** The tree as git sees it (tracked and untracked-but-not-ignored files, as they are now), in a repository of its own. */
 function copyTree(): string {
   const copy = mkdtempSync(join(tmpdir(), 'banlieue-scaffold-'));
-  const files = runOk(root, 'git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard']).split('\0').filter((f) => f !== '');
+  const files = runOk(root, 'git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
+    .split('\0')
+    .filter((f) => f !== '');
   for (const file of files) {
     if (!existsSync(join(root, file))) continue; // deleted in the working tree
     mkdirSync(dirname(join(copy, file)), { recursive: true });
@@ -79,7 +81,9 @@ function copyTree(): string {
 
 /** `git status --porcelain` of the copy: changed tracked files and new files. */
 function status(copy: string): { readonly changed: string[]; readonly added: string[] } {
-  const lines = runOk(copy, 'git', ['status', '--porcelain', '--untracked-files=all']).split('\n').filter((l) => l !== '');
+  const lines = runOk(copy, 'git', ['status', '--porcelain', '--untracked-files=all'])
+    .split('\n')
+    .filter((l) => l !== '');
   return {
     changed: lines.filter((l) => !l.startsWith('??')).map((l) => l.slice(3)),
     added: lines.filter((l) => l.startsWith('??')).map((l) => l.slice(3)),

@@ -79,11 +79,14 @@ export function describeNotOwned<Spec>(backendName: string, world: () => NotOwne
       expect(await world().snapshot(victim())).toEqual(before);
     });
 
-    it.each(PASSES)('is never written to, powered or resized by %s of a machine with its UUID whose taskRef names its task (NotOwned)', async (_pass, options) => {
-      const before = await world().snapshot(victim());
-      expectNotOwned(await outcome(() => ensure(world().intruder(victim().uuid, victim().taskRef), options)));
-      expect(await world().snapshot(victim())).toEqual(before);
-    });
+    it.each(PASSES)(
+      'is never written to, powered or resized by %s of a machine with its UUID whose taskRef names its task (NotOwned)',
+      async (_pass, options) => {
+        const before = await world().snapshot(victim());
+        expectNotOwned(await outcome(() => ensure(world().intruder(victim().uuid, victim().taskRef), options)));
+        expect(await world().snapshot(victim())).toEqual(before);
+      },
+    );
 
     it.each(PASSES)('is never taken, written to, powered or resized by %s of another machine whose taskRef names its task', async (_pass, options) => {
       const before = await world().snapshot(victim());
@@ -109,7 +112,10 @@ export function describeNotOwned<Spec>(backendName: string, world: () => NotOwne
 }
 
 /** Runs `pass` until it reports the VM Present and powered on, each pass carrying the task the one before started. */
-export async function untilPresent(pass: (taskRef: string | undefined) => Promise<EnsureResult>, timeoutMs = 60_000): Promise<{ readonly ref: string; readonly taskRefs: readonly string[] }> {
+export async function untilPresent(
+  pass: (taskRef: string | undefined) => Promise<EnsureResult>,
+  timeoutMs = 60_000,
+): Promise<{ readonly ref: string; readonly taskRefs: readonly string[] }> {
   const taskRefs: string[] = [];
   let taskRef: string | undefined;
   const ref = await waitFor(

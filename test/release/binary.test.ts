@@ -20,7 +20,12 @@ describe('make binary', () => {
   }, 180_000);
 
   it('renders the install without Node, npm or the sources beside it', async () => {
-    const { stdout, stderr } = await run(BINARY, ['bootstrap', 'operator', '--dry-run', '--registry', 'registry.example.com/mirror'], { cwd: '/', env: { PATH: '/nonexistent' }, timeout: 120_000, maxBuffer: 64 << 20 });
+    const { stdout, stderr } = await run(BINARY, ['bootstrap', 'operator', '--dry-run', '--registry', 'registry.example.com/mirror'], {
+      cwd: '/',
+      env: { PATH: '/nonexistent' },
+      timeout: 120_000,
+      maxBuffer: 64 << 20,
+    });
     expect(stderr).toBe('');
     expect(stdout).toContain('kind: CustomResourceDefinition');
     expect(stdout).toContain(`image: registry.example.com/mirror/banlieue:v${PACKAGE_VERSION}`);

@@ -28,13 +28,22 @@ describe('make image-push', () => {
     await makeRelease(['image']);
     image = await readOciArchive(imageArchive());
     const { stdout } = await run('build/tools.sh', [], { timeout: 30 * 60_000 });
-    tools = Object.fromEntries(stdout.trim().split('\n').map((l) => [l.split(' ')[0], l.split(' ')[2]]));
+    tools = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => [l.split(' ')[0], l.split(' ')[2]]),
+    );
   }, 1_800_000);
 
   it('pushes the image under the reference given, with the digest it was built with', async () => {
     const ref = `127.0.0.1:5000/banlieue:v${PACKAGE_VERSION}`;
     const out = await runLocked(['env', `REGISTRY=${tools.registry}`, `CRANE=${tools.crane}`, `REF=${ref}`, 'unshare', '--net', '--', 'bash', '-c', SCRIPT]);
-    const line = (key: string): string => out.split('\n').find((l) => l.startsWith(`${key} `))?.slice(key.length + 1) ?? '';
+    const line = (key: string): string =>
+      out
+        .split('\n')
+        .find((l) => l.startsWith(`${key} `))
+        ?.slice(key.length + 1) ?? '';
     expect(line('digest')).toBe(image.digest);
     expect(JSON.parse(line('config'))).toEqual(image.config);
   }, 1_800_000);

@@ -44,14 +44,19 @@ describe('make image', () => {
     expect(image.config.config).toMatchObject({ User: '65532:65532', Entrypoint: ['/usr/local/bin/banlieue'] });
   });
 
-  it('holds no shell, no package manager and nothing owned by another user than root, but for nonroot\'s home', async () => {
+  it("holds no shell, no package manager and nothing owned by another user than root, but for nonroot's home", async () => {
     const [layer] = image.manifest.layers;
     if (!layer) throw new Error('the image has no layer');
     const layout = mkdtempSync(join(tmpdir(), 'banlieue-oci-'));
     try {
       await run('tar', ['-xf', imageArchive(), '-C', layout, `blobs/sha256/${layer.digest.slice('sha256:'.length)}`]);
-      const { stdout } = await run('tar', ['-tvzf', join(layout, 'blobs', 'sha256', layer.digest.slice('sha256:'.length)), '--numeric-owner'], { maxBuffer: 64 << 20 });
-      const entries = stdout.trim().split('\n').map((l) => ({ owner: l.split(/\s+/)[1], path: l.split(/\s+/)[5] ?? '' }));
+      const { stdout } = await run('tar', ['-tvzf', join(layout, 'blobs', 'sha256', layer.digest.slice('sha256:'.length)), '--numeric-owner'], {
+        maxBuffer: 64 << 20,
+      });
+      const entries = stdout
+        .trim()
+        .split('\n')
+        .map((l) => ({ owner: l.split(/\s+/)[1], path: l.split(/\s+/)[5] ?? '' }));
       const paths = entries.map((e) => e.path.replace(/\/$/, ''));
       for (const absent of ['bin/sh', 'usr/bin/sh', 'bin/bash', 'usr/bin/bash', 'usr/bin/dpkg', 'usr/bin/apt-get']) expect(paths).not.toContain(absent);
       expect(paths).toContain('usr/local/bin/banlieue');

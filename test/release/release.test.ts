@@ -29,9 +29,21 @@ describe('make release', () => {
   });
 
   it('lists every other asset in SHA256SUMS with its sha256', () => {
-    const sums = readFileSync(join(DIR, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/) as [string, string]);
-    expect(sums.map(([, name]) => name).sort()).toEqual(readdirSync(DIR).filter((f) => f !== 'SHA256SUMS').sort());
-    for (const [sum, name] of sums) expect(`${name} ${createHash('sha256').update(readFileSync(join(DIR, name))).digest('hex')}`).toBe(`${name} ${sum}`);
+    const sums = readFileSync(join(DIR, 'SHA256SUMS'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/) as [string, string]);
+    expect(sums.map(([, name]) => name).sort()).toEqual(
+      readdirSync(DIR)
+        .filter((f) => f !== 'SHA256SUMS')
+        .sort(),
+    );
+    for (const [sum, name] of sums)
+      expect(
+        `${name} ${createHash('sha256')
+          .update(readFileSync(join(DIR, name)))
+          .digest('hex')}`,
+      ).toBe(`${name} ${sum}`);
   });
 
   it('names the image of this version in the components clusterctl installs', () => {

@@ -7,7 +7,12 @@ import { apiMessage, createNamespace, objectApi } from './kube.js';
 export type AdmissionObject = KubernetesObject & { spec: Record<string, unknown> };
 
 /** `refused`: [what, object, text the refusal contains]; `accepted`: [what, object]. */
-export function describeAdmission(title: string, namespacePrefix: string, refused: [string, AdmissionObject, string][], accepted: [string, AdmissionObject][]): void {
+export function describeAdmission(
+  title: string,
+  namespacePrefix: string,
+  refused: [string, AdmissionObject, string][],
+  accepted: [string, AdmissionObject][],
+): void {
   describe(title, () => {
     let ns: Awaited<ReturnType<typeof createNamespace>>;
     const api = objectApi();

@@ -81,9 +81,10 @@ const STATED: Record<BackendName, Omit<BackendSample, 'machineKind'>> = {
 };
 
 /** One sample per backend; the machine kind is the API's. */
-export const BACKEND_SAMPLES = Object.fromEntries(
-  BACKEND_APIS.map((api) => [api.name, { ...STATED[api.name], machineKind: api.machine.kind }]),
-) as Record<BackendName, BackendSample>;
+export const BACKEND_SAMPLES = Object.fromEntries(BACKEND_APIS.map((api) => [api.name, { ...STATED[api.name], machineKind: api.machine.kind }])) as Record<
+  BackendName,
+  BackendSample
+>;
 
 /** A Provider's `spec.connection` for `backend`: the sample endpoint, and Secret `credentials` when the backend takes one. */
 export function connection(backend: BackendName, credentials: string): Provider['spec']['connection'] {

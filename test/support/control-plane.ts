@@ -38,7 +38,10 @@ type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi';
  * version of each tool it reports. Its progress goes to our stderr when
  * `showProgress` (a cold build takes many minutes), else is kept for errors.
  */
-async function runToolsBuild(modules: readonly ToolModule[], showProgress: boolean): Promise<{ need: (name: string) => string; versions: Record<string, string> }> {
+async function runToolsBuild(
+  modules: readonly ToolModule[],
+  showProgress: boolean,
+): Promise<{ need: (name: string) => string; versions: Record<string, string> }> {
   const stdout = await new Promise<string>((resolve, reject) => {
     const child = spawn('test/tools/build.sh', [...modules], { stdio: ['ignore', 'pipe', showProgress ? 'inherit' : 'pipe'] });
     let out = '';
@@ -46,7 +49,9 @@ async function runToolsBuild(modules: readonly ToolModule[], showProgress: boole
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-8000)));
     child.on('error', reject);
-    child.on('close', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`test/tools/build.sh ${modules.join(' ')} exited ${code ?? signal}\n${err}`))));
+    child.on('close', (code, signal) =>
+      code === 0 ? resolve(out) : reject(new Error(`test/tools/build.sh ${modules.join(' ')} exited ${code ?? signal}\n${err}`)),
+    );
   });
   const paths: Record<string, string> = {};
   const versions: Record<string, string> = {};
@@ -83,7 +88,13 @@ export async function buildTools(): Promise<Tools> {
 /** Only what a control plane needs (no Cluster API): `make demo` on a fresh machine builds no more. */
 export async function buildKubeTools(options: { showProgress?: boolean } = {}): Promise<KubeTools> {
   const { need, versions } = await runToolsBuild(['etcd', 'kube'], options.showProgress ?? false);
-  return { etcd: need('etcd'), kubeApiserver: need('kube-apiserver'), kubeControllerManager: need('kube-controller-manager'), kubectl: need('kubectl'), versions };
+  return {
+    etcd: need('etcd'),
+    kubeApiserver: need('kube-apiserver'),
+    kubeControllerManager: need('kube-controller-manager'),
+    kubectl: need('kubectl'),
+    versions,
+  };
 }
 
 export async function freePort(): Promise<number> {
@@ -168,7 +179,10 @@ export class ControlPlane {
   /** Last lines of a component's log, for failure messages. */
   logTail(name: string, lines = 30): string {
     try {
-      return readFileSync(join(this.dir, `${name}.log`), 'utf8').split('\n').slice(-lines).join('\n');
+      return readFileSync(join(this.dir, `${name}.log`), 'utf8')
+        .split('\n')
+        .slice(-lines)
+        .join('\n');
     } catch {
       return '';
     }
@@ -212,10 +226,7 @@ export class ControlPlane {
         apiVersion: 'audit.k8s.io/v1',
         kind: 'Policy',
         omitStages: ['RequestReceived'],
-        rules: [
-          { level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] },
-          { level: 'None' },
-        ],
+        rules: [{ level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
       }),
     );
     this.apiserverArgs = [
@@ -272,12 +283,16 @@ export class ControlPlane {
    */
   private async waitApiserverReady(): Promise<void> {
     try {
-      await waitFor('kube-apiserver /readyz', async () => {
-        const caCert = readFileSync(this.certFile, 'utf8');
-        if ((await httpsGet(`${this.server}/readyz`, caCert, this.adminToken)).status !== 200) return undefined;
-        this.caCert = caCert;
-        return true;
-      }, 120_000);
+      await waitFor(
+        'kube-apiserver /readyz',
+        async () => {
+          const caCert = readFileSync(this.certFile, 'utf8');
+          if ((await httpsGet(`${this.server}/readyz`, caCert, this.adminToken)).status !== 200) return undefined;
+          this.caCert = caCert;
+          return true;
+        },
+        120_000,
+      );
     } catch (err) {
       throw new Error(`${String(err)}\n--- kube-apiserver log ---\n${this.logTail('kube-apiserver')}`);
     }
@@ -310,9 +325,7 @@ export class ControlPlane {
     return stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [
-        { name: 'banlieue-test', cluster: { server: this.server, 'certificate-authority-data': Buffer.from(this.caCert).toString('base64') } },
-      ],
+      clusters: [{ name: 'banlieue-test', cluster: { server: this.server, 'certificate-authority-data': Buffer.from(this.caCert).toString('base64') } }],
       users: [{ name: user, user: { token } }],
       contexts: [{ name: user, context: { cluster: 'banlieue-test', user } }],
       'current-context': user,

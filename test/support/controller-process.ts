@@ -48,7 +48,8 @@ export async function startRole(args: string[], options: StartRoleOptions = {}):
   const ports = await waitFor(
     'the role to serve health and metrics',
     () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new StopWaiting(`the role exited (${child.exitCode ?? child.signalCode}) before serving health and metrics:\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new StopWaiting(`the role exited (${child.exitCode ?? child.signalCode}) before serving health and metrics:\n${output}`);
       const line = output.split('\n').find((l) => l.includes('Serving health and metrics'));
       return line ? (JSON.parse(line) as { healthPort: number; metricsPort: number }) : undefined;
     },

@@ -29,7 +29,12 @@ const VSPHERE_VMS = ['web-01', 'db-01', 'pg-replica-1', 'pg-replica-2'];
  */
 function vcsimProvider(vcsim: Vcsim): string {
   const docs = [
-    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vsphere-credentials', namespace: 'vms' }, stringData: { username: vcsim.username, password: vcsim.password } },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'vsphere-credentials', namespace: 'vms' },
+      stringData: { username: vcsim.username, password: vcsim.password },
+    },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'vsphere-ca', namespace: 'vms' }, data: { 'ca.crt': vcsim.caPem } },
     {
       apiVersion: 'banlieue.io/v1alpha1',
@@ -44,8 +49,16 @@ function vcsimProvider(vcsim: Vcsim): string {
             { name: 'fast', target: { datastore: 'LocalDS_1' } },
           ],
           networkClasses: [
-            { name: 'lan', target: { distributedPortGroup: 'DC0_DVPG0' }, subnet: { gateway: '192.0.2.1', nameservers: ['192.0.2.53'], domain: 'example.com' } },
-            { name: 'servers', target: { distributedPortGroup: 'DC0_DVPG0' }, subnet: { gateway: '198.51.100.1', nameservers: ['198.51.100.53'], domain: 'example.com' } },
+            {
+              name: 'lan',
+              target: { distributedPortGroup: 'DC0_DVPG0' },
+              subnet: { gateway: '192.0.2.1', nameservers: ['192.0.2.53'], domain: 'example.com' },
+            },
+            {
+              name: 'servers',
+              target: { distributedPortGroup: 'DC0_DVPG0' },
+              subnet: { gateway: '198.51.100.1', nameservers: ['198.51.100.53'], domain: 'example.com' },
+            },
             { name: 'mgmt', target: { portGroup: 'VM Network' } },
           ],
           features: ['efiSecureBoot', 'vtpm', 'hotAddCPU', 'hotAddMemory'],
@@ -131,23 +144,38 @@ try {
   say('banlieue provider vsphere: discovers failure domains, finds the template, clones the VMs');
   provider = await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--poll-period', '2']);
   const vcsimClientNow = client;
-  await waitFor('the vSphere VMs to be Ready (the demo plays VMware Tools)', async () => {
-    await playToolsForAll(cp, vcsimClientNow);
-    const out = await cp.kubectl(['get', 'virtualmachines', '-n', 'vms', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}']);
-    return VSPHERE_VMS.every((n) => out.includes(`${n}=True`)) ? true : undefined;
-  }, 180_000);
+  await waitFor(
+    'the vSphere VMs to be Ready (the demo plays VMware Tools)',
+    async () => {
+      await playToolsForAll(cp, vcsimClientNow);
+      const out = await cp.kubectl([
+        'get',
+        'virtualmachines',
+        '-n',
+        'vms',
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+      ]);
+      return VSPHERE_VMS.every((n) => out.includes(`${n}=True`)) ? true : undefined;
+    },
+    180_000,
+  );
 
   say(`Every vSphere VM Ready after ${seconds(startedAt)}. kubectl get virtualmachines,vspheremachines -n vms -o wide`);
   process.stdout.write(await cp.kubectl(['get', 'virtualmachines,vspheremachines', '-n', 'vms', '-o', 'wide']));
   say('kubectl get virtualmachine web-01 -n vms -o jsonpath={.status.conditions}');
-  process.stdout.write(`${await cp.kubectl(['get', 'virtualmachine', 'web-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status} ({.reason}) {.message}{"\\n"}{end}'])}`);
+  process.stdout.write(
+    `${await cp.kubectl(['get', 'virtualmachine', 'web-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
+  );
   say('What vCenter (vcsim) now holds');
   const [dc] = await vcsimClientNow.inventory.datacenters();
   for (const v of dc ? await vcsimClientNow.vms.list(dc.vmFolder) : []) {
     if (VSPHERE_VMS.includes(v.name)) process.stdout.write(`${v.name}\tBIOS UUID ${v.uuid ?? ''}\t${v.powerState}\t${v.ipAddress ?? ''}\n`);
   }
   say('examples/infrastructure/vsphere-machine.yaml names folders and port groups vcsim lacks: its condition says which');
-  process.stdout.write(`${await cp.kubectl(['get', 'vspheremachine', 'legacy-app-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{"\\n"}{end}'])}`);
+  process.stdout.write(
+    `${await cp.kubectl(['get', 'vspheremachine', 'legacy-app-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
+  );
   say('kubectl delete virtualmachine web-01 -n vms: the VM is powered off and destroyed in vCenter');
   await cp.kubectl(['delete', 'virtualmachine', 'web-01', '-n', 'vms', '--timeout=60s']);
   const left = dc ? (await vcsimClientNow.vms.list(dc.vmFolder)).map((v) => v.name) : [];
@@ -158,7 +186,10 @@ try {
   process.stdout.write(await cp.kubectl(['explain', 'virtualmachine.spec.placement']));
   say('An invalid object is refused with the field named');
   await cp
-    .kubectl(['apply', '-f', '-'], 'apiVersion: banlieue.io/v1alpha1\nkind: VMClass\nmetadata: {name: broken}\nspec: {hardware: {cpus: 0, memoryMiB: 64, disks: []}, network: {interfaces: []}}\n')
+    .kubectl(
+      ['apply', '-f', '-'],
+      'apiVersion: banlieue.io/v1alpha1\nkind: VMClass\nmetadata: {name: broken}\nspec: {hardware: {cpus: 0, memoryMiB: 64, disks: []}, network: {interfaces: []}}\n',
+    )
     .then(
       () => {
         throw new Error('the invalid VMClass was accepted');
@@ -170,7 +201,14 @@ try {
   process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
   // What a user would look at next: where each VM stands, and why.
   const state = await cp
-    .kubectl(['get', 'virtualmachines,vspheremachines', '-n', 'vms', '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}: {range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{end}{"\\n"}{end}'])
+    .kubectl([
+      'get',
+      'virtualmachines,vspheremachines',
+      '-n',
+      'vms',
+      '-o',
+      'jsonpath={range .items[*]}{.kind}/{.metadata.name}: {range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{end}{"\\n"}{end}',
+    ])
     .catch(() => '');
   process.stderr.write(state);
 } finally {

@@ -155,7 +155,11 @@ export async function startEveryBackendEnv(prefix: string, options: EveryBackend
     }
     const runs = {} as Record<EnvBackend, BackendRun>;
     for (const backend of ENV_BACKENDS) {
-      runs[backend] = { world: worlds[backend], provider: providers[backend], failureDomain: await publishedFailureDomain(worlds[backend].provider, providers[backend]) };
+      runs[backend] = {
+        world: worlds[backend],
+        provider: providers[backend],
+        failureDomain: await publishedFailureDomain(worlds[backend].provider, providers[backend]),
+      };
     }
     return { ns, controller, runs, vcsim, vsphereClient, proxmoxSim, libvirtd, libvirtAnchor, chHost, stop: () => teardown.run() };
   } catch (error) {

@@ -13,7 +13,17 @@ export const INFRA = 'infrastructure.banlieue.io/v1alpha1';
 export interface Obj {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; generation?: number; labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[]; uid?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
+    uid?: string;
+  };
   spec?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   status?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   data?: Record<string, string>;
@@ -32,7 +42,10 @@ export class TestApi {
 
   /** Status as a provider role writes it (its own field manager). */
   applyStatus(obj: Obj, status: Record<string, unknown>): Promise<Obj> {
-    return this.provider.apply({ apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace }, status }, { subresource: 'status' });
+    return this.provider.apply(
+      { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace }, status },
+      { subresource: 'status' },
+    );
   }
 
   async get(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>): Promise<Obj | undefined> {
@@ -67,10 +80,14 @@ export class TestApi {
 
   /** Wait until the object exists (and `check` holds). */
   exists(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>, check: (o: Obj) => boolean = () => true, timeoutMs = 30_000): Promise<Obj> {
-    return waitFor(`${obj.kind} ${obj.metadata.name}`, async () => {
-      const live = await this.get(obj);
-      return live && check(live) ? live : undefined;
-    }, timeoutMs);
+    return waitFor(
+      `${obj.kind} ${obj.metadata.name}`,
+      async () => {
+        const live = await this.get(obj);
+        return live && check(live) ? live : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   gone(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>, timeoutMs = 30_000): Promise<true> {
@@ -153,7 +170,12 @@ export function imageRows(rows: { ns: string; provider: string; ready: boolean; 
 }
 
 export function vm(ns: string, name: string, cls: string, image: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Obj {
-  return { apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: ns, labels }, spec: { classRef: { name: cls }, imageRef: { name: image }, ...spec } };
+  return {
+    apiVersion: CORE,
+    kind: 'VirtualMachine',
+    metadata: { name, namespace: ns, labels },
+    spec: { classRef: { name: cls }, imageRef: { name: image }, ...spec },
+  };
 }
 
 export function machineRef(backend: BackendName, ns: string, name: string): Pick<Obj, 'apiVersion' | 'kind' | 'metadata'> {

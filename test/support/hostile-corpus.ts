@@ -79,7 +79,11 @@ function nodesOf(value: Json, path: (string | number)[]): Leaf[] {
 
 const fieldOf = (path: (string | number)[]): string => path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 
-function withChange(base: CorpusObject, path: (string | number)[], change: (parent: Record<string | number, Json>, key: string | number) => void): CorpusObject {
+function withChange(
+  base: CorpusObject,
+  path: (string | number)[],
+  change: (parent: Record<string | number, Json>, key: string | number) => void,
+): CorpusObject {
   const copy = structuredClone(base);
   let parent = copy as unknown as Record<string | number, Json>;
   for (const p of path.slice(0, -1)) parent = parent[p] as Record<string | number, Json>;
@@ -89,10 +93,24 @@ function withChange(base: CorpusObject, path: (string | number)[], change: (pare
 
 /** Values of another type than `value`'s. */
 function wrongTypes(value: Json): [string, Json][] {
-  if (typeof value === 'string') return [['a number', 12345], ['a list', [value]]];
-  if (typeof value === 'number') return [['a string', String(value)], ['a negative number', -1], ['a huge number', 2 ** 53], ['a fraction', 1.5]];
+  if (typeof value === 'string')
+    return [
+      ['a number', 12345],
+      ['a list', [value]],
+    ];
+  if (typeof value === 'number')
+    return [
+      ['a string', String(value)],
+      ['a negative number', -1],
+      ['a huge number', 2 ** 53],
+      ['a fraction', 1.5],
+    ];
   if (typeof value === 'boolean') return [['a string', 'yes']];
-  if (Array.isArray(value)) return [['a string', 'not-a-list'], ['an empty list', []]];
+  if (Array.isArray(value))
+    return [
+      ['a string', 'not-a-list'],
+      ['an empty list', []],
+    ];
   return [['a string', 'not-an-object']];
 }
 
@@ -102,13 +120,32 @@ function specVariants(base: CorpusObject): CorpusCase[] {
     const field = fieldOf(path);
     const at = (what: string, object: CorpusObject): void => void cases.push({ description: `${base.kind} ${field}: ${what}`, object });
     if (path.length > 1) {
-      for (const [what, bad] of wrongTypes(value)) at(what, withChange(base, path, (p, k) => (p[k] = bad)));
-      if (typeof path[path.length - 1] === 'string') at('removed', withChange(base, path, (p, k) => delete p[k]));
+      for (const [what, bad] of wrongTypes(value))
+        at(
+          what,
+          withChange(base, path, (p, k) => (p[k] = bad)),
+        );
+      if (typeof path[path.length - 1] === 'string')
+        at(
+          'removed',
+          withChange(base, path, (p, k) => delete p[k]),
+        );
     }
-    if (typeof value === 'string') for (const [what, bad] of HOSTILE_STRINGS) at(what, withChange(base, path, (p, k) => (p[k] = bad)));
+    if (typeof value === 'string')
+      for (const [what, bad] of HOSTILE_STRINGS)
+        at(
+          what,
+          withChange(base, path, (p, k) => (p[k] = bad)),
+        );
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      at('an unknown field', withChange(base, [...path, 'unknownFieldx'], (p, k) => (p[k] = 'x')));
-      at('a 64-level nested unknown field', withChange(base, [...path, 'nested'], (p, k) => (p[k] = deepNesting(64))));
+      at(
+        'an unknown field',
+        withChange(base, [...path, 'unknownFieldx'], (p, k) => (p[k] = 'x')),
+      );
+      at(
+        'a 64-level nested unknown field',
+        withChange(base, [...path, 'nested'], (p, k) => (p[k] = deepNesting(64))),
+      );
     }
   }
   return cases;
@@ -147,7 +184,11 @@ export function hostileCorpus(examplesDir = 'examples'): CorpusCase[] {
 
 /** The corpus of given bases, e.g. bases pointed at a test's own Provider, class and image so that variants reach its backend. */
 export function corpusOf(bases: ReadonlyMap<string, CorpusObject>): CorpusCase[] {
-  return [...bases.values()].flatMap((base) => [{ description: `${base.kind} as in examples/`, object: base }, ...metadataVariants(base), ...specVariants(base)]);
+  return [...bases.values()].flatMap((base) => [
+    { description: `${base.kind} as in examples/`, object: base },
+    ...metadataVariants(base),
+    ...specVariants(base),
+  ]);
 }
 
 /** The kind a case was made from (a misspelt kind counts as the kind it misspells): the first word of its description. */

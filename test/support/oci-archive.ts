@@ -39,7 +39,8 @@ export interface OciImage {
 function blob(layout: string, d: Descriptor): Buffer {
   const bytes = readFileSync(join(layout, 'blobs', ...d.digest.split(':')));
   const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-  if (digest !== d.digest || bytes.length !== d.size) throw new Error(`blob ${d.digest}: content has digest ${digest}, size ${bytes.length} (descriptor size ${d.size})`);
+  if (digest !== d.digest || bytes.length !== d.size)
+    throw new Error(`blob ${d.digest}: content has digest ${digest}, size ${bytes.length} (descriptor size ${d.size})`);
   return bytes;
 }
 
@@ -75,7 +76,9 @@ export function unpackImage(archive: string, rootfs: string): Promise<OciImage> 
     // A runtime's root is 0755; a fresh temporary directory is 0700, which the image's user could not enter.
     chmodSync(rootfs, 0o755);
     for (const layer of image.manifest.layers) {
-      await run('tar', ['-xzf', join(layout, 'blobs', ...layer.digest.split(':')), '-C', rootfs, '--numeric-owner', '--same-owner', '--same-permissions'], { timeout: 300_000 });
+      await run('tar', ['-xzf', join(layout, 'blobs', ...layer.digest.split(':')), '-C', rootfs, '--numeric-owner', '--same-owner', '--same-permissions'], {
+        timeout: 300_000,
+      });
     }
     return image;
   });

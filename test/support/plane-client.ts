@@ -34,7 +34,10 @@ export class PlaneClient {
   /** Status as a provider role writes it (a field manager of its own). */
   applyStatus(obj: Ref, status: Record<string, unknown>): Promise<Obj> {
     const { name, namespace } = obj.metadata;
-    return this.provider.apply({ apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, ...(namespace ? { namespace } : {}) }, status }, { subresource: 'status' });
+    return this.provider.apply(
+      { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, ...(namespace ? { namespace } : {}) }, status },
+      { subresource: 'status' },
+    );
   }
 
   async patch(obj: Ref, patch: unknown): Promise<Obj> {

@@ -82,7 +82,10 @@ function setUpMounts(init: PodInit): void {
 
 /** A host program by absolute path: the container's env (its PATH) is not the host's. */
 function hostBinary(name: string): string {
-  const found = (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(':').map((d) => join(d, name)).find((p) => existsSync(p));
+  const found = (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .map((d) => join(d, name))
+    .find((p) => existsSync(p));
   if (!found) throw new Error(`pod-init: ${name} not found on the host PATH`);
   return found;
 }

@@ -144,11 +144,15 @@ export async function startImagePod(options: ImagePodOptions): Promise<ImagePod>
     gid: container.securityContext?.runAsGroup ?? podSpec.securityContext?.runAsGroup ?? imageGid ?? 0,
   };
 
-  const child = spawn('unshare', ['--net', '--mount', '--', process.execPath, '--import', 'tsx', fileURLToPath(new URL('./pod-init.ts', import.meta.url)), JSON.stringify(init)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: kill() takes the container with it, as a crash of the pod would.
-    detached: true,
-  });
+  const child = spawn(
+    'unshare',
+    ['--net', '--mount', '--', process.execPath, '--import', 'tsx', fileURLToPath(new URL('./pod-init.ts', import.meta.url)), JSON.stringify(init)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: kill() takes the container with it, as a crash of the pod would.
+      detached: true,
+    },
+  );
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -30,13 +30,22 @@ export async function createBackend(cp: ControlPlane, ns: string, domains = ['fd
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMClass',
       metadata: { name: `${ns}-small` },
-      spec: { hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+      spec: {
+        hardware: { cpus: 1, memoryMiB: 512, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+        network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+      },
     },
     {
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',
       metadata: { name: `${ns}-ubuntu` },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu' }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'ubuntu',
+        osVersion: '24.04',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'ubuntu' }],
+      },
     },
   ]);
   const failureDomains = domains.map((name) => ({

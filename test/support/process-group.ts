@@ -31,7 +31,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + ms; Date.now() < deadline;) {
     if (!groupAlive(pgid)) return true;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -197,7 +197,11 @@ async function check<W extends World>(w: W, c: Case<W>): Promise<void> {
     const story = `${w.driver.passes.length} passes over ${key}:\n${describePasses(w.driver.passes)}`;
     for (const pass of w.driver.passes) expectOneStatusWriteAtMost(pass, story);
     const idle = counted[counted.length - 1] as Pass;
-    if (c.retriesRefused) expect(idle.writes.filter((w) => w.accepted), story).toEqual([]);
+    if (c.retriesRefused)
+      expect(
+        idle.writes.filter((w) => w.accepted),
+        story,
+      ).toEqual([]);
     else expect(idle.writes, story).toEqual([]);
     await c.then(w, key, counted);
   } finally {
@@ -209,4 +213,3 @@ async function check<W extends World>(w: W, c: Case<W>): Promise<void> {
 export function statusWriteTable<W extends World>(openWorld: () => Promise<W>, cases: readonly Case<W>[]): void {
   for (const c of cases) it(c.name, async () => check(await openWorld(), c));
 }
-

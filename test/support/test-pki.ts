@@ -33,14 +33,51 @@ export async function createTestPki(dir: string, caName: string): Promise<TestPk
   const file = (name: string): string => join(dir, name);
   const openssl = (...args: string[]): Promise<unknown> => run('openssl', args, { timeout: 60_000 });
   await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('ca.key'));
-  await openssl('req', '-x509', '-new', '-key', file('ca.key'), '-days', '2', '-subj', `/CN=${caName}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', file('ca.crt'));
+  await openssl(
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    file('ca.key'),
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${caName}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    file('ca.crt'),
+  );
 
   async function issue(name: string, subject: string, extensions: string): Promise<IssuedCertificate> {
     await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file(`${name}.key`));
     await openssl('req', '-new', '-key', file(`${name}.key`), '-subj', subject, '-out', file(`${name}.csr`));
     writeFileSync(file(`${name}.ext`), `basicConstraints=critical,CA:FALSE\n${extensions}`);
-    await openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', file(`${name}.ext`), '-out', file(`${name}.crt`));
-    return { certPem: readFileSync(file(`${name}.crt`), 'utf8'), keyPem: readFileSync(file(`${name}.key`), 'utf8'), certFile: file(`${name}.crt`), keyFile: file(`${name}.key`) };
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      file(`${name}.ext`),
+      '-out',
+      file(`${name}.crt`),
+    );
+    return {
+      certPem: readFileSync(file(`${name}.crt`), 'utf8'),
+      keyPem: readFileSync(file(`${name}.key`), 'utf8'),
+      certFile: file(`${name}.crt`),
+      keyFile: file(`${name}.key`),
+    };
   }
 
   return {

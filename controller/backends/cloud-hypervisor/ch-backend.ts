@@ -50,10 +50,14 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
         withSignal(signal, async () => {
           assertServes(provider, config);
           const domain = toFailureDomains(provider, config, await readHostFacts(config));
-          return { failureDomains: domain.failureDomains, ...(domain.withdrawn ? { withdrawn: { reason: Reason.CapacityExceeded, message: domain.withdrawn } } : {}) };
+          return {
+            failureDomains: domain.failureDomains,
+            ...(domain.withdrawn ? { withdrawn: { reason: Reason.CapacityExceeded, message: domain.withdrawn } } : {}),
+          };
         }),
       ),
-    resolveImage: (provider: Provider, _connection: Connection, source: ImageSource): Promise<ImageResolution> => resolveImage(config, downloads, provider, source),
+    resolveImage: (provider: Provider, _connection: Connection, source: ImageSource): Promise<ImageResolution> =>
+      resolveImage(config, downloads, provider, source),
     machines: countedMachines,
     // Only image downloads are held between passes: VMMs are separate processes and outlive the role.
     close: () => downloads.close(),
@@ -67,7 +71,11 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
 /** A BackingFile source: a file in the host's image directory; a Url source: downloaded there (image-download.ts). */
 async function resolveImage(config: HostConfig, downloads: ImageDownloads, provider: Provider, source: ImageSource): Promise<ImageResolution> {
   if (source.kind !== 'BackingFile' && source.kind !== 'Url') {
-    return { ready: false, reason: Reason.UnsupportedSource, message: `Cloud Hypervisor images must be kind BackingFile (a file in ${config.imageDir}) or Url, not ${source.kind}` };
+    return {
+      ready: false,
+      reason: Reason.UnsupportedSource,
+      message: `Cloud Hypervisor images must be kind BackingFile (a file in ${config.imageDir}) or Url, not ${source.kind}`,
+    };
   }
   try {
     assertServes(provider, config);

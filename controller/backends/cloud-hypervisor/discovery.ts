@@ -34,10 +34,18 @@ export function assertServes(provider: Provider, config: HostConfig): void {
   const mine = `unix://${config.hostName}${config.stateRoot}`;
   if (!parsed) throw new BackendError(BackendErrorKind.Rejected, `spec.connection.endpoint "${endpoint}" is not unix://[<host>]<state root>, e.g. ${mine}`);
   if (parsed.host !== undefined && parsed.host !== config.hostName) {
-    throw new BackendError(BackendErrorKind.Unreachable, `spec.connection.endpoint "${endpoint}" names host ${parsed.host}; this is ${config.hostName} (${mine})`, { code: 'WrongHost' });
+    throw new BackendError(
+      BackendErrorKind.Unreachable,
+      `spec.connection.endpoint "${endpoint}" names host ${parsed.host}; this is ${config.hostName} (${mine})`,
+      { code: 'WrongHost' },
+    );
   }
   if (parsed.path !== config.stateRoot) {
-    throw new BackendError(BackendErrorKind.Unreachable, `spec.connection.endpoint "${endpoint}" names state root ${parsed.path}; this host's is ${config.stateRoot} (${mine})`, { code: 'WrongHost' });
+    throw new BackendError(
+      BackendErrorKind.Unreachable,
+      `spec.connection.endpoint "${endpoint}" names state root ${parsed.path}; this host's is ${config.stateRoot} (${mine})`,
+      { code: 'WrongHost' },
+    );
   }
 }
 
@@ -60,7 +68,8 @@ export interface HostDomain {
 }
 
 export function toFailureDomains(provider: Provider, config: HostConfig, facts: HostFacts): HostDomain {
-  if (facts.unusable.length > 0) throw new BackendError(BackendErrorKind.Unreachable, `host ${config.hostName} cannot run VMs: ${facts.unusable.join('; ')}`, { code: 'HostNotReady' });
+  if (facts.unusable.length > 0)
+    throw new BackendError(BackendErrorKind.Unreachable, `host ${config.hostName} cannot run VMs: ${facts.unusable.join('; ')}`, { code: 'HostNotReady' });
   const capabilities = provider.spec.capabilities;
   const usableStorage = (hostClass: string): boolean => (facts.storage[hostClass]?.freeGiB ?? -1) >= config.capacity.minStorageFreeGiB;
   const storage = mapClasses(capabilities?.storageClasses, config.storageClasses, 'path', usableStorage);
@@ -114,7 +123,12 @@ function mapClasses(
 }
 
 /** The host class a Provider class target names; undefined for a target naming nothing this host declares. */
-export function hostClassOf(target: Readonly<Record<string, string>> | undefined, name: string, declared: Readonly<Record<string, string>>, valueKey: 'path' | 'bridge'): string | undefined {
+export function hostClassOf(
+  target: Readonly<Record<string, string>> | undefined,
+  name: string,
+  declared: Readonly<Record<string, string>>,
+  valueKey: 'path' | 'bridge',
+): string | undefined {
   const entries = Object.entries(target ?? {});
   if (entries.length === 0) return name in declared ? name : undefined;
   if (entries.length !== 1) return undefined;

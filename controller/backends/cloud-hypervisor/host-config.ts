@@ -119,7 +119,8 @@ function record(value: unknown, what: string, fail: Fail): Record<string, unknow
 
 function onlyKeys(value: Record<string, unknown>, allowed: readonly string[], prefix: string, fail: Fail): void {
   const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) fail(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => prefix + k).join(', ')} (known: ${allowed.map((k) => prefix + k).join(', ')})`);
+  if (unknown.length > 0)
+    fail(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => prefix + k).join(', ')} (known: ${allowed.map((k) => prefix + k).join(', ')})`);
 }
 
 function optionalString(value: unknown, key: string, fail: Fail): string | undefined {
@@ -149,7 +150,8 @@ function pattern(value: unknown, key: string, shape: RegExp, what: string, fail:
 }
 
 function number(value: unknown, key: string, min: number, max: number, fail: Fail): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) return fail(`${key} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    return fail(`${key} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return value;
 }
 

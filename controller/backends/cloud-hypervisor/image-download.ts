@@ -25,7 +25,9 @@ interface Failed {
 /** The file a Url source is kept in: `url-<hash of the URL>-<its last path segment>` inside the image directory. */
 export function urlImageFile(imageDir: string, url: string): string {
   const id = createHash('sha256').update(url).digest('hex').slice(0, 16);
-  const last = basename(new URL(url).pathname).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
+  const last = basename(new URL(url).pathname)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 100);
   return join(imageDir, `url-${id}${last && last !== '.' && last !== '..' ? `-${last}` : ''}`);
 }
 
@@ -84,7 +86,10 @@ async function download(source: ImageSource, file: string, signal: AbortSignal):
     await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), digest, createWriteStream(partial, { mode: 0o644 }), { signal });
     const actual = hash?.digest('hex');
     if (hash && actual !== expected) {
-      return { reason: Reason.ImageChecksumMismatch, message: `${source.ref} has ${algorithm ?? ''}:${actual ?? ''}, not spec.sources[].checksum ${source.checksum ?? ''}; discarded` };
+      return {
+        reason: Reason.ImageChecksumMismatch,
+        message: `${source.ref} has ${algorithm ?? ''}:${actual ?? ''}, not spec.sources[].checksum ${source.checksum ?? ''}; discarded`,
+      };
     }
     await rename(partial, file);
     return undefined;

@@ -51,7 +51,10 @@ export async function ensureStateDir(paths: VmmPaths): Promise<void> {
 export async function listMachineUuids(root: string): Promise<string[]> {
   try {
     const entries = await readdir(root, { withFileTypes: true });
-    return entries.filter((entry) => entry.isDirectory() && isMachineUuid(entry.name)).map((entry) => entry.name).sort();
+    return entries
+      .filter((entry) => entry.isDirectory() && isMachineUuid(entry.name))
+      .map((entry) => entry.name)
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

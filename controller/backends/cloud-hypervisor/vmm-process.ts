@@ -150,10 +150,15 @@ async function waitForApi(client: VmmClient, hasExited: () => boolean, paths: Vm
     } catch (error) {
       if (!isBackendError(error, BackendErrorKind.Unreachable)) throw error;
       if (hasExited()) {
-        throw new BackendError(BackendErrorKind.Rejected, `the VMM of ${paths.dir} exited before serving its API: ${await logTail(paths)}`, { code: 'VmmExited' });
+        throw new BackendError(BackendErrorKind.Rejected, `the VMM of ${paths.dir} exited before serving its API: ${await logTail(paths)}`, {
+          code: 'VmmExited',
+        });
       }
       if (Date.now() > deadline) {
-        throw new BackendError(BackendErrorKind.Unreachable, `the VMM of ${paths.dir} did not answer on ${paths.apiSocket} within ${timeoutMs} ms`, { cause: error, code: 'Timeout' });
+        throw new BackendError(BackendErrorKind.Unreachable, `the VMM of ${paths.dir} did not answer on ${paths.apiSocket} within ${timeoutMs} ms`, {
+          cause: error,
+          code: 'Timeout',
+        });
       }
     }
     await delay(POLL_MS);

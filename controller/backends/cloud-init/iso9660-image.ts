@@ -84,10 +84,11 @@ export function toIso9660Image(props: Iso9660ImageProps): Buffer {
   const primaryDir = layOut(primaryRecords(files, extents, primaryRoot, primarySectors, date));
   const jolietDir = layOut(jolietRecords(files, extents, jolietRoot, jolietSectors, date));
   const [primaryL, primaryM, jolietL, jolietM] = PATH_TABLES;
-  volumeDescriptor(1, props.volumeId, totalSectors, primaryL, primaryM, rootRecord(primaryRoot, primarySectors, date), date)
-    .copy(image, at(PRIMARY_DESCRIPTOR));
-  volumeDescriptor(2, props.volumeId, totalSectors, jolietL, jolietM, rootRecord(jolietRoot, jolietSectors, date), date)
-    .copy(image, at(JOLIET_DESCRIPTOR));
+  volumeDescriptor(1, props.volumeId, totalSectors, primaryL, primaryM, rootRecord(primaryRoot, primarySectors, date), date).copy(
+    image,
+    at(PRIMARY_DESCRIPTOR),
+  );
+  volumeDescriptor(2, props.volumeId, totalSectors, jolietL, jolietM, rootRecord(jolietRoot, jolietSectors, date), date).copy(image, at(JOLIET_DESCRIPTOR));
   terminator().copy(image, at(TERMINATOR));
   pathTable(primaryRoot, 'LE').copy(image, at(primaryL));
   pathTable(primaryRoot, 'BE').copy(image, at(primaryM));
@@ -173,9 +174,7 @@ function jolietRecords(files: readonly NamedFile[], extents: readonly number[], 
   const entries = files
     .map((file, i) => ({ extent: extents[i] ?? 0, size: file.data.length, flags: 0, identifier: ucs2(`${file.name};1`) }))
     .sort((a, b) => Buffer.compare(a.identifier, b.identifier));
-  return [{ ...self, identifier: Buffer.of(0) }, { ...self, identifier: Buffer.of(1) }, ...entries].map((entry) =>
-    directoryRecord(entry, date),
-  );
+  return [{ ...self, identifier: Buffer.of(0) }, { ...self, identifier: Buffer.of(1) }, ...entries].map((entry) => directoryRecord(entry, date));
 }
 
 /** ECMA-119 9.1; padded to an even length. */
@@ -277,7 +276,15 @@ function volumeDescriptor(type: 1 | 2, volumeId: string, totalSectors: number, l
   d.writeUInt32LE(lPathTable, 140);
   d.writeUInt32BE(mPathTable, 148);
   root.copy(d, 156);
-  for (const [offset, length] of [[190, 128], [318, 128], [446, 128], [574, 128], [702, 37], [739, 37], [776, 37]] as const) {
+  for (const [offset, length] of [
+    [190, 128],
+    [318, 128],
+    [446, 128],
+    [574, 128],
+    [702, 37],
+    [739, 37],
+    [776, 37],
+  ] as const) {
     text('', length).copy(d, offset); // set, publisher, preparer, application, copyright, abstract, bibliography
   }
   const when = volumeDate(date);
@@ -344,10 +351,7 @@ function ucs2Padded(value: string, length: number): Buffer {
 /** ECMA-119 9.1.5: years since 1900, month, day, h, m, s, offset (UTC). */
 function recordDate(date?: Date): Buffer {
   if (date === undefined) return Buffer.alloc(7);
-  return Buffer.of(
-    date.getUTCFullYear() - 1900, date.getUTCMonth() + 1, date.getUTCDate(),
-    date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), 0,
-  );
+  return Buffer.of(date.getUTCFullYear() - 1900, date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), 0);
 }
 
 /** ECMA-119 8.4.26.1: "YYYYMMDDHHMMSScc" and an offset byte; all "0" is unspecified. */
@@ -358,8 +362,9 @@ function volumeDate(date?: Date): Buffer {
     return b;
   }
   const two = (n: number): string => String(n).padStart(2, '0');
-  const digits = `${String(date.getUTCFullYear()).padStart(4, '0')}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}`
-    + `${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}${two(Math.floor(date.getUTCMilliseconds() / 10))}`;
+  const digits =
+    `${String(date.getUTCFullYear()).padStart(4, '0')}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}` +
+    `${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}${two(Math.floor(date.getUTCMilliseconds() / 10))}`;
   b.write(digits, 0, 'latin1');
   return b;
 }

@@ -111,14 +111,17 @@ export class SessionPool<Client> {
 
   private startSweeper(): void {
     if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      const cutoff = Date.now() - this.idleMs;
-      for (const entry of [...this.entries.values()]) if (entry.users === 0 && entry.lastUsed < cutoff) void this.drop(entry);
-      if (this.entries.size === 0 && this.sweeper) {
-        clearInterval(this.sweeper);
-        this.sweeper = undefined;
-      }
-    }, Math.min(this.idleMs, 60_000));
+    this.sweeper = setInterval(
+      () => {
+        const cutoff = Date.now() - this.idleMs;
+        for (const entry of [...this.entries.values()]) if (entry.users === 0 && entry.lastUsed < cutoff) void this.drop(entry);
+        if (this.entries.size === 0 && this.sweeper) {
+          clearInterval(this.sweeper);
+          this.sweeper = undefined;
+        }
+      },
+      Math.min(this.idleMs, 60_000),
+    );
     this.sweeper.unref();
   }
 }

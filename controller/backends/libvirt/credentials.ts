@@ -57,7 +57,9 @@ export function toClientOptions(connection: Connection, onCall?: LibvirtClientOp
   return {
     uri: connection.endpoint,
     ...(uri.transport === 'tls' && cert !== undefined && key !== undefined && ca !== undefined ? { tls: { certPem: cert, keyPem: key, caPem: ca } } : {}),
-    ...(uri.transport === 'ssh' && sshKey !== undefined ? { ssh: { privateKeyPem: sshKey, ...(fingerprint === undefined ? {} : { hostKeyFingerprint: fingerprint.trim() }) } } : {}),
+    ...(uri.transport === 'ssh' && sshKey !== undefined
+      ? { ssh: { privateKeyPem: sshKey, ...(fingerprint === undefined ? {} : { hostKeyFingerprint: fingerprint.trim() }) } }
+      : {}),
     ...(onCall ? { onCall } : {}),
   };
 }

@@ -28,13 +28,19 @@ export async function resolveImage(client: LibvirtClient, provider: Provider, so
   for (const name of pools) {
     if (await hasVolume(client, name, volume)) return { ready: true, resolvedRef: `${name}/${volume}` };
   }
-  return { ready: false, reason: Reason.ImageSourceNotFound, message: `no volume "${volume}" in storage pool${pools.length === 1 ? '' : 's'} ${pools.map((p) => `"${p}"`).join(', ') || '(none active)'}` };
+  return {
+    ready: false,
+    reason: Reason.ImageSourceNotFound,
+    message: `no volume "${volume}" in storage pool${pools.length === 1 ? '' : 's'} ${pools.map((p) => `"${p}"`).join(', ') || '(none active)'}`,
+  };
 }
 
 /** The pools the storage classes target, in class order; every active pool when no class names one. */
 async function candidatePools(client: LibvirtClient, provider: Provider): Promise<string[]> {
   const classes = provider.spec.capabilities?.storageClasses ?? [];
-  const targeted = classes.flatMap((c) => [c.target?.pool, ...(c.perZone ?? []).map((z) => z.target.pool)]).filter((p): p is string => p !== undefined && p !== '');
+  const targeted = classes
+    .flatMap((c) => [c.target?.pool, ...(c.perZone ?? []).map((z) => z.target.pool)])
+    .filter((p): p is string => p !== undefined && p !== '');
   if (targeted.length > 0) return [...new Set(targeted)];
   return (await client.pools.list(ACTIVE)).map((p) => p.name);
 }

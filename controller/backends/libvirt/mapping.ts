@@ -5,12 +5,7 @@
 // when its `network` is an active libvirt network or its `bridge` a host
 // bridge. Capacity goes into `raw`, rounded down to whole GiB so that a
 // rediscovery of an idle host writes nothing.
-import type {
-  FailureDomainStatus,
-  NetworkClassCapability,
-  Provider,
-  StorageClassCapability,
-} from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What discovery.ts reads from the host. */
@@ -97,5 +92,3 @@ function reaches(target: Readonly<Record<string, string>> | undefined, host: Hos
     }
   });
 }
-
-

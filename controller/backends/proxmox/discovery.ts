@@ -16,7 +16,10 @@ export async function discoverNodes(client: ProxmoxClient): Promise<NodeInventor
   const clusterName = status.find((s) => s.type === 'cluster')?.name;
   const online = nodes.filter((n) => n.status === 'online').sort((a, b) => a.node.localeCompare(b.node));
   if (online.length === 0) {
-    throw new BackendError(BackendErrorKind.Unreachable, `no node of ${clusterName ? `cluster ${clusterName}` : 'the cluster'} is online (${nodes.map((n) => `${n.node}: ${n.status}`).join(', ')})`);
+    throw new BackendError(
+      BackendErrorKind.Unreachable,
+      `no node of ${clusterName ? `cluster ${clusterName}` : 'the cluster'} is online (${nodes.map((n) => `${n.node}: ${n.status}`).join(', ')})`,
+    );
   }
   const read = await Promise.all(
     online.map(async (entry): Promise<NodeInventory | undefined> => {

@@ -138,5 +138,3 @@ function hasBridge(target: Readonly<Record<string, string>> | undefined, node: N
   if (target.vlan === undefined) return true;
   return /^[1-9][0-9]{0,3}$/.test(target.vlan) && Number(target.vlan) <= 4094 && bridge.vlanAware;
 }
-
-

@@ -15,7 +15,9 @@ export function createProxmoxBackend(context: BackendContext): Backend<ProxmoxMa
   const pool = proxmoxClients(context.onCall ? { onCall: context.onCall } : {});
   return {
     discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
-      withSignal(signal, () => pool.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverNodes(client), connection.endpoint) }))),
+      withSignal(signal, () =>
+        pool.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverNodes(client), connection.endpoint) })),
+      ),
     resolveImage: (_provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution> => {
       if (source.kind !== 'Template') return Promise.resolve(resolveTemplate(source, []));
       return withSignal(signal, () => pool.use(connection, async (client) => resolveTemplate(source, await client.cluster.resources('vm'))));

@@ -22,9 +22,13 @@ export function proxmoxClients(options: ProxmoxClientsOptions = {}): SessionPool
       const tokenID = connection.credentials[ProxmoxCredentialKeys.tokenID];
       const tokenSecret = connection.credentials[ProxmoxCredentialKeys.tokenSecret];
       if (!tokenID || !tokenSecret) {
-        throw new BackendError(BackendErrorKind.Unauthorized, `credentials Secret needs ${ProxmoxCredentialKeys.tokenID} and ${ProxmoxCredentialKeys.tokenSecret}`, {
-          code: 'CredentialsUnavailable',
-        });
+        throw new BackendError(
+          BackendErrorKind.Unauthorized,
+          `credentials Secret needs ${ProxmoxCredentialKeys.tokenID} and ${ProxmoxCredentialKeys.tokenSecret}`,
+          {
+            code: 'CredentialsUnavailable',
+          },
+        );
       }
       return ProxmoxClient.create({
         endpoint: connection.endpoint,

@@ -1,12 +1,7 @@
 // vSphere inventory → Provider status.failureDomains (upstream-backends §1.2).
 // Pure: one failure domain per (datacenter, cluster), named, labelled and with
 // the storage/network classes whose target the cluster reaches.
-import type {
-  FailureDomainStatus,
-  NetworkClassCapability,
-  Provider,
-  StorageClassCapability,
-} from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What one cluster reaches, as discovered (see discovery.ts). */
@@ -20,7 +15,6 @@ export interface ClusterInventory {
   /** `distributed`: a DistributedVirtualPortgroup (else a standard network). */
   networks: { name: string; distributed: boolean }[];
 }
-
 
 /** `<provider>-<dc>-<cluster>` as a DNS label, or the matching override (slugified). */
 export function failureDomainName(provider: Provider, datacenter: string, cluster: string): string {
@@ -57,18 +51,12 @@ export function toFailureDomains(provider: Provider, inventory: readonly Cluster
   return domains.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function availableClasses(
-  classes: readonly (StorageClassCapability | NetworkClassCapability)[] | undefined,
-  zone: ClusterInventory,
-): string[] {
+function availableClasses(classes: readonly (StorageClassCapability | NetworkClassCapability)[] | undefined, zone: ClusterInventory): string[] {
   return (classes ?? []).filter((c) => reaches(zoneTarget(c, zone), zone)).map((c) => c.name);
 }
 
 /** The class target in this zone: a matching perZone entry wins over `target`. */
-function zoneTarget(
-  capability: StorageClassCapability | NetworkClassCapability,
-  zone: ClusterInventory,
-): Readonly<Record<string, string>> | undefined {
+function zoneTarget(capability: StorageClassCapability | NetworkClassCapability, zone: ClusterInventory): Readonly<Record<string, string>> | undefined {
   return bestMatch(capability.perZone ?? [], zone.datacenter, zone.cluster)?.target ?? capability.target;
 }
 
@@ -97,11 +85,7 @@ function reaches(target: Readonly<Record<string, string>> | undefined, zone: Clu
  * The entry matching (datacenter, cluster); an entry that leaves a field out
  * matches any value of it. The most specific match wins, then the first.
  */
-function bestMatch<T extends { datacenter?: string; cluster?: string }>(
-  entries: readonly T[],
-  datacenter: string,
-  cluster: string,
-): T | undefined {
+function bestMatch<T extends { datacenter?: string; cluster?: string }>(entries: readonly T[], datacenter: string, cluster: string): T | undefined {
   let best: T | undefined;
   let bestScore = -1;
   for (const entry of entries) {
@@ -115,5 +99,3 @@ function bestMatch<T extends { datacenter?: string; cluster?: string }>(
   }
   return best;
 }
-
-

@@ -19,7 +19,11 @@ interface Identity {
 
 /** apiVersion, kind and name for a verdict, whatever the document holds. */
 export function identityOf(doc: InputDocument): Identity {
-  const o = (doc.object && typeof doc.object === 'object' ? doc.object : {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; generateName?: unknown } };
+  const o = (doc.object && typeof doc.object === 'object' ? doc.object : {}) as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata?: { name?: unknown; generateName?: unknown };
+  };
   const text = (v: unknown): string => (typeof v === 'string' ? v : '');
   return { apiVersion: text(o.apiVersion), kind: text(o.kind), name: text(o.metadata?.name) || text(o.metadata?.generateName) };
 }

@@ -46,10 +46,20 @@ export function lookupKind(apiVersion: unknown, kind: unknown, kinds: readonly K
   const inGroup = kinds.filter((k) => k.group === group);
   const versions = [...new Set(inGroup.map(apiVersionOf))];
   if (!versions.includes(apiVersion)) {
-    return { error: { field: 'apiVersion', message: `Unsupported value: ${JSON.stringify(apiVersion)}: supported versions: ${versions.map((v) => JSON.stringify(v)).join(', ')}` } };
+    return {
+      error: {
+        field: 'apiVersion',
+        message: `Unsupported value: ${JSON.stringify(apiVersion)}: supported versions: ${versions.map((v) => JSON.stringify(v)).join(', ')}`,
+      },
+    };
   }
   const found = inGroup.find((k) => k.kind === kind);
   if (found) return { found };
-  const guess = nearest(kind, inGroup.map((k) => k.kind));
-  return { error: { field: 'kind', message: `Unsupported value: ${JSON.stringify(kind)}: no kind ${JSON.stringify(kind)} in ${apiVersion}${didYouMean(guess)}` } };
+  const guess = nearest(
+    kind,
+    inGroup.map((k) => k.kind),
+  );
+  return {
+    error: { field: 'kind', message: `Unsupported value: ${JSON.stringify(kind)}: no kind ${JSON.stringify(kind)} in ${apiVersion}${didYouMean(guess)}` },
+  };
 }

@@ -47,7 +47,8 @@ function qualifiedNameErrors(field: string, key: string): FieldError[] {
   const errors: FieldError[] = [];
   if (prefix !== undefined) {
     if (prefix.length === 0) errors.push({ field, message: `Invalid value: ${quote(key)}: prefix part must be non-empty` });
-    else if (subdomainErrors(field, prefix).length > 0) errors.push({ field, message: `Invalid value: ${quote(key)}: prefix part must be a lowercase RFC 1123 subdomain` });
+    else if (subdomainErrors(field, prefix).length > 0)
+      errors.push({ field, message: `Invalid value: ${quote(key)}: prefix part must be a lowercase RFC 1123 subdomain` });
   }
   if (name.length === 0 || name.length > 63 || !QUALIFIED_NAME_PART.test(name)) {
     errors.push({
@@ -97,7 +98,8 @@ export function checkObjectMeta(metadata: unknown, scope: 'Namespaced' | 'Cluste
     .map((key) => ({ field: `metadata.${key}`, message: `unknown field "metadata.${key}"` }));
   const { name, generateName, namespace, labels, annotations } = meta;
   if (name === undefined || name === '') {
-    if (typeof generateName !== 'string' || generateName === '') errors.push({ field: 'metadata.name', message: 'Required value: name or generateName is required' });
+    if (typeof generateName !== 'string' || generateName === '')
+      errors.push({ field: 'metadata.name', message: 'Required value: name or generateName is required' });
   } else if (typeof name !== 'string') {
     errors.push({ field: 'metadata.name', message: 'Invalid value: must be a string' });
   } else {
@@ -107,7 +109,10 @@ export function checkObjectMeta(metadata: unknown, scope: 'Namespaced' | 'Cluste
   // (a cdk8s Chart with a namespace puts one on every object it holds).
   if (namespace !== undefined && namespace !== '' && scope !== 'Cluster') {
     if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
-      errors.push({ field: 'metadata.namespace', message: `Invalid value: ${quote(String(namespace))}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'` });
+      errors.push({
+        field: 'metadata.namespace',
+        message: `Invalid value: ${quote(String(namespace))}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'`,
+      });
     }
   }
   if (labels !== undefined) {

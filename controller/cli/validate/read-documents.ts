@@ -24,12 +24,16 @@ async function manifestsUnder(dir: string): Promise<string[]> {
 
 /** Every document of `text`, as read from `file`. */
 export function parseDocuments(file: string, text: string): InputDocument[] {
-  return parseAllDocuments(text)
-    .map((doc, index) =>
-      doc.errors.length > 0 ? { file, index, object: undefined, parseError: doc.errors[0]?.message ?? 'parse error' } : { file, index, object: doc.toJS() as unknown },
-    )
-    // An empty document (a trailing `---`, comments only) is no object.
-    .filter((d) => d.parseError !== undefined || (d.object !== null && d.object !== undefined));
+  return (
+    parseAllDocuments(text)
+      .map((doc, index) =>
+        doc.errors.length > 0
+          ? { file, index, object: undefined, parseError: doc.errors[0]?.message ?? 'parse error' }
+          : { file, index, object: doc.toJS() as unknown },
+      )
+      // An empty document (a trailing `---`, comments only) is no object.
+      .filter((d) => d.parseError !== undefined || (d.object !== null && d.object !== undefined))
+  );
 }
 
 /** The documents of `paths`, in order; `-` (or no path) is stdin. */

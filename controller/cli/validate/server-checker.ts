@@ -40,7 +40,14 @@ export class ServerChecker {
   ) {}
 
   async check(doc: InputDocument): Promise<Verdict | undefined> {
-    const verdict = (errors: FieldError[]): Verdict => ({ file: doc.file, index: doc.index, ...identityOf(doc), ok: errors.length === 0, errors, notCheckedOffline: [] });
+    const verdict = (errors: FieldError[]): Verdict => ({
+      file: doc.file,
+      index: doc.index,
+      ...identityOf(doc),
+      ok: errors.length === 0,
+      errors,
+      notCheckedOffline: [],
+    });
     if (doc.parseError !== undefined) return verdict([{ field: '', message: `not valid YAML or JSON: ${doc.parseError}` }]);
     if (!doc.object || typeof doc.object !== 'object' || Array.isArray(doc.object)) return verdict([{ field: '', message: 'not an object' }]);
     const obj = doc.object as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };

@@ -37,7 +37,9 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     // CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. A Machine gone: nothing to place.
     const owning = await getOwningMachine(this.api, m);
     if (!owning || owning.spec?.failureDomain) return done;
-    const cluster = this.clusters.list(m.metadata.namespace).find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
+    const cluster = this.clusters
+      .list(m.metadata.namespace)
+      .find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
     if (!cluster?.status?.failureDomains?.length) return waiting(10_000);
     // From here to assume: no await, so concurrent reconciles see each other.
     const placement = decideMachineFailureDomain({
@@ -54,7 +56,10 @@ export class CapiMachinePlacementReconciler implements Reconciler {
       kind: m.kind,
       // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
       metadata: { name: m.metadata.name, namespace: m.metadata.namespace, uid: m.metadata.uid },
-      spec: { failureDomain: placement.failureDomain, ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }) },
+      spec: {
+        failureDomain: placement.failureDomain,
+        ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }),
+      },
     });
     return done;
   }
@@ -66,6 +71,8 @@ export class CapiMachinePlacementReconciler implements Reconciler {
       o.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? 'control-plane' : o.metadata.labels?.[DEPLOYMENT_LABEL];
     return this.machines
       .list(m.metadata.namespace)
-      .filter((o) => o.metadata.name !== m.metadata.name && o.metadata.labels?.[Label.capiClusterName] === labels[Label.capiClusterName] && group(o) === group(m));
+      .filter(
+        (o) => o.metadata.name !== m.metadata.name && o.metadata.labels?.[Label.capiClusterName] === labels[Label.capiClusterName] && group(o) === group(m),
+      );
   }
 }

@@ -38,16 +38,31 @@ export class ImageRowsReconciler implements Reconciler {
     const mine = this.providers.list().filter((p) => p.spec.providerClassRef.name === this.backend.name && !p.spec.paused && this.serves(p));
     const rows = source ? await Promise.all(mine.map((p) => this.row(p, image, source, log, signal))) : [];
     const current = image.status?.perProvider ?? [];
-    const unchanged = rows.every((row) => current.some((c) => c.providerNamespace === row.providerNamespace && c.providerName === row.providerName && containsAll(c, row)));
-    const stale = current.some((c) => !rows.some((r) => r.providerNamespace === c.providerNamespace && r.providerName === c.providerName) && mine.some((p) => p.metadata.name === c.providerName && p.metadata.namespace === c.providerNamespace));
+    const unchanged = rows.every((row) =>
+      current.some((c) => c.providerNamespace === row.providerNamespace && c.providerName === row.providerName && containsAll(c, row)),
+    );
+    const stale = current.some(
+      (c) =>
+        !rows.some((r) => r.providerNamespace === c.providerNamespace && r.providerName === c.providerName) &&
+        mine.some((p) => p.metadata.name === c.providerName && p.metadata.namespace === c.providerNamespace),
+    );
     if (!unchanged || stale) {
-      await this.ssa.apply({ apiVersion: image.apiVersion, kind: image.kind, metadata: { name: image.metadata.name }, status: { perProvider: rows } }, { subresource: 'status' });
+      await this.ssa.apply(
+        { apiVersion: image.apiVersion, kind: image.kind, metadata: { name: image.metadata.name }, status: { perProvider: rows } },
+        { subresource: 'status' },
+      );
       log.info({ rows: rows.length }, 'Updated image rows');
     }
     return { requeueAfterMs: this.recheckMs };
   }
 
-  private async row(provider: Provider, image: VMImage, source: VMImage['spec']['sources'][number], log: Logger, signal: AbortSignal | undefined): Promise<PerProviderImageStatus> {
+  private async row(
+    provider: Provider,
+    image: VMImage,
+    source: VMImage['spec']['sources'][number],
+    log: Logger,
+    signal: AbortSignal | undefined,
+  ): Promise<PerProviderImageStatus> {
     const id = { providerNamespace: provider.metadata.namespace ?? '', providerName: provider.metadata.name ?? '' };
     const connection = await resolveConnection(this.api, provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...id, ready: false, reason: connection.reason, message: connection.message };

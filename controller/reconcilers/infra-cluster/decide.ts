@@ -144,8 +144,7 @@ function readyCondition(
   aggregation: Aggregation,
   generation: number | undefined,
 ): ConditionInput {
-  const withGeneration = (input: ConditionInput): ConditionInput =>
-    generation === undefined ? input : { ...input, observedGeneration: generation };
+  const withGeneration = (input: ConditionInput): ConditionInput => (generation === undefined ? input : { ...input, observedGeneration: generation });
   const missing = selection.missingRefs.length > 0 ? `spec.providerRefs not found: ${selection.missingRefs.join(', ')}` : undefined;
   const otherBackend =
     selection.otherBackendRefs.length > 0 ? `spec.providerRefs not of class ${backend}, ignored: ${selection.otherBackendRefs.join(', ')}` : undefined;

@@ -50,11 +50,28 @@ export function keepsClaims(policy: DeletionPolicy, fate: VmFate): boolean {
 
 /** The Events that say what the deletion did to the VM and its claims. */
 export function deletionEvents(fate: VmFate, uuid: string, claims: ClaimsFate): DeletionEvent[] {
-  const kept = claims.kept && claims.names.length > 0 ? `; its IPAddressClaims ${claims.names.join(', ')} are kept, their addresses still allocated (delete them once the VM no longer needs them)` : '';
-  const released: DeletionEvent[] = !claims.kept && claims.names.length > 0 ? [{ type: 'Normal', reason: Reason.IPAddressesReleased, message: `Deleted IPAddressClaims ${claims.names.join(', ')}` }] : [];
+  const kept =
+    claims.kept && claims.names.length > 0
+      ? `; its IPAddressClaims ${claims.names.join(', ')} are kept, their addresses still allocated (delete them once the VM no longer needs them)`
+      : '';
+  const released: DeletionEvent[] =
+    !claims.kept && claims.names.length > 0
+      ? [{ type: 'Normal', reason: Reason.IPAddressesReleased, message: `Deleted IPAddressClaims ${claims.names.join(', ')}` }]
+      : [];
   switch (fate.kind) {
     case 'none':
-      return [...(fate.nothingCreated === undefined ? [] : [{ type: 'Normal' as const, reason: Reason.NothingCreated, message: `${fate.nothingCreated}; no VM was created for this machine, so none is deleted` }]), ...released];
+      return [
+        ...(fate.nothingCreated === undefined
+          ? []
+          : [
+              {
+                type: 'Normal' as const,
+                reason: Reason.NothingCreated,
+                message: `${fate.nothingCreated}; no VM was created for this machine, so none is deleted`,
+              },
+            ]),
+        ...released,
+      ];
     case 'destroyed':
       return [{ type: 'Normal', reason: 'Deleted', message: `Deleted the VM with UUID ${uuid}` }, ...released];
     case 'retained':

@@ -3,7 +3,11 @@
 // nothing new, so a blocked pass never erases what is known.
 import { MAX_ADDRESSES, type PowerState } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import type { InfraMachineContractSpec, InfraMachineContractStatus, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type {
+  InfraMachineContractSpec,
+  InfraMachineContractStatus,
+  MachinePlacementRecord,
+} from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineObservation } from '../../backends/backend.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { pausedCondition, type Pausable } from '../paused.js';
@@ -103,13 +107,24 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
   }
   if (outcome.kind === 'placing') {
     const { placement } = outcome;
-    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.Provisioning, message: `creating the VM on ${placement.provider}/${placement.failureDomain}` };
+    const ready: ConditionInput = {
+      type: ConditionType.Ready,
+      status: 'False',
+      reason: Reason.Provisioning,
+      message: `creating the VM on ${placement.provider}/${placement.failureDomain}`,
+    };
     return { ...current, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
   if (outcome.kind === 'inProgress') {
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Provisioning, message: outcome.message };
     const { placement } = outcome;
-    return { ...current, taskRef: outcome.taskRef, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
+    return {
+      ...current,
+      taskRef: outcome.taskRef,
+      placement,
+      failureDomain: placement.failureDomain,
+      conditions: setConditions(current.conditions, [ready, paused], now),
+    };
   }
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
@@ -149,7 +164,12 @@ function readyFor(observation: MachineObservation, desired: PowerState): Conditi
     return { type: ConditionType.Ready, status: 'False', reason: Reason.Pending, message: `the VM is ${observation.powerState}, to be ${desired}` };
   }
   if (desired === 'PoweredOn' && observation.addresses.length === 0 && observation.withoutNetwork !== true) {
-    return { type: ConditionType.Ready, status: 'False', reason: Reason.WaitingForAddress, message: 'powered on; waiting for the guest to report an IP address' };
+    return {
+      type: ConditionType.Ready,
+      status: 'False',
+      reason: Reason.WaitingForAddress,
+      message: 'powered on; waiting for the guest to report an IP address',
+    };
   }
   return { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: observation.pending ?? '' };
 }

@@ -40,9 +40,7 @@ export interface ClaimingMachine {
   readonly spec: object;
 }
 
-export type ClaimedAddresses<Spec> =
-  | { readonly ok: true; readonly spec: Spec }
-  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+export type ClaimedAddresses<Spec> = { readonly ok: true; readonly spec: Spec } | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 interface Nic {
   readonly ipam?: Ipam;
@@ -109,7 +107,8 @@ interface IPAddress {
 const collection = (namespace: string, resource: 'ipaddressclaims' | 'ipaddresses'): string => `/apis/${IPAM_API_VERSION}/namespaces/${namespace}/${resource}`;
 const samePool = (a: Partial<IpPoolReference> | undefined, b: IpPoolReference): boolean => a?.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name;
 const describePool = (pool: IpPoolReference): string => `${pool.kind}.${pool.apiGroup} ${pool.name}`;
-const isOwnedBy = (claim: IPAddressClaim, uid: string | undefined): boolean => uid !== undefined && (claim.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
+const isOwnedBy = (claim: IPAddressClaim, uid: string | undefined): boolean =>
+  uid !== undefined && (claim.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid);
 
 async function getOrUndefined<T>(api: KubeApi, path: string): Promise<T | undefined> {
   try {
@@ -131,7 +130,16 @@ function claimObject(machine: ClaimingMachine, claim: PoolClaim): object {
       namespace: machine.metadata.namespace,
       // The cluster-name label lets clusterctl move take the claim along with its cluster.
       ...(clusterName ? { labels: { [CLUSTER_NAME_LABEL]: clusterName } } : {}),
-      ownerReferences: [{ apiVersion: machine.apiVersion, kind: machine.kind, name: machine.metadata.name, uid: machine.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: machine.apiVersion,
+          kind: machine.kind,
+          name: machine.metadata.name,
+          uid: machine.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: { poolRef: claim.pool, ...(clusterName ? { clusterName } : {}) },
   };
@@ -142,8 +150,16 @@ type ClaimAnswer = { readonly ok: true; readonly address: StaticAddress } | { re
 /** The static address `claim` is bound to; created first when it does not exist. */
 async function claimAddress(api: KubeApi, machine: ClaimingMachine, claim: PoolClaim): Promise<ClaimAnswer> {
   const namespace = machine.metadata.namespace ?? '';
-  const waitingFor = (what: string): ClaimAnswer => ({ ok: false, reason: Reason.WaitingForIPAddress, message: `IPAddressClaim ${claim.name} (${claim.at}, pool ${describePool(claim.pool)}): ${what}` });
-  const refused = (what: string): ClaimAnswer => ({ ok: false, reason: Reason.IPAddressClaimFailed, message: `IPAddressClaim ${claim.name} (${claim.at}): ${what}` });
+  const waitingFor = (what: string): ClaimAnswer => ({
+    ok: false,
+    reason: Reason.WaitingForIPAddress,
+    message: `IPAddressClaim ${claim.name} (${claim.at}, pool ${describePool(claim.pool)}): ${what}`,
+  });
+  const refused = (what: string): ClaimAnswer => ({
+    ok: false,
+    reason: Reason.IPAddressClaimFailed,
+    message: `IPAddressClaim ${claim.name} (${claim.at}): ${what}`,
+  });
   let found: IPAddressClaim | undefined;
   try {
     found = await getOrUndefined<IPAddressClaim>(api, `${collection(namespace, 'ipaddressclaims')}/${claim.name}`);
@@ -153,14 +169,16 @@ async function claimAddress(api: KubeApi, machine: ClaimingMachine, claim: PoolC
     }
   } catch (err) {
     // The API server answers 404 for the collection itself when no CRD serves it.
-    if (err instanceof ApiStatusError && err.code === 404) return refused(`the API server does not serve ipaddressclaims.${IPAM_API_VERSION}: install Cluster API's IPAM CRDs`);
+    if (err instanceof ApiStatusError && err.code === 404)
+      return refused(`the API server does not serve ipaddressclaims.${IPAM_API_VERSION}: install Cluster API's IPAM CRDs`);
     if (err instanceof ApiStatusError && err.code === 409) return waitingFor('created meanwhile; reading it on the next pass');
     throw err;
   }
   // A claim of that name that is not this machine's (a leftover, or one a tenant wrote) never gives it an address.
   if (!isOwnedBy(found, machine.metadata.uid)) return refused('exists and is not controlled by this machine; delete it or rename the machine');
   if (found.metadata.deletionTimestamp) return waitingFor('is being deleted; a new one is created once it is gone');
-  if (!samePool(found.spec?.poolRef, claim.pool)) return refused(`claims from another pool than ${describePool(claim.pool)}; delete the claim to claim from the pool the spec names`);
+  if (!samePool(found.spec?.poolRef, claim.pool))
+    return refused(`claims from another pool than ${describePool(claim.pool)}; delete the claim to claim from the pool the spec names`);
   const addressName = found.status?.addressRef?.name;
   if (!addressName) return waitingFor('no IPAM provider has bound an address to it yet');
   const bound = await getOrUndefined<IPAddress>(api, `${collection(namespace, 'ipaddresses')}/${addressName}`);
@@ -171,11 +189,17 @@ async function claimAddress(api: KubeApi, machine: ClaimingMachine, claim: PoolC
 /** The IPAddress as a static address, once it is checked to be the claim's and usable. */
 function toStaticAddress(claim: PoolClaim, addressName: string, bound: IPAddress): ClaimAnswer {
   const spec = bound.spec;
-  const refused = (what: string): ClaimAnswer => ({ ok: false, reason: Reason.IPAddressClaimFailed, message: `IPAddress ${addressName} of IPAddressClaim ${claim.name} (${claim.at}): ${what}` });
-  if (spec?.claimRef?.name !== claim.name || !samePool(spec.poolRef, claim.pool)) return refused(`is not for this claim (its spec.claimRef or spec.poolRef names another)`);
+  const refused = (what: string): ClaimAnswer => ({
+    ok: false,
+    reason: Reason.IPAddressClaimFailed,
+    message: `IPAddress ${addressName} of IPAddressClaim ${claim.name} (${claim.at}): ${what}`,
+  });
+  if (spec?.claimRef?.name !== claim.name || !samePool(spec.poolRef, claim.pool))
+    return refused(`is not for this claim (its spec.claimRef or spec.poolRef names another)`);
   if (spec.address === undefined || !isIpAddress(spec.address)) return refused(`spec.address ${JSON.stringify(spec.address)} is not an IP address`);
   const maxPrefix = spec.address.includes(':') ? 128 : 32;
-  if (spec.prefix === undefined || !Number.isInteger(spec.prefix) || spec.prefix < 0 || spec.prefix > maxPrefix) return refused(`spec.prefix ${String(spec.prefix)} is not a prefix length of ${spec.address}`);
+  if (spec.prefix === undefined || !Number.isInteger(spec.prefix) || spec.prefix < 0 || spec.prefix > maxPrefix)
+    return refused(`spec.prefix ${String(spec.prefix)} is not a prefix length of ${spec.address}`);
   if (spec.gateway !== undefined && !isIpAddress(spec.gateway)) return refused(`spec.gateway ${JSON.stringify(spec.gateway)} is not an IP address`);
   return { ok: true, address: { address: spec.address, prefix: spec.prefix, ...(spec.gateway !== undefined ? { gateway: spec.gateway } : {}) } };
 }
@@ -185,7 +209,10 @@ function toStaticAddress(claim: PoolClaim, addressName: string, bound: IPAddress
  * is bound to, creating the claims it lacks; or why it has to wait. A spec
  * without pools comes back as it is, with no API call.
  */
-export async function ensureClaimedAddresses<Spec extends object>(api: KubeApi, machine: ClaimingMachine & { readonly spec: Spec }): Promise<ClaimedAddresses<Spec>> {
+export async function ensureClaimedAddresses<Spec extends object>(
+  api: KubeApi,
+  machine: ClaimingMachine & { readonly spec: Spec },
+): Promise<ClaimedAddresses<Spec>> {
   const claims = decidePoolClaims(machine.metadata.name ?? '', machine.spec);
   if (claims.length === 0) return { ok: true, spec: machine.spec };
   const addresses = new Map<number, StaticAddress>();

@@ -83,9 +83,13 @@ function fail(reason: Reason, message: string): MachinePlacement {
  */
 export function resolveRecordedPlacement(backend: string, namespace: string, record: MachinePlacementRecord, providers: readonly Provider[]): MachinePlacement {
   const provider = providers.find((p) => p.metadata.name === record.provider);
-  if (!provider) return fail(Reason.ProviderNotFound, `Provider ${record.provider}, where the VM was created (status.placement), not found in namespace ${namespace}`);
+  if (!provider)
+    return fail(Reason.ProviderNotFound, `Provider ${record.provider}, where the VM was created (status.placement), not found in namespace ${namespace}`);
   if (provider.spec.providerClassRef.name !== backend) {
-    return fail(Reason.ProviderNotFound, `Provider ${record.provider}, where the VM was created (status.placement), is of class ${provider.spec.providerClassRef.name}, this machine needs ${backend}`);
+    return fail(
+      Reason.ProviderNotFound,
+      `Provider ${record.provider}, where the VM was created (status.placement), is of class ${provider.spec.providerClassRef.name}, this machine needs ${backend}`,
+    );
   }
   const published = provider.status?.failureDomains?.find((d) => d.name === record.failureDomain);
   const raw = record.location ?? published?.attributes?.raw ?? {};

@@ -39,7 +39,6 @@ import { readUserData } from './user-data.js';
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
 const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.WaitingForIPAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
 
-
 export interface InfraMachineTimings {
   /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
   readonly pollMs: number;
@@ -153,19 +152,35 @@ export class InfraMachineReconciler implements Reconciler {
     if (mayCreate && !resolved.recorded) {
       // A Provider on its way out takes no new VM (its finalizer waits for the ones it has).
       if (resolved.providerDeleting) {
-        return { outcome: { kind: 'blocked', reason: Reason.ProviderNotFound, message: `Provider ${resolved.placement.provider} is being deleted: no new VM is created on it` }, result: waiting(this.timings.resyncMs) };
+        return {
+          outcome: {
+            kind: 'blocked',
+            reason: Reason.ProviderNotFound,
+            message: `Provider ${resolved.placement.provider} is being deleted: no new VM is created on it`,
+          },
+          result: waiting(this.timings.resyncMs),
+        };
       }
       const macInUse = this.macInUse(machine, resolved.placement.provider);
       if (macInUse) {
         // Looked at again later: the holder may go, or this machine get another MAC (an update wakes it at once).
-        return { outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message }, result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) };
+        return {
+          outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message },
+          result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)),
+        };
       }
       // Where, before anything can exist there: from now on the VM is looked for and deleted there only. The next
       // pass, at once (a status write of its own wakes no pass), creates it; it sees the record (expectations).
       log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recording where the VM is created');
       return { outcome: { kind: 'placing', placement: resolved.placement }, result: inProgress(0) };
     }
-    const options = { mayCreate, firstBoot: !provisioned, specChanged: machine.status?.observedGeneration !== machine.metadata.generation, log, ...(signal ? { signal } : {}) };
+    const options = {
+      mayCreate,
+      firstBoot: !provisioned,
+      specChanged: machine.status?.observedGeneration !== machine.metadata.generation,
+      log,
+      ...(signal ? { signal } : {}),
+    };
     let ensured: EnsureResult;
     try {
       ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
@@ -183,7 +198,13 @@ export class InfraMachineReconciler implements Reconciler {
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
-      const outcome: PassOutcome = { kind: 'inProgress', taskRef: ensured.taskRef, message: ensured.message, placement: resolved.placement, ...(ensured.reason ? { reason: ensured.reason } : {}) };
+      const outcome: PassOutcome = {
+        kind: 'inProgress',
+        taskRef: ensured.taskRef,
+        message: ensured.message,
+        placement: resolved.placement,
+        ...(ensured.reason ? { reason: ensured.reason } : {}),
+      };
       return { outcome, result: inProgress(delay) };
     }
     if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
@@ -192,7 +213,16 @@ export class InfraMachineReconciler implements Reconciler {
     }
     const observation = ensured.state === 'Present' ? ensured.observation : undefined;
     const placementChange = resolved.placementChange !== undefined ? { placementChange: resolved.placementChange } : {};
-    return { outcome: { kind: 'observed', observation, placement: resolved.placement, ...placementChange, backendStatus: observation?.statusFields ?? {}, uuid: identity.uuid } };
+    return {
+      outcome: {
+        kind: 'observed',
+        observation,
+        placement: resolved.placement,
+        ...placementChange,
+        backendStatus: observation?.statusFields ?? {},
+        uuid: identity.uuid,
+      },
+    };
   }
 
   /** A MAC the machine fixes that a machine on the same backend endpoint holds (mac-addresses.ts), from the caches. */
@@ -234,13 +264,20 @@ export class InfraMachineReconciler implements Reconciler {
     // collect the claims too, but only after the machine is gone); kept, they outlive it with the VM.
     const kept = keepsClaims(policy, fate);
     const claims = { kept, names: kept ? await keepPoolClaims(this.api, machine) : await deletePoolClaims(this.api, machine) };
-    for (const event of deletionEvents(fate, identity.ok ? identity.uuid : '', claims)) void this.events.record(machine, event.type, event.reason, event.message);
+    for (const event of deletionEvents(fate, identity.ok ? identity.uuid : '', claims))
+      void this.events.record(machine, event.type, event.reason, event.message);
     await removeFinalizer(this.api, machine, this.finalizer);
     return done;
   }
 
   /** The VM destroyed (Delete) or released (Retain) where it was created, or left where nothing reaches it; or when to look again. */
-  private async letVmGo(machine: InfraMachine, identity: KnownIdentity, policy: DeletionPolicy, log: Logger, signal: AbortSignal | undefined): Promise<VmFate | { readonly wait: ReconcileResult }> {
+  private async letVmGo(
+    machine: InfraMachine,
+    identity: KnownIdentity,
+    policy: DeletionPolicy,
+    log: Logger,
+    signal: AbortSignal | undefined,
+  ): Promise<VmFate | { readonly wait: ReconcileResult }> {
     const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false });
     if (!resolved.ok) {
       // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
@@ -250,7 +287,8 @@ export class InfraMachineReconciler implements Reconciler {
       if (!mayHaveCreated(machine)) return { kind: 'none', nothingCreated: resolved.message };
       // The Provider is gone, or is being deleted with what reaches its backend (often: its namespace is being
       // deleted): nothing can reach the VM, and waiting would hold the namespace forever (ADR 13, 19).
-      if (resolved.reason === Reason.ProviderNotFound || resolved.providerDeleting === true) return { kind: 'leftAlone', reason: Reason.ProviderNotFound, message: resolved.message };
+      if (resolved.reason === Reason.ProviderNotFound || resolved.providerDeleting === true)
+        return { kind: 'leftAlone', reason: Reason.ProviderNotFound, message: resolved.message };
       await this.writeStatus(machine, { kind: 'blocked', reason: Reason.DeletionFailed, message: resolved.message });
       return { wait: waiting(this.timings.pollMs) };
     }
@@ -258,7 +296,10 @@ export class InfraMachineReconciler implements Reconciler {
     const options = { log, ...(signal ? { signal } : {}) };
     const { connection, request } = resolved;
     try {
-      const result = policy === 'Retain' ? await this.backend.machines.release(connection, request, options) : await this.backend.machines.destroy(connection, request, options);
+      const result =
+        policy === 'Retain'
+          ? await this.backend.machines.release(connection, request, options)
+          : await this.backend.machines.destroy(connection, request, options);
       if (result.state === 'InProgress') {
         await this.writeStatus(machine, { kind: 'deleting', message: result.message, ...(result.reason ? { reason: result.reason } : {}) });
         return { wait: waiting(this.timings.taskPollMs ?? 1000) };
@@ -375,4 +416,3 @@ export class InfraMachineReconciler implements Reconciler {
     void this.events.record(machine, 'Normal', action, notes[action]);
   }
 }
-

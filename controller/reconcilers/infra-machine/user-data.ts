@@ -8,8 +8,7 @@ import { readBinaryData } from '../../runtime/object-data.js';
 import type { CapiMachine } from '../owning-machine.js';
 
 export type UserDataResult =
-  | { readonly ok: true; readonly userData: Buffer | undefined }
-  | { readonly ok: false; readonly reason: Reason; readonly message: string };
+  { readonly ok: true; readonly userData: Buffer | undefined } | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 export interface UserDataSource {
   readonly metadata: { readonly namespace?: string };

@@ -7,7 +7,8 @@ import type { Connection } from '../../backends/backend.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import { readData } from '../../runtime/object-data.js';
 
-export type ConnectionResult = { readonly ok: true; readonly connection: Connection } | { readonly ok: false; readonly reason: Reason; readonly message: string };
+export type ConnectionResult =
+  { readonly ok: true; readonly connection: Connection } | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
 export async function resolveConnection(api: KubeApi, provider: Provider, credentialKeys: readonly string[]): Promise<ConnectionResult> {
   const ns = provider.metadata.namespace ?? '';
@@ -18,7 +19,8 @@ export async function resolveConnection(api: KubeApi, provider: Provider, creden
     const data = await readData(api, 'Secret', ns, name);
     if (!data) return { ok: false, reason: Reason.SecretMissing, message: `Secret ${name} (spec.connection.credentialsRef) not found in namespace ${ns}` };
     const missing = credentialKeys.filter((k) => !data[k]);
-    if (missing.length > 0) return { ok: false, reason: Reason.SecretInvalid, message: `Secret ${name} lacks key${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` };
+    if (missing.length > 0)
+      return { ok: false, reason: Reason.SecretInvalid, message: `Secret ${name} lacks key${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` };
     credentials = data;
   }
   const ca = connection.caBundle;

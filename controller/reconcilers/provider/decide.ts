@@ -23,7 +23,10 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
     const down: ConditionInput = { type: ConditionType.ProviderReachable, status: 'False', reason: outcome.reason, message: outcome.message };
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason, message: outcome.message };
     // Keep the last known failure domains: placed VMs stay placed while the backend is away.
-    return { ...current, conditions: setConditions(current.conditions, [down, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now) };
+    return {
+      ...current,
+      conditions: setConditions(current.conditions, [down, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now),
+    };
   }
   const count = outcome.failureDomains.length;
   const reachable: ConditionInput = { type: ConditionType.ProviderReachable, status: 'True', reason: Reason.Reconciled, message: '' };

@@ -68,8 +68,11 @@ export class ProviderReconciler implements Reconciler {
     const before = findCondition(provider.status?.conditions, ConditionType.ProviderReachable);
     const shareBefore = findCondition(provider.status?.conditions, ConditionType.EndpointExclusive);
     // What discovery found, or, should the API server refuse it, that it did (keeping what was written before).
-    const { written, status, refusal } = await applyStatusOrRefusal(this.ssa, provider, decideProviderStatus(provider, outcome, now, olderOnEndpoint), (message) =>
-      refusedProviderStatus(provider, message, now),
+    const { written, status, refusal } = await applyStatusOrRefusal(
+      this.ssa,
+      provider,
+      decideProviderStatus(provider, outcome, now, olderOnEndpoint),
+      (message) => refusedProviderStatus(provider, message, now),
     );
     if (refusal !== undefined) {
       log.warn({ err: refusal }, 'Provider status refused by the API server');
@@ -97,7 +100,9 @@ export class ProviderReconciler implements Reconciler {
       return { ok: true, ...(await this.backend.discover(provider, resolved.connection, signal ? AbortSignal.any([signal, deadline]) : deadline)) };
     } catch (err) {
       if (signal?.aborted) throw err;
-      const failure = deadline.aborted ? new BackendError(BackendErrorKind.Unreachable, `no answer to discovery within ${this.discoverTimeoutMs / 1000} s`, { code: 'Timeout' }) : err;
+      const failure = deadline.aborted
+        ? new BackendError(BackendErrorKind.Unreachable, `no answer to discovery within ${this.discoverTimeoutMs / 1000} s`, { code: 'Timeout' })
+        : err;
       const { reason, message } = describeBackendFailure(failure, Reason.InventoryFailed);
       log.warn({ backend: this.backend.name, reason, err: message }, 'Discovery failed');
       return { ok: false, reason, message };

@@ -57,9 +57,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
         namespace,
         labels: { ...vm.metadata.labels, [Label.ownedBy]: ownedByLabelValue(name) },
         annotations: { [Annotation.placementSpec]: input.placementSpec ?? placementSpecDigest(vm) },
-        ownerReferences: [
-          { apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid, controller: true, blockOwnerDeletion: true },
-        ],
+        ownerReferences: [{ apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid, controller: true, blockOwnerDeletion: true }],
       },
       commonSpec: {
         providerRef: { name: placement.providerName },
@@ -84,9 +82,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
 
 /** The image on the chosen Provider: the row its provider published wins over the spec source. */
 export function resolveImageRef(image: VMImage, placement: Placement): string | undefined {
-  const row = image.status?.perProvider?.find(
-    (r) => r.providerNamespace === placement.providerNamespace && r.providerName === placement.providerName,
-  );
+  const row = image.status?.perProvider?.find((r) => r.providerNamespace === placement.providerNamespace && r.providerName === placement.providerName);
   return row?.resolvedRef ?? image.spec.sources.find((s) => s.providerClass === placement.providerClass)?.ref;
 }
 

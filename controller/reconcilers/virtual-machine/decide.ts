@@ -41,14 +41,7 @@ import {
   type UserDataSecretObject,
   type WriteConflict,
 } from './ownership.js';
-import {
-  describePlacement,
-  keptPlacement,
-  placementSpecDigest,
-  runningPlacement,
-  toScheduledPlacement,
-  type Placement,
-} from './placement.js';
+import { describePlacement, keptPlacement, placementSpecDigest, runningPlacement, toScheduledPlacement, type Placement } from './placement.js';
 import { findDuplicateAddress, heldAddresses, type SiblingAddresses } from './static-addresses.js';
 import {
   current,
@@ -140,7 +133,10 @@ export function decideWriteConflict(observed: VmObserved, conflict: WriteConflic
 function pausedPlan(o: VmObserved, now: Date): VmPlan {
   const conditions = setConditions(
     o.vm.status?.conditions,
-    [pausedCondition(o.vm, o.vm.metadata.generation), { type: ConditionType.Ready, status: 'False', reason: Reason.Paused, message: 'Reconciliation is paused' }],
+    [
+      pausedCondition(o.vm, o.vm.metadata.generation),
+      { type: ConditionType.Ready, status: 'False', reason: Reason.Paused, message: 'Reconciliation is paused' },
+    ],
     now,
   );
   return { ...noAction, status: { ...ownedStatus(o.vm), conditions } };
@@ -164,7 +160,14 @@ function deletionPlan(o: VmObserved): VmPlan {
   const behind = present.filter((m) => (m.spec.deletionPolicy ?? 'Delete') !== policy);
   const allGone = o.infra.every((i) => i.state === 'Absent' || i.state === 'Foreign');
   if (behind.length > 0) return { ...noAction, setDeletionPolicy: behind.map((machine) => ({ machine, deletionPolicy: policy })), requeueAfterMs: WAIT_MS };
-  const retained = policy === 'Retain' ? present.map((m): PlannedEvent => ({ type: 'Normal', reason: Reason.VMRetained, message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})` })) : [];
+  const retained =
+    policy === 'Retain'
+      ? present.map((m): PlannedEvent => ({
+          type: 'Normal',
+          reason: Reason.VMRetained,
+          message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})`,
+        }))
+      : [];
   return { ...noAction, events: retained, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
 }
 
@@ -227,7 +230,10 @@ function runningOn(o: VmObserved): Running | undefined {
     o.providers.some((p) => p.metadata.name === m.spec.providerRef?.name && o.backends.machineKind(p.spec.providerClassRef.name) === m.kind);
   const onKnownProvider = (m: InfraMachine): number => (served(m) ? 0 : 1);
   const [machine] = present.sort(
-    (a, b) => onKnownProvider(a) - onKnownProvider(b) || compareText(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') || compareText(a.kind, b.kind),
+    (a, b) =>
+      onKnownProvider(a) - onKnownProvider(b) ||
+      compareText(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') ||
+      compareText(a.kind, b.kind),
   );
   return machine && { machine, placement: runningPlacement(machine, o.backends, o.vmClass) };
 }
@@ -275,7 +281,13 @@ function movePlan(
   const events: PlannedEvent[] = [...plan.events, ...(move.event ? [{ type: 'Warning' as const, ...move.event }] : [])];
   const stale = move.deleteMachines ? o.infra.flatMap((i) => (i.state === 'Present' ? [i.object] : [])) : [];
   const requeueAfterMs = move.deleteMachines ? WAIT_MS : move.requeueAfterMs;
-  return { ...plan, events, deleteInfra: stale, ...(move.takesRecreate ? { takesRecreate: true } : {}), ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
+  return {
+    ...plan,
+    events,
+    deleteInfra: stale,
+    ...(move.takesRecreate ? { takesRecreate: true } : {}),
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+  };
 }
 
 /** Present machines of other kinds the VM controls, besides the one it runs on. */
@@ -315,9 +327,13 @@ function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
   const { vm } = o;
   const { placement, vmClass, image, running } = input;
   const placementValid = input.placementValid ?? placementMatches;
-  if (o.userData && !o.userData.ok) return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
+  if (o.userData && !o.userData.ok)
+    return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
   const backend = o.backends.get(placement.providerClass);
-  if (!backend) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${placement.providerClass}" has no infrastructure machine kind`) });
+  if (!backend)
+    return blocked(o, now, {
+      scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${placement.providerClass}" has no infrastructure machine kind`),
+    });
   const targetKind = backend.api.machine.kind;
   const live = o.infra.find((i) => i.kind === targetKind);
   const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
@@ -327,7 +343,9 @@ function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
     const said = vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid) ? current(vm, ConditionType.PlacementValid) : placementValid;
     return { ...mirrorOnly(o, now, said, running), requeueAfterMs: WAIT_MS };
   }
-  const rendered = o.userData?.ok ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme))) : undefined;
+  const rendered = o.userData?.ok
+    ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme)))
+    : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);
   const built = buildInfraMachine(
     {
@@ -385,7 +403,16 @@ function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput, ru
 function blocked(o: VmObserved, now: Date, gate: Gate): ActivePlan {
   const running = runningOn(o);
   const record = recordOf(o.vm, running, now);
-  const status = statusFor(o.vm, now, { scheduled: gate.scheduled, infra: running?.machine, infraKind: running?.machine.kind ?? '', ...(gate.ready ? { ready: gate.ready } : {}) });
-  return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) }, ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}) };
+  const status = statusFor(o.vm, now, {
+    scheduled: gate.scheduled,
+    infra: running?.machine,
+    infraKind: running?.machine.kind ?? '',
+    ...(gate.ready ? { ready: gate.ready } : {}),
+  });
+  return {
+    ...noAction,
+    events: record.events,
+    status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) },
+    ...(gate.requeueAfterMs ? { requeueAfterMs: gate.requeueAfterMs } : {}),
+  };
 }
-

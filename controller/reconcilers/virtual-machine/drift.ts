@@ -57,7 +57,11 @@ export function decideMove(input: MoveInput): MoveDecision {
   if (policy === 'never') return stay(vm, impossible.reason, `${why}; migrationPolicy never keeps it on ${from}`);
   const requested = vm.metadata.annotations?.[Annotation.migrate] === 'true';
   if (policy === 'manual' && !requested) {
-    return stay(vm, impossible.reason, `${why}; annotate ${Annotation.migrate}=true to recreate it on ${to.where} (its VM and disks are deleted and a new one is cloned from its image)`);
+    return stay(
+      vm,
+      impossible.reason,
+      `${why}; annotate ${Annotation.migrate}=true to recreate it on ${to.where} (its VM and disks are deleted and a new one is cloned from its image)`,
+    );
   }
   const how = policy === 'manual' ? `migrationPolicy manual, ${Annotation.migrate}=true` : 'migrationPolicy automatic';
   const announcement = `${why}: recreating it on ${to.where}: ${input.machine} on ${from} is deleted with its VM and disks, and a new VM is cloned from its image (${how})`;

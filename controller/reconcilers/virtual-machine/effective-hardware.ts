@@ -19,8 +19,7 @@ export interface HardwareOverrideError {
 }
 
 export type EffectiveHardwareResult =
-  | { readonly ok: true; readonly hardware: EffectiveHardware }
-  | { readonly ok: false; readonly error: HardwareOverrideError };
+  { readonly ok: true; readonly hardware: EffectiveHardware } | { readonly ok: false; readonly error: HardwareOverrideError };
 
 export function computeEffectiveHardware(vm: VirtualMachine, vmClass: VMClass): EffectiveHardwareResult {
   const base = vmClass.spec.hardware;

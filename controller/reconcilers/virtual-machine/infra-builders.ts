@@ -11,7 +11,6 @@ import { resolveBuildContext, type InfraBuildInput } from './build-context.js';
 
 export type { InfraBuildInput } from './build-context.js';
 
-
 export type InfraBuildResult = BuildResult<InfraMachine>;
 
 /** The infra machine for `input.placement`, or a message for an InfraBuildFailed condition. */

@@ -40,8 +40,7 @@ export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicA
       const unreachable = gatewayOutsideSubnet(address);
       if (unreachable) return { ok: false, message: `interface "${nic.name}": ${unreachable}` };
       ipams.push({ static: address });
-    }
-    else if (nic.ipam?.mode === 'static') {
+    } else if (nic.ipam?.mode === 'static') {
       return { ok: false, message: `spec.networkOverrides has no address for interface "${nic.name}", whose class ipam mode is static` };
     } else ipams.push(undefined);
   }

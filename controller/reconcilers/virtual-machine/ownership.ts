@@ -76,7 +76,9 @@ export function isControlledBy(object: Owned, vm: VirtualMachine): boolean {
 
 /** Present or Terminating objects the VM does not control become Foreign: never mirrored, replaced or deleted. */
 export function markForeign(infra: readonly InfraState[], vm: VirtualMachine): InfraState[] {
-  return infra.map((i): InfraState => ('object' in i && i.state !== 'Foreign' && !isControlledBy(i.object, vm) ? { kind: i.kind, state: 'Foreign', object: i.object } : i));
+  return infra.map((i): InfraState =>
+    'object' in i && i.state !== 'Foreign' && !isControlledBy(i.object, vm) ? { kind: i.kind, state: 'Foreign', object: i.object } : i,
+  );
 }
 
 /**
@@ -86,19 +88,30 @@ export function markForeign(infra: readonly InfraState[], vm: VirtualMachine): I
  */
 export function renderedSecretConflict(secret: LiveSecret, vm: VirtualMachine): WriteConflict | undefined {
   const type = secret.type ?? 'Opaque';
-  const why = type !== SecretType.userData ? `its type is ${type}, not ${SecretType.userData}` : isControlledBy(secret, vm) ? undefined : controllerOf(secret, vm);
+  const why =
+    type !== SecretType.userData ? `its type is ${type}, not ${SecretType.userData}` : isControlledBy(secret, vm) ? undefined : controllerOf(secret, vm);
   if (!why) return undefined;
-  return { reason: Reason.UserDataSecretConflict, message: `Secret ${userDataSecretName(vm)} exists and is not this VirtualMachine's rendered user-data (${why}); it is left untouched` };
+  return {
+    reason: Reason.UserDataSecretConflict,
+    message: `Secret ${userDataSecretName(vm)} exists and is not this VirtualMachine's rendered user-data (${why}); it is left untouched`,
+  };
 }
 
 /** The conflict an infrastructure machine of the VM's name is unless the VM controls it. Undefined: it is the VM's. */
 export function infraConflict(object: InfraMachine, vm: VirtualMachine): WriteConflict | undefined {
   if (isControlledBy(object, vm)) return undefined;
-  return { reason: Reason.InfraMachineConflict, message: `${object.kind} ${object.metadata.name ?? ''} exists and is not controlled by this VirtualMachine (${controllerOf(object, vm)}); it is left untouched` };
+  return {
+    reason: Reason.InfraMachineConflict,
+    message: `${object.kind} ${object.metadata.name ?? ''} exists and is not controlled by this VirtualMachine (${controllerOf(object, vm)}); it is left untouched`,
+  };
 }
 
 /** A write refused because another writer changed a field the controller sets in the VM's object (`apiMessage` names fields and managers, no values). */
-export function fieldConflict(reason: WriteConflict['reason'], object: { readonly kind: string; readonly metadata: { readonly name?: string } }, apiMessage: string): WriteConflict {
+export function fieldConflict(
+  reason: WriteConflict['reason'],
+  object: { readonly kind: string; readonly metadata: { readonly name?: string } },
+  apiMessage: string,
+): WriteConflict {
   return { reason, message: `${object.kind} ${object.metadata.name ?? ''} is not updated: another writer changed a field the controller sets (${apiMessage})` };
 }
 
@@ -122,7 +135,9 @@ export function toUserDataSecret(vm: VirtualMachine, content: UserData): UserDat
       name: userDataSecretName(vm),
       namespace: vm.metadata.namespace ?? '',
       labels: { [Label.ownedBy]: ownedByLabelValue(name) },
-      ownerReferences: [{ apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: `${CORE_GROUP}/${API_VERSION}`, kind: 'VirtualMachine', name, uid: vm.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
+      ],
     },
     type: SecretType.userData,
     data: { value: userDataBytes(content).toString('base64') },

@@ -68,8 +68,14 @@ export function runningPlacement(machine: InfraMachine, backends: BackendCatalog
   };
   if (!descriptor || !vmClass) return where;
   const carried = descriptor.carriedTargets(machine.spec);
-  const storage = zipNames(vmClass.spec.hardware.disks.map((d) => d.storageClass), carried.storage);
-  const networks = zipNames(vmClass.spec.network.interfaces.map((i) => i.networkClass), carried.networks);
+  const storage = zipNames(
+    vmClass.spec.hardware.disks.map((d) => d.storageClass),
+    carried.storage,
+  );
+  const networks = zipNames(
+    vmClass.spec.network.interfaces.map((i) => i.networkClass),
+    carried.networks,
+  );
   return { ...where, ...(storage ? { resolvedStorage: storage } : {}), ...(networks ? { resolvedNetworks: networks } : {}) };
 }
 
@@ -118,14 +124,20 @@ export function keptPlacement(
  * Keys are sorted, so the API server's key order does not change it.
  */
 export function placementSpecDigest(vm: VirtualMachine): string {
-  return createHash('sha256').update(canonicalJson(vm.spec.placement ?? {})).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(canonicalJson(vm.spec.placement ?? {}))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => compareText(a, b)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => compareText(a, b))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -156,7 +168,8 @@ export function recordAgrees(recorded: ScheduledPlacement | undefined, running: 
  */
 export function recordRunning(recorded: ScheduledPlacement | undefined, running: RunningPlacement, since: Date): ScheduledPlacement {
   if (recorded && recordAgrees(recorded, running)) return recorded;
-  const samePlace = recorded?.providerClass === running.providerClass && recorded.providerName === running.providerName && recorded.failureDomain === running.failureDomain;
+  const samePlace =
+    recorded?.providerClass === running.providerClass && recorded.providerName === running.providerName && recorded.failureDomain === running.failureDomain;
   const storage = running.resolvedStorage ?? (samePlace ? recorded.resolvedStorage : undefined);
   const networks = running.resolvedNetworks ?? (samePlace ? recorded.resolvedNetworks : undefined);
   return {

@@ -54,7 +54,6 @@ import { claimedFirst } from '../held-claims.js';
 import { DEFAULT_RECREATES_PER_MINUTE, RecreateBudgets } from './recreate-budget.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
 
-
 export interface VirtualMachineReconcilerDeps {
   readonly api: KubeApi;
   readonly ssa: ServerSideApply;
@@ -127,7 +126,10 @@ export class VirtualMachineReconciler implements Reconciler {
     const latest = this.d.vms.get(key) ?? vm;
     const now = this.d.clock.now();
     const namespace = latest.metadata.namespace ?? '';
-    const observed = { ...this.observe(this.placed.observe(key, latest), { userData, renderedSecret }, unsynced), recreateBudget: this.recreates.budget(namespace, now) };
+    const observed = {
+      ...this.observe(this.placed.observe(key, latest), { userData, renderedSecret }, unsynced),
+      recreateBudget: this.recreates.budget(namespace, now),
+    };
     const plan = decideVirtualMachine(observed, now);
     const ref = finalizerRef(latest);
     // The finalizer first, alone: the pass that follows its watch event carries the plan out.
@@ -163,7 +165,13 @@ export class VirtualMachineReconciler implements Reconciler {
   /** The status once a write was refused: a spec admission keeps from the machine (it stays as it was), or an object in the way. */
   private afterRefusal(
     key: string,
-    pass: { readonly latest: VirtualMachine; readonly observed: VmObserved; readonly plan: VmPlan; readonly refusal: WriteConflict | SpecRefused; readonly now: Date },
+    pass: {
+      readonly latest: VirtualMachine;
+      readonly observed: VmObserved;
+      readonly plan: VmPlan;
+      readonly refusal: WriteConflict | SpecRefused;
+      readonly now: Date;
+    },
     log: Logger,
   ): Pick<VmPlan, 'status' | 'requeueAfterMs'> {
     const { refusal } = pass;
@@ -345,10 +353,18 @@ export class VirtualMachineReconciler implements Reconciler {
   /** Set spec.deletionPolicy of a machine the VM controls, being deleted: only that object (its uid is the patch's precondition). */
   private async setDeletionPolicy(machine: InfraMachine, deletionPolicy: DeletionPolicy, log: Logger): Promise<void> {
     log.info({ infra: machine.kind, deletionPolicy }, 'Setting the deletion policy of the infrastructure machine before deleting it');
-    const ref = { apiVersion: machine.apiVersion, kind: machine.kind, metadata: { name: machine.metadata.name ?? '', namespace: machine.metadata.namespace ?? '' } };
+    const ref = {
+      apiVersion: machine.apiVersion,
+      kind: machine.kind,
+      metadata: { name: machine.metadata.name ?? '', namespace: machine.metadata.namespace ?? '' },
+    };
     const body = { metadata: { ...(machine.metadata.uid ? { uid: machine.metadata.uid } : {}) }, spec: { deletionPolicy } };
     try {
-      await this.d.api.request('PATCH', await this.d.api.pathOf(ref), { body, contentType: 'application/merge-patch+json', query: { fieldManager: FieldManager.controller } });
+      await this.d.api.request('PATCH', await this.d.api.pathOf(ref), {
+        body,
+        contentType: 'application/merge-patch+json',
+        query: { fieldManager: FieldManager.controller },
+      });
     } catch (err) {
       if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
     }
@@ -364,9 +380,17 @@ export class VirtualMachineReconciler implements Reconciler {
     const { uid, resourceVersion } = infra.metadata;
     const preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
     try {
-      await this.d.api.request('DELETE', await this.d.api.pathOf({ apiVersion: infra.apiVersion, kind: infra.kind, metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' } }), {
-        ...(uid || resourceVersion ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } } : {}),
-      });
+      await this.d.api.request(
+        'DELETE',
+        await this.d.api.pathOf({
+          apiVersion: infra.apiVersion,
+          kind: infra.kind,
+          metadata: { name: infra.metadata.name ?? '', namespace: infra.metadata.namespace ?? '' },
+        }),
+        {
+          ...(uid || resourceVersion ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions } } : {}),
+        },
+      );
     } catch (err) {
       if (!(err instanceof ApiStatusError && err.code === 404)) throw err;
     }
@@ -375,7 +399,11 @@ export class VirtualMachineReconciler implements Reconciler {
   /** The Secret the user-data is rendered into, read by name: what ownership and a comparison need, nothing else of its data. */
   private async readRenderedSecret(vm: VirtualMachine): Promise<RenderedSecretState> {
     try {
-      const live = await this.d.api.get<SecretRead>({ apiVersion: 'v1', kind: 'Secret', metadata: { name: userDataSecretName(vm), namespace: vm.metadata.namespace ?? '' } });
+      const live = await this.d.api.get<SecretRead>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: userDataSecretName(vm), namespace: vm.metadata.namespace ?? '' },
+      });
       return { state: 'Present', secret: toLiveSecret(live) };
     } catch (err) {
       if (err instanceof ApiStatusError && err.code === 404) return { state: 'Absent' };
@@ -398,9 +426,17 @@ export class VirtualMachineReconciler implements Reconciler {
 const key = (obj: { metadata: { name?: string; namespace?: string } }): string => keyOf(obj as never);
 
 /** The VM as the finalizer patches want it: with its finalizers and the resourceVersion they test. */
-function finalizerRef(vm: VirtualMachine): { apiVersion: string; kind: string; metadata: { name: string; namespace: string; finalizers?: string[]; resourceVersion?: string } } {
+function finalizerRef(vm: VirtualMachine): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; finalizers?: string[]; resourceVersion?: string };
+} {
   const { name = '', namespace = '', finalizers, resourceVersion } = vm.metadata;
-  return { apiVersion: vm.apiVersion, kind: vm.kind, metadata: { name, namespace, ...(finalizers ? { finalizers } : {}), ...(resourceVersion ? { resourceVersion } : {}) } };
+  return {
+    apiVersion: vm.apiVersion,
+    kind: vm.kind,
+    metadata: { name, namespace, ...(finalizers ? { finalizers } : {}), ...(resourceVersion ? { resourceVersion } : {}) },
+  };
 }
 
 function toLiveSecret(secret: SecretRead | UserDataSecretObject): LiveSecret {

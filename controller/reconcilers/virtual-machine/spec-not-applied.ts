@@ -20,7 +20,12 @@ export function specRefused(object: { readonly kind: string; readonly metadata: 
 }
 
 /** The planned status once `refused` came back instead of the plan's write. */
-export function decideSpecNotApplied(vm: VirtualMachine, plan: Pick<VmPlan, 'status' | 'requeueAfterMs'>, refused: SpecRefused, now: Date): Pick<VmPlan, 'status' | 'requeueAfterMs'> {
+export function decideSpecNotApplied(
+  vm: VirtualMachine,
+  plan: Pick<VmPlan, 'status' | 'requeueAfterMs'>,
+  refused: SpecRefused,
+  now: Date,
+): Pick<VmPlan, 'status' | 'requeueAfterMs'> {
   const requeue = plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : {};
   if (!plan.status) return requeue;
   const { observedGeneration: _claimed, ...rest } = plan.status;
@@ -28,7 +33,11 @@ export function decideSpecNotApplied(vm: VirtualMachine, plan: Pick<VmPlan, 'sta
   // Ready's transition is judged against the VM's own Ready, not the plan's: that one said True, and a
   // refusal repeated on every pass would otherwise move lastTransitionTime, and write, each time.
   const input = { type: ConditionType.Ready, status: 'False' as const, reason: refused.reason, message: refused.message };
-  const [ready] = setConditions(vm.status?.conditions?.filter((c) => c.type === ConditionType.Ready), [input], now);
+  const [ready] = setConditions(
+    vm.status?.conditions?.filter((c) => c.type === ConditionType.Ready),
+    [input],
+    now,
+  );
   const conditions = (plan.status.conditions ?? []).map((c) => (c.type === ConditionType.Ready && ready ? ready : c));
   return { ...requeue, status: { ...rest, ...(applied !== undefined ? { observedGeneration: applied } : {}), conditions } };
 }

@@ -28,11 +28,7 @@ export function heldAddresses(vm: VirtualMachine, vmClass: VMClass): HeldAddress
 }
 
 /** The first address `vm` claims that another VM already holds on the same network class. */
-export function findDuplicateAddress(
-  vm: VirtualMachine,
-  vmClass: VMClass,
-  siblings: readonly SiblingAddresses[],
-): DuplicateAddress | undefined {
+export function findDuplicateAddress(vm: VirtualMachine, vmClass: VMClass, siblings: readonly SiblingAddresses[]): DuplicateAddress | undefined {
   const holders = siblings.map((s) => ({ holder: s.vm, claims: s.heldAddresses }));
   const held = findHeldClaim(vm, heldAddresses(vm, vmClass), holders, (h, c) => h.networkClass === c.networkClass && sameAddress(h.address, c.address));
   if (!held) return undefined;

@@ -77,11 +77,7 @@ function pending(message: string): ConditionInput {
  * VM Ready = Scheduled && PlacementValid is not False && InfrastructureReady;
  * when False, the reason names the first gate that fails.
  */
-export function readyCondition(
-  scheduled: ConditionInput,
-  placementValid: ConditionInput | undefined,
-  infrastructureReady: ConditionInput,
-): ConditionInput {
+export function readyCondition(scheduled: ConditionInput, placementValid: ConditionInput | undefined, infrastructureReady: ConditionInput): ConditionInput {
   if (scheduled.status !== 'True') return notReady(Reason.Scheduling, 'Not scheduled', scheduled);
   if (placementValid?.status === 'False') return notReady(Reason.PlacementInvalid, 'Placement no longer valid', placementValid);
   if (infrastructureReady.status !== 'True') {

@@ -37,18 +37,7 @@ import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.j
 import { providerIdFor } from '../machine-identity.js';
 import { effectiveStaticAddress } from './nic-addressing.js';
 
-export const USER_DATA_PLACEHOLDERS = [
-  'VM_NAME',
-  'NAMESPACE',
-  'FQDN',
-  'HOSTNAME',
-  'IP',
-  'PREFIX',
-  'GATEWAY',
-  'DNS',
-  'DOMAIN',
-  'PROVIDER_ID',
-] as const;
+export const USER_DATA_PLACEHOLDERS = ['VM_NAME', 'NAMESPACE', 'FQDN', 'HOSTNAME', 'IP', 'PREFIX', 'GATEWAY', 'DNS', 'DOMAIN', 'PROVIDER_ID'] as const;
 export type UserDataPlaceholder = (typeof USER_DATA_PLACEHOLDERS)[number];
 
 /** A value per placeholder; an unknown value (e.g. IP under DHCP) is the empty string. */
@@ -128,7 +117,10 @@ export function userDataVars(vm: VirtualMachine, vmClass: VMClass, providerIDSch
   const name = vm.metadata.name ?? '';
   const first = vm.spec.networkOverrides?.[0];
   const address = first
-    ? effectiveStaticAddress(first, vmClass.spec.network.interfaces.find((i) => i.name === first.name))
+    ? effectiveStaticAddress(
+        first,
+        vmClass.spec.network.interfaces.find((i) => i.name === first.name),
+      )
     : undefined;
   const domain = address?.domain ?? '';
   const uid = vm.metadata.uid;

@@ -23,7 +23,11 @@ export interface Running {
 }
 
 /** `status.scheduled` while `running` (or nothing) runs, and the Event when the record had to be restored from the machine. */
-export function recordOf(vm: VirtualMachine, running: Running | undefined, now: Date): { readonly scheduled?: ScheduledPlacement; readonly events: readonly PlannedEvent[] } {
+export function recordOf(
+  vm: VirtualMachine,
+  running: Running | undefined,
+  now: Date,
+): { readonly scheduled?: ScheduledPlacement; readonly events: readonly PlannedEvent[] } {
   const recorded = vm.status?.scheduled;
   if (!running) return { ...(recorded ? { scheduled: recorded } : {}), events: [] };
   return { scheduled: recordRunning(recorded, running.placement, since(running.machine, now)), events: restoredEvents(recorded, running) };
@@ -51,7 +55,13 @@ export interface StatusInput {
 export function statusFor(vm: VirtualMachine, now: Date, s: StatusInput): VirtualMachineStatus {
   const mirrored = mirrorInfraStatus(s.infra, s.infraKind ? { kind: s.infraKind, name: vm.metadata.name ?? '' } : undefined);
   const ready = s.ready ?? readyCondition(s.scheduled, s.placementValid, mirrored.infrastructureReady);
-  const inputs: ConditionInput[] = [s.scheduled, ...(s.placementValid ? [s.placementValid] : []), mirrored.infrastructureReady, ready, pausedCondition(false, vm.metadata.generation)];
+  const inputs: ConditionInput[] = [
+    s.scheduled,
+    ...(s.placementValid ? [s.placementValid] : []),
+    mirrored.infrastructureReady,
+    ready,
+    pausedCondition(false, vm.metadata.generation),
+  ];
   return {
     ...ownedStatus(vm),
     ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
@@ -97,5 +107,7 @@ export function notReady(reason: Reason, message: string): ConditionInput {
 
 export function current(vm: VirtualMachine, type: string): ConditionInput {
   const c = vm.status?.conditions?.find((x) => x.type === type);
-  return c ? { type: c.type as ConditionInput['type'], status: c.status, reason: copiedReason(c), message: c.message } : notScheduled(Reason.Scheduling, 'not scheduled yet');
+  return c
+    ? { type: c.type as ConditionInput['type'], status: c.status, reason: copiedReason(c), message: c.message }
+    : notScheduled(Reason.Scheduling, 'not scheduled yet');
 }

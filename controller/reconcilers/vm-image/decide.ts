@@ -17,9 +17,11 @@ type Summary = Pick<ConditionInput, 'status' | 'reason' | 'message'>;
 export function decideVMImageConditions(image: VMImage, now: Date): Condition[] {
   const summary = summarise(image.status?.perProvider ?? []);
   const generation = image.metadata.generation;
-  const inputs = [ConditionType.Ready, ConditionType.ImageReady].map(
-    (type): ConditionInput => ({ type, ...summary, ...(generation !== undefined ? { observedGeneration: generation } : {}) }),
-  );
+  const inputs = [ConditionType.Ready, ConditionType.ImageReady].map((type): ConditionInput => ({
+    type,
+    ...summary,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  }));
   return setConditions(image.status?.conditions, inputs, now);
 }
 
@@ -29,7 +31,10 @@ function summarise(rows: readonly PerProviderImageStatus[]): Summary {
     return { status: 'False', reason: Reason.NoProviderRows, message: 'No Provider has reported on this image yet' };
   }
   // Sorted so the message does not depend on row order.
-  const notReady = rows.filter((row) => !row.ready).map(describe).sort(compareText);
+  const notReady = rows
+    .filter((row) => !row.ready)
+    .map(describe)
+    .sort(compareText);
   if (notReady.length === 0) {
     return { status: 'True', reason: Reason.Reconciled, message: `Image ready on ${plural(rows.length, 'Provider')}` };
   }

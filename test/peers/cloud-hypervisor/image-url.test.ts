@@ -55,19 +55,37 @@ describe('Cloud Hypervisor images from a URL', () => {
   /** A role's backend on a host with no VMM (none is started here). */
   const newBackend = (): Backend =>
     cloudHypervisorBackend(
-      parseHostConfig(JSON.stringify({ hostName: 'testhost', stateRoot: join(dir, 'state'), imageDir: join(dir, 'images'), vmm: { binary: '/bin/false', requireKvm: false }, storageClasses: { fast: join(dir, 'fast') } }), 'test'),
+      parseHostConfig(
+        JSON.stringify({
+          hostName: 'testhost',
+          stateRoot: join(dir, 'state'),
+          imageDir: join(dir, 'images'),
+          vmm: { binary: '/bin/false', requireKvm: false },
+          storageClasses: { fast: join(dir, 'fast') },
+        }),
+        'test',
+      ),
     );
-  const source = (path: string, checksum?: string): ImageSource => ({ providerClass: 'cloud-hypervisor', kind: 'Url', ref: `${base}${path}`, ...(checksum ? { checksum } : {}) });
+  const source = (path: string, checksum?: string): ImageSource => ({
+    providerClass: 'cloud-hypervisor',
+    kind: 'Url',
+    ref: `${base}${path}`,
+    ...(checksum ? { checksum } : {}),
+  });
   const lookup = (s: ImageSource): Promise<ImageResolution> => backend.resolveImage(provider, connection, s);
   const images = (): string[] => readdirSync(join(dir, 'images'));
 
   it('downloads the image into the image directory and reads ImageDownloading until it is there, verified', async () => {
     const url = source('/images/jammy.raw', SHA256);
     expect(await lookup(url)).toMatchObject({ ready: false, reason: 'ImageDownloading' });
-    const found = await waitFor('the image row to be ready', async () => {
-      const row = await lookup(url);
-      return row.ready ? row : undefined;
-    }, 60_000);
+    const found = await waitFor(
+      'the image row to be ready',
+      async () => {
+        const row = await lookup(url);
+        return row.ready ? row : undefined;
+      },
+      60_000,
+    );
     expect(found.resolvedRef).toMatch(new RegExp(`^${join(dir, 'images')}/url-[0-9a-f]{16}-jammy\\.raw$`));
     expect(readFileSync(found.resolvedRef ?? '').equals(IMAGE)).toBe(true);
     // Found again without a second download.
@@ -77,10 +95,14 @@ describe('Cloud Hypervisor images from a URL', () => {
   it('discards an image whose checksum does not match: ImageChecksumMismatch, no file left', async () => {
     const url = source('/images/tampered.raw', `sha256:${'0'.repeat(64)}`);
     expect(await lookup(url)).toMatchObject({ ready: false, reason: 'ImageDownloading' });
-    const refused = await waitFor('the mismatch to be reported', async () => {
-      const row = await lookup(url);
-      return row.reason === 'ImageChecksumMismatch' ? row : undefined;
-    }, 60_000);
+    const refused = await waitFor(
+      'the mismatch to be reported',
+      async () => {
+        const row = await lookup(url);
+        return row.reason === 'ImageChecksumMismatch' ? row : undefined;
+      },
+      60_000,
+    );
     expect(refused.message).toContain(`has ${SHA256}, not spec.sources[].checksum sha256:${'0'.repeat(64)}`);
     // A stopping role ends its downloads; nothing partial is left behind.
     await backend.close();
@@ -92,10 +114,14 @@ describe('Cloud Hypervisor images from a URL', () => {
     backend = newBackend();
     const url = source('/missing.raw');
     await lookup(url);
-    const failed = await waitFor('the failure to be reported', async () => {
-      const row = await lookup(url);
-      return row.reason === 'LookupFailed' ? row : undefined;
-    }, 60_000);
+    const failed = await waitFor(
+      'the failure to be reported',
+      async () => {
+        const row = await lookup(url);
+        return row.reason === 'LookupFailed' ? row : undefined;
+      },
+      60_000,
+    );
     expect(failed.message).toMatch(/HTTP 404/);
   });
 });

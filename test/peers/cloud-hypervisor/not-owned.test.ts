@@ -27,36 +27,36 @@ skipsRealVmm('Cloud Hypervisor machines not their own');
 const log = silentLogger();
 const connection: Connection = { endpoint: '', credentials: {}, insecureSkipTLSVerify: false };
 
-for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`with ${peer.name}`, () => {
-  let host: TestHost;
-  let world: NotOwnedWorld<CloudHypervisorMachineSpec>;
-  let addresses = 40;
+for (const peer of VMM_PEERS)
+  describe.skipIf(!peer.available)(`with ${peer.name}`, () => {
+    let host: TestHost;
+    let world: NotOwnedWorld<CloudHypervisorMachineSpec>;
+    let addresses = 40;
 
-  /** A VM made and booted by machine `name`'s own pass. */
-  async function victim(backend: Backend<CloudHypervisorMachineSpec>, raw: Record<string, string>, name: string): Promise<Victim> {
-    const uuid = randomUUID();
-    const request = chMachineRequest({ uuid, name, raw, address: `10.77.0.${(addresses += 1)}` });
-    const made = await untilPresent(() => backend.machines.ensure(connection, request, { mayCreate: true, firstBoot: true, specChanged: false, log }));
-    return { uuid, ref: made.ref, taskRef: powerButtonTaskRef(new Date()) };
-  }
+    /** A VM made and booted by machine `name`'s own pass. */
+    async function victim(backend: Backend<CloudHypervisorMachineSpec>, raw: Record<string, string>, name: string): Promise<Victim> {
+      const uuid = randomUUID();
+      const request = chMachineRequest({ uuid, name, raw, address: `10.77.0.${(addresses += 1)}` });
+      const made = await untilPresent(() => backend.machines.ensure(connection, request, { mayCreate: true, firstBoot: true, specChanged: false, log }));
+      return { uuid, ref: made.ref, taskRef: powerButtonTaskRef(new Date()) };
+    }
 
-  beforeAll(async () => {
-    host = await createTestHost(peer);
-    const backend = cloudHypervisorBackend(host.config);
-    const raw = (await backend.discover(chProvider('ns', host) as unknown as Provider, connection)).failureDomains[0]?.attributes?.raw ?? {};
-    const unmarked = await victim(backend, raw, 'victim-a');
-    const paths = vmmPaths(host.config.stateRoot, unmarked.uuid);
-    const record = await readRecord(paths);
-    if (!record) throw new Error('the victim has no record');
-    // A directory banlieue did not make for a machine has a record without a mark.
-    const { owner: _mark, ...unmarkedRecord } = record;
-    await writeRecord(paths, unmarkedRecord);
-    world = {
-      backend,
-      connection,
-      victims: { 'carries no mark': unmarked, "carries another machine's mark": await victim(backend, raw, 'victim-b') },
-      intruder: (uuid, taskRef) =>
-        ({
+    beforeAll(async () => {
+      host = await createTestHost(peer);
+      const backend = cloudHypervisorBackend(host.config);
+      const raw = (await backend.discover(chProvider('ns', host) as unknown as Provider, connection)).failureDomains[0]?.attributes?.raw ?? {};
+      const unmarked = await victim(backend, raw, 'victim-a');
+      const paths = vmmPaths(host.config.stateRoot, unmarked.uuid);
+      const record = await readRecord(paths);
+      if (!record) throw new Error('the victim has no record');
+      // A directory banlieue did not make for a machine has a record without a mark.
+      const { owner: _mark, ...unmarkedRecord } = record;
+      await writeRecord(paths, unmarkedRecord);
+      world = {
+        backend,
+        connection,
+        victims: { 'carries no mark': unmarked, "carries another machine's mark": await victim(backend, raw, 'victim-b') },
+        intruder: (uuid, taskRef) => ({
           ...chMachineRequest({
             uuid,
             name: 'intruder',
@@ -67,30 +67,30 @@ for (const peer of VMM_PEERS) describe.skipIf(!peer.available)(`with ${peer.name
           }),
           ...(taskRef ? { taskRef } : {}),
         }),
-      freshUuid: () => randomUUID(),
-      snapshot: async ({ uuid }) => {
-        const dir = vmmPaths(host.config.stateRoot, uuid);
-        const record = await readRecord(dir).catch(() => 'unreadable');
-        if (record === undefined) return 'destroyed';
-        const vm = await new VmmClient({ socketPath: dir.apiSocket }).findVm().catch(() => undefined);
-        const mtime = async (path: string): Promise<number | undefined> => (await stat(path).catch(() => undefined))?.mtimeMs;
-        return {
-          record,
-          pid: await readPidFile(dir),
-          vm: vm && { state: vm.state, cpus: vm.config.cpus, memory: vm.config.memory },
-          seed: await mtime(join(dir.dir, 'seed.iso')),
-          powerButton: await mtime(join(dir.dir, 'power-button')),
-          disk: await mtime(join(host.config.storageClasses.fast ?? '', uuid, 'os.qcow2')),
-        };
-      },
-    };
-  }, 120_000);
+        freshUuid: () => randomUUID(),
+        snapshot: async ({ uuid }) => {
+          const dir = vmmPaths(host.config.stateRoot, uuid);
+          const record = await readRecord(dir).catch(() => 'unreadable');
+          if (record === undefined) return 'destroyed';
+          const vm = await new VmmClient({ socketPath: dir.apiSocket }).findVm().catch(() => undefined);
+          const mtime = async (path: string): Promise<number | undefined> => (await stat(path).catch(() => undefined))?.mtimeMs;
+          return {
+            record,
+            pid: await readPidFile(dir),
+            vm: vm && { state: vm.state, cpus: vm.config.cpus, memory: vm.config.memory },
+            seed: await mtime(join(dir.dir, 'seed.iso')),
+            powerButton: await mtime(join(dir.dir, 'power-button')),
+            disk: await mtime(join(host.config.storageClasses.fast ?? '', uuid, 'os.qcow2')),
+          };
+        },
+      };
+    }, 120_000);
 
-  afterAll(async () => {
-    const violations = host.violations();
-    await host.remove();
-    expect(violations).toEqual([]);
+    afterAll(async () => {
+      const violations = host.violations();
+      await host.remove();
+      expect(violations).toEqual([]);
+    });
+
+    describeNotOwned('Cloud Hypervisor', () => world);
   });
-
-  describeNotOwned('Cloud Hypervisor', () => world);
-});

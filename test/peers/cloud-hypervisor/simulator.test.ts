@@ -46,7 +46,11 @@ describe('VMM simulator requests', () => {
 
   it.each([
     ['not JSON', '{"payload":', 'Unexpected end of JSON input'],
-    ['a field the spec does not name', '{"payload":{"kernel":"/k"},"cpu":{"boot_vcpus":1,"max_vcpus":1}}', 'VmConfig must NOT have additional properties (cpu)'],
+    [
+      'a field the spec does not name',
+      '{"payload":{"kernel":"/k"},"cpu":{"boot_vcpus":1,"max_vcpus":1}}',
+      'VmConfig must NOT have additional properties (cpu)',
+    ],
     ['a nested unknown field', '{"payload":{"kernel":"/k","kernal":"/k"}}', 'VmConfig/payload must NOT have additional properties (kernal)'],
     ['a wrong type', '{"payload":{"kernel":"/k"},"memory":{"size":"1G"}}', 'VmConfig/memory/size must be integer'],
     ['no required payload', '{"cpus":{"boot_vcpus":1,"max_vcpus":1}}', "VmConfig must have required property 'payload'"],

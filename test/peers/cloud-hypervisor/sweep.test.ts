@@ -33,7 +33,11 @@ describe('Cloud Hypervisor sweep (simulated VMM)', () => {
   const gone = new Set<string>();
   const judge = (owner: MachineOwner): MarkJudgement => (owner.namespace !== 'ns' ? 'Foreign' : gone.has(owner.name) ? 'Orphaned' : 'Owned');
   const lines: string[] = [];
-  const log = newLogger({ role: 'test', level: 'warn', destination: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }) });
+  const log = newLogger({
+    role: 'test',
+    level: 'warn',
+    destination: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
+  });
 
   beforeAll(async () => {
     host = await createTestHost(simulatorPeer);
@@ -50,7 +54,12 @@ describe('Cloud Hypervisor sweep (simulated VMM)', () => {
 
   /** Creates and boots the machine's VM, then kills its VMM (a host crash, or a VMM that died with its provider). */
   async function runThenKill(name: string, uuid: string, beforeKill?: () => Promise<void>): Promise<void> {
-    const created = await backend.machines.ensure(connection, request(name, uuid), { mayCreate: true, firstBoot: true, specChanged: false, log: silentLogger() });
+    const created = await backend.machines.ensure(connection, request(name, uuid), {
+      mayCreate: true,
+      firstBoot: true,
+      specChanged: false,
+      log: silentLogger(),
+    });
     expect(created).toMatchObject({ state: 'Present', observation: { powerState: 'PoweredOn' } });
     await beforeKill?.();
     const paths = vmmPaths(host.config.stateRoot, uuid);
@@ -85,6 +94,10 @@ describe('Cloud Hypervisor sweep (simulated VMM)', () => {
     expect(existsSync(join(diskDir(MOVED), 'os.qcow2'))).toBe(true);
     expect(await host.links()).toContain(tapName(MOVED, 0));
     const warnings = lines.map((line) => JSON.parse(line) as { uuid?: string; msg: string }).filter((entry) => entry.uuid === MOVED);
-    expect(warnings).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^Leaving the directory, disk and taps of a machine that no longer exists: its deletion never began/) as unknown })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        msg: expect.stringMatching(/^Leaving the directory, disk and taps of a machine that no longer exists: its deletion never began/) as unknown,
+      }),
+    ]);
   });
 });

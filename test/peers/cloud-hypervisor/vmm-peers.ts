@@ -158,4 +158,3 @@ export function processesMentioning(text: string): number[] {
 function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
-

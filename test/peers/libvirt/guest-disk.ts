@@ -41,7 +41,9 @@ export async function ensureGuestDisk(): Promise<GuestDisk> {
     copyFileSync(image.initramfs, join(boot, 'initramfs.gz'));
     writeFileSync(
       join(boot, 'extlinux.conf'),
-      ['DEFAULT guest', 'PROMPT 0', 'TIMEOUT 0', 'LABEL guest', '  KERNEL /boot/vmlinuz', '  INITRD /boot/initramfs.gz', `  APPEND ${image.cmdline}`, ''].join('\n'),
+      ['DEFAULT guest', 'PROMPT 0', 'TIMEOUT 0', 'LABEL guest', '  KERNEL /boot/vmlinuz', '  INITRD /boot/initramfs.gz', `  APPEND ${image.cmdline}`, ''].join(
+        '\n',
+      ),
     );
     const img = join(work, 'disk.img');
     await run('truncate', ['-s', `${DISK_MIB}M`, img]);

@@ -33,33 +33,41 @@ afterEach(async () => {
 /** A seed whose user-data carries `marker`, written into the host's directory. */
 function writeSeed(host: GuestNetworkHost, marker: string, hostname: string): string {
   const path = join(host.dir, 'seed.iso');
-  writeFileSync(path, toNoCloudIso({
-    userData: `#cloud-config\n${GUEST_MARKER_LINE} ${marker}\n`,
-    metaData: `instance-id: ${hostname}\nlocal-hostname: ${hostname}\n`,
-  }));
+  writeFileSync(
+    path,
+    toNoCloudIso({
+      userData: `#cloud-config\n${GUEST_MARKER_LINE} ${marker}\n`,
+      metaData: `instance-id: ${hostname}\nlocal-hostname: ${hostname}\n`,
+    }),
+  );
   return path;
 }
 
 /** Waits until the console shows the marker and an address; the report so far. */
 async function waitForReport(consoleFile: string, guest?: ChildProcess): Promise<Map<string, string>> {
-  return waitFor('the guest to report its marker and address on the serial console', () => {
-    if (guest && guest.exitCode !== null) throw new Error(`QEMU exited (${guest.exitCode})`);
-    let text: string;
-    try {
-      text = readFileSync(consoleFile, 'utf8');
-    } catch {
-      return undefined;
-    }
-    const report = readGuestReport(text);
-    return report.has('marker') && report.has('address') ? report : undefined;
-  }, BOOT_TIMEOUT_MS);
+  return waitFor(
+    'the guest to report its marker and address on the serial console',
+    () => {
+      if (guest && guest.exitCode !== null) throw new Error(`QEMU exited (${guest.exitCode})`);
+      let text: string;
+      try {
+        text = readFileSync(consoleFile, 'utf8');
+      } catch {
+        return undefined;
+      }
+      const report = readGuestReport(text);
+      return report.has('marker') && report.has('address') ? report : undefined;
+    },
+    BOOT_TIMEOUT_MS,
+  );
 }
 
 function inGuestRange(address: string | undefined): boolean {
   const last = (ip: string): number => Number(ip.split('.')[3]);
   const prefix = GUEST_NETWORK.gateway.split('.').slice(0, 3).join('.');
-  return address !== undefined && address.startsWith(`${prefix}.`)
-    && last(address) >= last(GUEST_NETWORK.dhcpFirst) && last(address) <= last(GUEST_NETWORK.dhcpLast);
+  return (
+    address !== undefined && address.startsWith(`${prefix}.`) && last(address) >= last(GUEST_NETWORK.dhcpFirst) && last(address) <= last(GUEST_NETWORK.dhcpLast)
+  );
 }
 
 async function runInside(host: GuestNetworkHost, command: string, args: readonly string[]): Promise<void> {
@@ -81,14 +89,35 @@ describe('test guest booted by QEMU on a private bridge', () => {
     await runInside(host, 'ip', ['tuntap', 'add', 'dev', 'tap0', 'mode', 'tap']);
     await runInside(host, 'ip', ['link', 'set', 'tap0', 'master', GUEST_NETWORK.bridge, 'up']);
 
-    const qemu = host.spawn('qemu-system-x86_64', [
-      '-accel', 'tcg', '-m', '256', '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
-      '-kernel', image.kernel, '-initrd', image.initramfs, '-append', image.cmdline,
-      '-drive', `file=${seed},if=virtio,format=raw,readonly=on`,
-      '-netdev', 'tap,id=n0,ifname=tap0,script=no,downscript=no',
-      '-device', `virtio-net-pci,netdev=n0,mac=${mac}`,
-      '-serial', `file:${consoleFile}`,
-    ], { stdio: 'ignore' });
+    const qemu = host.spawn(
+      'qemu-system-x86_64',
+      [
+        '-accel',
+        'tcg',
+        '-m',
+        '256',
+        '-nodefaults',
+        '-no-user-config',
+        '-display',
+        'none',
+        '-no-reboot',
+        '-kernel',
+        image.kernel,
+        '-initrd',
+        image.initramfs,
+        '-append',
+        image.cmdline,
+        '-drive',
+        `file=${seed},if=virtio,format=raw,readonly=on`,
+        '-netdev',
+        'tap,id=n0,ifname=tap0,script=no,downscript=no',
+        '-device',
+        `virtio-net-pci,netdev=n0,mac=${mac}`,
+        '-serial',
+        `file:${consoleFile}`,
+      ],
+      { stdio: 'ignore' },
+    );
     const report = await waitForReport(consoleFile, qemu);
 
     expect(report.get('marker')).toBe(marker);

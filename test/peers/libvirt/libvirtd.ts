@@ -320,7 +320,9 @@ const QEMU_ID = 64055;
 /** A copy of `file` (passwd or group) with `entry` added unless its name is there already. */
 function writeWithAccount(dir: string, file: string, entry: string): string {
   const copy = join(dir, file.replaceAll('/', '_'));
-  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   if (!lines.some((line) => line.startsWith(`${QEMU_ACCOUNT}:`))) lines.push(entry);
   writeFileSync(copy, `${lines.join('\n')}\n`);
   return copy;

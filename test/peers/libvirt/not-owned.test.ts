@@ -35,13 +35,24 @@ const spec = (change: Partial<LibvirtMachineSpec> = {}): LibvirtMachineSpec => (
 });
 
 function request(name: string, uuid: string, change: Partial<LibvirtMachineSpec> = {}): MachineRequest<LibvirtMachineSpec> {
-  return { name, namespace: 'vms', uuid, providerID: `libvirt://${uuid}`, owner: { kind: 'LibvirtMachine', namespace: 'vms', name }, spec: spec(change), raw: {}, userData: undefined };
+  return {
+    name,
+    namespace: 'vms',
+    uuid,
+    providerID: `libvirt://${uuid}`,
+    owner: { kind: 'LibvirtMachine', namespace: 'vms', name },
+    spec: spec(change),
+    raw: {},
+    userData: undefined,
+  };
 }
 
 /** A domain defined and started by machine `name`'s own pass. */
 async function victim(backend: Backend<LibvirtMachineSpec>, connection: Connection, name: string): Promise<Victim> {
   const uuid = randomUUID();
-  const made = await untilPresent(() => backend.machines.ensure(connection, request(name, uuid), { mayCreate: true, firstBoot: true, specChanged: false, log }));
+  const made = await untilPresent(() =>
+    backend.machines.ensure(connection, request(name, uuid), { mayCreate: true, firstBoot: true, specChanged: false, log }),
+  );
   return { uuid, ref: made.ref, taskRef: made.ref };
 }
 
@@ -54,7 +65,11 @@ beforeAll(async () => {
   const connection: Connection = { endpoint: `test+unix:///default?socket=${daemon.socketPath}`, credentials: {}, insecureSkipTLSVerify: false };
   const unmarked = await victim(backend, connection, 'victim-a');
   // A domain banlieue did not define has no element of ours in its <metadata>.
-  await anchor.domains.setMetadataElement(await anchor.domains.lookupByUuid(unmarked.uuid), { ...releasedMetadataXml(''), xml: undefined }, AffectFlags.Live | AffectFlags.Config);
+  await anchor.domains.setMetadataElement(
+    await anchor.domains.lookupByUuid(unmarked.uuid),
+    { ...releasedMetadataXml(''), xml: undefined },
+    AffectFlags.Live | AffectFlags.Config,
+  );
   world = {
     backend,
     connection,
@@ -67,7 +82,10 @@ beforeAll(async () => {
     freshUuid: () => randomUUID(),
     snapshot: async ({ uuid }) => {
       const domain = await anchor.domains.lookupByUuid(uuid).catch(() => undefined);
-      const volumes = (await anchor.pools.listVolumes(pool)).map((v) => v.name).filter((n) => n.startsWith(`${uuid}-`)).sort();
+      const volumes = (await anchor.pools.listVolumes(pool))
+        .map((v) => v.name)
+        .filter((n) => n.startsWith(`${uuid}-`))
+        .sort();
       if (!domain) return { domain: 'undefined', volumes };
       return {
         state: (await anchor.domains.state(domain)).state,

@@ -156,7 +156,9 @@ function mountScript(dir: string): string[] {
     ['/etc/group', `${QEMU_ACCOUNT}:x:${QEMU_ID}:`],
   ] as const) {
     const copy = join(dir, file.replaceAll('/', '_'));
-    const lines0 = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+    const lines0 = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     if (!lines0.some((line) => line.startsWith(`${QEMU_ACCOUNT}:`))) lines0.push(entry);
     writeFileSync(copy, `${lines0.join('\n')}\n`);
     lines.push(`mount --bind ${quote(copy)} ${file}`);
@@ -168,11 +170,21 @@ function mountScript(dir: string): string[] {
 function networkScript(dir: string): string[] {
   const n = GUEST_NETWORK;
   const dnsmasq = [
-    'dnsmasq', '--keep-in-foreground', '--conf-file=/dev/null', '--port=0', '--user=root', '--group=root',
-    '--bind-interfaces', `--interface=${n.bridge}`, '--except-interface=lo',
-    `--dhcp-range=${n.dhcpFirst},${n.dhcpLast},255.255.255.0,12h`, '--dhcp-authoritative',
-    `--dhcp-leasefile=${join(dir, 'dnsmasq.leases')}`, `--pid-file=${join(dir, 'dnsmasq.pid')}`,
-    '--log-dhcp', `--log-facility=${join(dir, 'dnsmasq.log')}`,
+    'dnsmasq',
+    '--keep-in-foreground',
+    '--conf-file=/dev/null',
+    '--port=0',
+    '--user=root',
+    '--group=root',
+    '--bind-interfaces',
+    `--interface=${n.bridge}`,
+    '--except-interface=lo',
+    `--dhcp-range=${n.dhcpFirst},${n.dhcpLast},255.255.255.0,12h`,
+    '--dhcp-authoritative',
+    `--dhcp-leasefile=${join(dir, 'dnsmasq.leases')}`,
+    `--pid-file=${join(dir, 'dnsmasq.pid')}`,
+    '--log-dhcp',
+    `--log-facility=${join(dir, 'dnsmasq.log')}`,
   ];
   return [
     'ip link set lo up',
@@ -186,25 +198,31 @@ function networkScript(dir: string): string[] {
 /** qemu.conf for root without cgroups or a security driver; virtlogd, then libvirtd. */
 function libvirtScript(dir: string, socketDir: string): string[] {
   mkdirSync(socketDir);
-  writeFileSync(join(dir, 'etc', 'qemu.conf'), [
-    'user = "root"',
-    'group = "root"',
-    'dynamic_ownership = 0',
-    'remember_owner = 0',
-    'security_driver = "none"',
-    'cgroup_controllers = [ ]',
-    // No private /dev per domain: nothing here needs it, and it needs more of the host.
-    'namespaces = [ ]',
-    '',
-  ].join('\n'));
-  writeFileSync(join(dir, 'libvirtd.conf'), [
-    `unix_sock_dir = "${socketDir}"`,
-    'auth_unix_rw = "none"',
-    'auth_unix_ro = "none"',
-    // Warnings and errors only: debug logging slows the daemon down a lot.
-    `log_outputs = "3:file:${join(dir, 'libvirtd.log')}"`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'etc', 'qemu.conf'),
+    [
+      'user = "root"',
+      'group = "root"',
+      'dynamic_ownership = 0',
+      'remember_owner = 0',
+      'security_driver = "none"',
+      'cgroup_controllers = [ ]',
+      // No private /dev per domain: nothing here needs it, and it needs more of the host.
+      'namespaces = [ ]',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'libvirtd.conf'),
+    [
+      `unix_sock_dir = "${socketDir}"`,
+      'auth_unix_rw = "none"',
+      'auth_unix_ro = "none"',
+      // Warnings and errors only: debug logging slows the daemon down a lot.
+      `log_outputs = "3:file:${join(dir, 'libvirtd.log')}"`,
+      '',
+    ].join('\n'),
+  );
   writeFileSync(join(dir, 'virtlogd.conf'), `log_outputs = "3:file:${join(dir, 'virtlogd.log')}"\n`);
   const drivers = join(dir, 'drivers');
   mkdirSync(drivers);
@@ -228,9 +246,13 @@ async function startNamespaces(dir: string, setup: readonly string[]): Promise<G
     'echo ready',
     'read -r _ || true',
   ].join('\n');
-  const holder = spawn('unshare', ['--mount', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', 'bash', '-c', script], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const holder = spawn(
+    'unshare',
+    ['--mount', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', 'bash', '-c', script],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   try {
     await announcedReady(holder);
   } catch (error) {

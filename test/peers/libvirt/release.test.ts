@@ -62,10 +62,15 @@ const request = (name = 'keep-1', uuid = UUID): MachineRequest<LibvirtMachineSpe
 });
 
 /** A first-boot pass of `owner`'s machine: it may create, and adopts only with its mark. */
-const adopt = (owner: string): Promise<EnsureResult> => backend.machines.ensure(connection, request(owner), { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: false, log });
+const adopt = (owner: string): Promise<EnsureResult> =>
+  backend.machines.ensure(connection, request(owner), { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: false, log });
 
 const domain = (): Promise<Domain> => anchor.domains.lookupByUuid(UUID);
-const volumes = async (): Promise<string[]> => (await anchor.pools.listVolumes(pool)).map((v) => v.name).filter((n) => n.startsWith(`${UUID}-`)).sort();
+const volumes = async (): Promise<string[]> =>
+  (await anchor.pools.listVolumes(pool))
+    .map((v) => v.name)
+    .filter((n) => n.startsWith(`${UUID}-`))
+    .sort();
 
 describe('releasing a libvirt domain (deletionPolicy Retain)', () => {
   let made: string[];

@@ -27,39 +27,47 @@ afterAll(async () => {
 });
 
 describe('libvirt client dial shared by concurrent passes', () => {
-  it('ends a pass waiting on a dial another pass started as soon as its own signal aborts', async () => {
-    // The handshake's first call held longer than the test runs: the dial never completes here.
-    const proxy = await startRpcHoldProxy({ upstreamPort: daemon.tcpPort, holdMs: { [Procedures.authList.number]: 600_000 } });
-    const client = new LibvirtClient({ uri: `test+tcp://${LOOPBACK}:${proxy.port}/default`, connectTimeoutMs: 600_000 });
-    try {
-      // A machine's pass, no deadline of its own: it starts the dial.
-      const first = client.host.hostname();
-      first.catch(() => undefined);
-      // The discovery, with its deadline.
-      const deadline = new AbortController();
-      const discovery = withSignal(deadline.signal, () => client.host.hostname());
-      deadline.abort(new Error('no answer to discovery within 8 s'));
-      await expect(discovery).rejects.toThrow('no answer to discovery within 8 s');
-    } finally {
-      await client.close();
-      await proxy.close();
-    }
-  }, OUTCOME_TIMEOUT_MS);
+  it(
+    'ends a pass waiting on a dial another pass started as soon as its own signal aborts',
+    async () => {
+      // The handshake's first call held longer than the test runs: the dial never completes here.
+      const proxy = await startRpcHoldProxy({ upstreamPort: daemon.tcpPort, holdMs: { [Procedures.authList.number]: 600_000 } });
+      const client = new LibvirtClient({ uri: `test+tcp://${LOOPBACK}:${proxy.port}/default`, connectTimeoutMs: 600_000 });
+      try {
+        // A machine's pass, no deadline of its own: it starts the dial.
+        const first = client.host.hostname();
+        first.catch(() => undefined);
+        // The discovery, with its deadline.
+        const deadline = new AbortController();
+        const discovery = withSignal(deadline.signal, () => client.host.hostname());
+        deadline.abort(new Error('no answer to discovery within 8 s'));
+        await expect(discovery).rejects.toThrow('no answer to discovery within 8 s');
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
+    },
+    OUTCOME_TIMEOUT_MS,
+  );
 
-  it('keeps dialling for the other passes when the pass that started the dial gives up', async () => {
-    const proxy = await startRpcHoldProxy({ upstreamPort: daemon.tcpPort, holdMs: { [Procedures.authList.number]: 2_000 } });
-    const client = new LibvirtClient({ uri: `test+tcp://${LOOPBACK}:${proxy.port}/default` });
-    try {
-      const stopping = new AbortController();
-      const aborted = withSignal(stopping.signal, () => client.host.hostname());
-      const other = client.host.hostname();
-      stopping.abort(new Error('pass cancelled'));
-      await expect(aborted).rejects.toThrow('pass cancelled');
-      expect(await other).not.toBe('');
-      expect(client.isConnected).toBe(true);
-    } finally {
-      await client.close();
-      await proxy.close();
-    }
-  }, OUTCOME_TIMEOUT_MS);
+  it(
+    'keeps dialling for the other passes when the pass that started the dial gives up',
+    async () => {
+      const proxy = await startRpcHoldProxy({ upstreamPort: daemon.tcpPort, holdMs: { [Procedures.authList.number]: 2_000 } });
+      const client = new LibvirtClient({ uri: `test+tcp://${LOOPBACK}:${proxy.port}/default` });
+      try {
+        const stopping = new AbortController();
+        const aborted = withSignal(stopping.signal, () => client.host.hostname());
+        const other = client.host.hostname();
+        stopping.abort(new Error('pass cancelled'));
+        await expect(aborted).rejects.toThrow('pass cancelled');
+        expect(await other).not.toBe('');
+        expect(client.isConnected).toBe(true);
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
+    },
+    OUTCOME_TIMEOUT_MS,
+  );
 });

@@ -21,7 +21,12 @@ const log = silentLogger();
 
 beforeAll(async () => {
   sim = await startProxmoxSim({ taskDelayMs: 30 });
-  connection = { endpoint: sim.url, credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+  connection = {
+    endpoint: sim.url,
+    credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret },
+    caPem: sim.caPem,
+    insecureSkipTLSVerify: false,
+  };
   backend = createProxmoxBackend({});
 });
 
@@ -37,7 +42,10 @@ const provider: Provider = {
   spec: {
     providerClassRef: { name: 'proxmox' },
     connection: { endpoint: 'https://x:8006', credentialsRef: { name: 'x' } },
-    capabilities: { storageClasses: [{ name: 'fast', target: { storage: 'local-lvm' } }], networkClasses: [{ name: 'lan', target: { bridge: 'vmbr0', vlan: '20' } }] },
+    capabilities: {
+      storageClasses: [{ name: 'fast', target: { storage: 'local-lvm' } }],
+      networkClasses: [{ name: 'lan', target: { bridge: 'vmbr0', vlan: '20' } }],
+    },
   },
 };
 
@@ -51,7 +59,17 @@ function request(name: string, spec: Partial<ProxmoxMachineSpec> = {}, userData?
     uuid,
     providerID: `proxmox://${uuid}`,
     owner: { kind: 'ProxmoxMachine', namespace: 'ns', name },
-    spec: { node: 'pve1', templateVmid: 9000, storage: 'local-lvm', cores: 2, memoryMiB: 1024, osDiskSizeGiB: 20, nics: [{ name: 'eth0', bridge: 'vmbr0', vlan: 20 }], isoStorage: 'local', ...spec },
+    spec: {
+      node: 'pve1',
+      templateVmid: 9000,
+      storage: 'local-lvm',
+      cores: 2,
+      memoryMiB: 1024,
+      osDiskSizeGiB: 20,
+      nics: [{ name: 'eth0', bridge: 'vmbr0', vlan: 20 }],
+      isoStorage: 'local',
+      ...spec,
+    },
     raw: { node: 'pve1' },
     userData,
   };
@@ -64,15 +82,23 @@ interface Drive {
 }
 
 /** Passes as the reconciler makes them until the VM is Present (or Absent), carrying taskRef and provisioned between them. */
-async function drive(req: MachineRequest<ProxmoxMachineSpec>, state: { provisioned: boolean; taskRef?: string; specChanged?: boolean }, maxPasses = 60): Promise<Drive> {
+async function drive(
+  req: MachineRequest<ProxmoxMachineSpec>,
+  state: { provisioned: boolean; taskRef?: string; specChanged?: boolean },
+  maxPasses = 60,
+): Promise<Drive> {
   let last: EnsureResult | undefined;
   for (let passes = 1; passes <= maxPasses; passes += 1) {
-    const result = await backend.machines.ensure(connection, { ...req, ...(state.taskRef ? { taskRef: state.taskRef } : {}) }, {
-      mayCreate: !state.provisioned,
-      firstBoot: !state.provisioned,
-      specChanged: state.specChanged ?? !state.provisioned,
-      log,
-    });
+    const result = await backend.machines.ensure(
+      connection,
+      { ...req, ...(state.taskRef ? { taskRef: state.taskRef } : {}) },
+      {
+        mayCreate: !state.provisioned,
+        firstBoot: !state.provisioned,
+        specChanged: state.specChanged ?? !state.provisioned,
+        log,
+      },
+    );
     last = result;
     if (result.state === 'InProgress') {
       state.taskRef = result.taskRef;
@@ -103,7 +129,11 @@ describe('Proxmox backend: discovery and image rows', () => {
   it('publishes one failure domain per online node, and drops a node that goes offline', async () => {
     const fds = (await backend.discover(provider, connection)).failureDomains;
     expect(fds.map((fd) => fd.name)).toEqual(['lab-pve1', 'lab-pve2', 'lab-pve3']);
-    expect(fds[0]?.attributes).toMatchObject({ availableStorageClasses: ['fast'], availableNetworkClasses: ['lan'], raw: { node: 'pve1', datacenter: 'banlieue-sim', isoStorage: 'local', 'vlan.lan': '20' } });
+    expect(fds[0]?.attributes).toMatchObject({
+      availableStorageClasses: ['fast'],
+      availableNetworkClasses: ['lan'],
+      raw: { node: 'pve1', datacenter: 'banlieue-sim', isoStorage: 'local', 'vlan.lan': '20' },
+    });
     sim.state.setNodeOnline('pve3', false);
     try {
       expect((await backend.discover(provider, connection)).failureDomains.map((fd) => fd.name)).toEqual(['lab-pve1', 'lab-pve2']);
@@ -113,8 +143,14 @@ describe('Proxmox backend: discovery and image rows', () => {
   });
 
   it('resolves a template VMID and refuses a VM that is not one', async () => {
-    expect(await backend.resolveImage(provider, connection, { providerClass: 'proxmox', kind: 'Template', ref: '9000' })).toMatchObject({ ready: true, resolvedRef: '9000' });
-    expect(await backend.resolveImage(provider, connection, { providerClass: 'proxmox', kind: 'Template', ref: '4242' })).toMatchObject({ ready: false, reason: 'ImageSourceNotFound' });
+    expect(await backend.resolveImage(provider, connection, { providerClass: 'proxmox', kind: 'Template', ref: '9000' })).toMatchObject({
+      ready: true,
+      resolvedRef: '9000',
+    });
+    expect(await backend.resolveImage(provider, connection, { providerClass: 'proxmox', kind: 'Template', ref: '4242' })).toMatchObject({
+      ready: false,
+      reason: 'ImageSourceNotFound',
+    });
   });
 });
 
@@ -128,7 +164,12 @@ describe('Proxmox backend: ProxmoxMachine passes', () => {
     expect(vm).toBeDefined();
     expect(result.observation).toMatchObject({ powerState: 'PoweredOn', ref: `pve1/${vm?.vmid}`, statusFields: { node: 'pve1', addressSource: 'guestAgent' } });
     expect(result.observation.addresses[0]?.address).toMatch(/^10\.0\./);
-    expect(vm?.config).toMatchObject({ cores: 2, memory: '1024', tags: 'banlieue.proxmoxmachine.ns.web-1', ide2: `local:iso/banlieue-${req.uuid}.iso,media=cdrom` });
+    expect(vm?.config).toMatchObject({
+      cores: 2,
+      memory: '1024',
+      tags: 'banlieue.proxmoxmachine.ns.web-1',
+      ide2: `local:iso/banlieue-${req.uuid}.iso,media=cdrom`,
+    });
     expect(String(vm?.config.net0)).toMatch(/^virtio=bc:24:11:[0-9a-f:]{8},bridge=vmbr0,tag=20$/i);
     expect(String(vm?.config.scsi0)).toContain('size=20G');
     expect(String(vm?.config.description)).toContain('banlieue-owner: ProxmoxMachine/ns/web-1');
@@ -199,9 +240,15 @@ describe('Proxmox backend: ProxmoxMachine passes', () => {
     const user = ProxmoxClient.create({ endpoint: sim.url, caPem: sim.caPem, ...sim.token });
     try {
       const backupId = await user.cluster.nextId();
-      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: ours.vmid }, { newid: backupId, name: 'copied-away-backup' }), { initialPollMs: 10, maxPollMs: 50 });
+      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: ours.vmid }, { newid: backupId, name: 'copied-away-backup' }), {
+        initialPollMs: 10,
+        maxPollMs: 50,
+      });
       sim.state.destroyVm(ours.vmid);
-      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: backupId }, { newid: ours.vmid, name: 'copied-away' }), { initialPollMs: 10, maxPollMs: 50 });
+      await user.tasks.wait(await user.qemu.clone({ node: 'pve1', vmid: backupId }, { newid: ours.vmid, name: 'copied-away' }), {
+        initialPollMs: 10,
+        maxPollMs: 50,
+      });
     } finally {
       user.close();
     }

@@ -48,7 +48,9 @@ describe('Proxmox client: connection', () => {
 
   it('refuses a wrong secret as Unauthorized, naming the token and never the secret', async () => {
     const secret = 'not-the-secret-42';
-    const error = await connect({ tokenSecret: secret }).cluster.version().catch((e: unknown) => e);
+    const error = await connect({ tokenSecret: secret })
+      .cluster.version()
+      .catch((e: unknown) => e);
 
     expect(error).toMatchObject({ kind: 'Unauthorized', code: 'AuthenticationFailed', status: 401 });
     expect((error as Error).message).toContain('GET /version: HTTP 401 authentication failure');
@@ -110,7 +112,10 @@ describe('Proxmox client: cluster, storage and network reads', () => {
     expect((await client.cluster.nodes()).map((n) => `${n.node}:${n.status}`)).toEqual(['pve1:online', 'pve2:online', 'pve3:online']);
     expect((await client.cluster.status()).find((e) => e.type === 'cluster')).toMatchObject({ name: 'banlieue-sim', quorate: true });
     expect(await client.cluster.nodeStatus('pve2')).toMatchObject({ cpuinfo: { cpus: 16 }, memory: { total: 64 * 1024 ** 3 } });
-    expect((await client.storage.list('pve1', { content: 'images', enabled: true })).map((s) => `${s.storage}:${String(s.shared)}`)).toEqual(['local-lvm:false', 'ceph:true']);
+    expect((await client.storage.list('pve1', { content: 'images', enabled: true })).map((s) => `${s.storage}:${String(s.shared)}`)).toEqual([
+      'local-lvm:false',
+      'ceph:true',
+    ]);
     expect(await client.storage.status('pve1', 'local')).toMatchObject({ content: 'iso,vztmpl,snippets,backup', active: true });
     expect((await client.storage.networks('pve1', 'any_bridge')).map((n) => n.iface)).toEqual(['vmbr0', 'vmbr1']);
     const templates = (await client.cluster.resources('vm')).filter((r) => r.template === true);
@@ -127,7 +132,11 @@ describe('Proxmox client: VM lifecycle', () => {
 
     expect(parseUpid(upid)).toMatchObject({ node: 'pve1', type: 'qmclone', id: '9000', user: 'banlieue@pve!provider' });
     expect(await client.tasks.wait(upid, FAST)).toMatchObject({ status: 'stopped', exitstatus: 'OK' });
-    expect(await client.qemu.config({ node: 'pve1', vmid: newid })).toMatchObject({ name: 'clone-a', description: 'banlieue-machine-uid=1234', scsi0: `local-lvm:vm-${newid}-disk-0,size=10G` });
+    expect(await client.qemu.config({ node: 'pve1', vmid: newid })).toMatchObject({
+      name: 'clone-a',
+      description: 'banlieue-machine-uid=1234',
+      scsi0: `local-lvm:vm-${newid}-disk-0,size=10G`,
+    });
   });
 
   it('reads a task once without waiting, and gives up waiting at the deadline', async () => {
@@ -175,7 +184,14 @@ describe('Proxmox client: VM lifecycle', () => {
     });
     const after = await client.qemu.config(vm);
 
-    expect(after).toMatchObject({ cores: 4, memory: '4096', ipconfig1: 'ip=192.0.2.10/24,gw=192.0.2.1', ciuser: 'ubuntu', tags: 'banlieue', smbios1: 'uuid=5c0b6c8e-4c41-4a5e-9f0e-2f1d2a3b4c5d' });
+    expect(after).toMatchObject({
+      cores: 4,
+      memory: '4096',
+      ipconfig1: 'ip=192.0.2.10/24,gw=192.0.2.1',
+      ciuser: 'ubuntu',
+      tags: 'banlieue',
+      smbios1: 'uuid=5c0b6c8e-4c41-4a5e-9f0e-2f1d2a3b4c5d',
+    });
     expect(after.net1).toMatch(/^virtio=BC:24:11:[0-9A-F:]{8},bridge=vmbr0,tag=42$/);
     expect(decodeURIComponent(after.sshkeys ?? '')).toBe('ssh-ed25519 AAAAC3Nza banlieue@example');
     await expect(client.qemu.setConfig(vm, { cores: 2, digest: before.digest })).rejects.toMatchObject({ kind: 'Rejected', code: 'ConfigChanged' });
@@ -217,7 +233,10 @@ describe('Proxmox client: VM lifecycle', () => {
     await client.tasks.wait(await client.qemu.start(vm), FAST);
     const guest = sim.state.vms.get(vm.vmid);
     if (guest) guest.honoursAcpi = false;
-    await expect(client.tasks.wait(await client.qemu.shutdown(vm), FAST)).rejects.toMatchObject({ kind: 'TaskFailed', message: expect.stringContaining('got timeout') as unknown });
+    await expect(client.tasks.wait(await client.qemu.shutdown(vm), FAST)).rejects.toMatchObject({
+      kind: 'TaskFailed',
+      message: expect.stringContaining('got timeout') as unknown,
+    });
     await client.tasks.wait(await client.qemu.stop(vm, { 'overrule-shutdown': true }), FAST);
     expect(await client.qemu.status(vm)).toMatchObject({ status: 'stopped' });
   });
@@ -260,8 +279,13 @@ describe('Proxmox client: VM lifecycle', () => {
   it('uploads a seed ISO, lists it and deletes it', async () => {
     const client = connect();
 
-    await client.tasks.wait(await client.storage.upload({ node: 'pve2', storage: 'local', content: 'iso', filename: 'banlieue-seed.iso' }, Buffer.alloc(2048, 1)), FAST);
-    expect(await client.storage.content('pve2', 'local', { content: 'iso' })).toEqual([expect.objectContaining({ volid: 'local:iso/banlieue-seed.iso', size: 2048 })]);
+    await client.tasks.wait(
+      await client.storage.upload({ node: 'pve2', storage: 'local', content: 'iso', filename: 'banlieue-seed.iso' }, Buffer.alloc(2048, 1)),
+      FAST,
+    );
+    expect(await client.storage.content('pve2', 'local', { content: 'iso' })).toEqual([
+      expect.objectContaining({ volid: 'local:iso/banlieue-seed.iso', size: 2048 }),
+    ]);
 
     const upid = await client.storage.deleteVolume('pve2', 'local', 'local:iso/banlieue-seed.iso');
     await client.tasks.wait(upid ?? '', FAST);

@@ -33,14 +33,27 @@ const spec = (change: Partial<ProxmoxMachineSpec> = {}): ProxmoxMachineSpec => (
 });
 
 function request(name: string, uuid: string, change: Partial<ProxmoxMachineSpec> = {}): MachineRequest<ProxmoxMachineSpec> {
-  return { name, namespace: 'ns', uuid, providerID: `proxmox://${uuid}`, owner: { kind: 'ProxmoxMachine', namespace: 'ns', name }, spec: spec(change), raw: { node: 'pve1' }, userData: undefined };
+  return {
+    name,
+    namespace: 'ns',
+    uuid,
+    providerID: `proxmox://${uuid}`,
+    owner: { kind: 'ProxmoxMachine', namespace: 'ns', name },
+    spec: spec(change),
+    raw: { node: 'pve1' },
+    userData: undefined,
+  };
 }
 
 /** A VM made, configured and started by machine `name`'s own passes. */
 async function victim(backend: Backend<ProxmoxMachineSpec>, connection: Connection, name: string): Promise<Victim> {
   const uuid = nextUuid();
   const made = await untilPresent((taskRef) =>
-    backend.machines.ensure(connection, { ...request(name, uuid), ...(taskRef ? { taskRef } : {}) }, { mayCreate: true, firstBoot: true, specChanged: false, log }),
+    backend.machines.ensure(
+      connection,
+      { ...request(name, uuid), ...(taskRef ? { taskRef } : {}) },
+      { mayCreate: true, firstBoot: true, specChanged: false, log },
+    ),
   );
   const [clone] = made.taskRefs;
   if (clone === undefined) throw new Error('no clone task was started');
@@ -54,7 +67,12 @@ const writesTo = (vmid: number): number => sim.requests.filter((r) => r.method !
 
 beforeAll(async () => {
   sim = await startProxmoxSim({ taskDelayMs: { default: 20 } });
-  const connection: Connection = { endpoint: sim.url, credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+  const connection: Connection = {
+    endpoint: sim.url,
+    credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret },
+    caPem: sim.caPem,
+    insecureSkipTLSVerify: false,
+  };
   const backend = createProxmoxBackend({});
   const unmarked = await victim(backend, connection, 'victim-a');
   const config = sim.state.vms.get(vmidOf(unmarked))?.config;

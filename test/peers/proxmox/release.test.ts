@@ -24,7 +24,12 @@ let connection: Connection;
 beforeAll(async () => {
   // A clone runs 3 s, so a release finds it running; the other tasks are quick.
   sim = await startProxmoxSim({ taskDelayMs: { qmclone: 3_000, default: 30 } });
-  connection = { endpoint: sim.url, credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+  connection = {
+    endpoint: sim.url,
+    credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret },
+    caPem: sim.caPem,
+    insecureSkipTLSVerify: false,
+  };
   backend = createProxmoxBackend({});
 });
 
@@ -42,14 +47,27 @@ const request = (name = 'keep-1', uuid = UUID): MachineRequest<ProxmoxMachineSpe
   uuid,
   providerID: `proxmox://${uuid}`,
   owner: { kind: 'ProxmoxMachine', namespace: 'ns', name },
-  spec: { node: 'pve1', templateVmid: 9000, storage: 'local-lvm', cores: 1, memoryMiB: 512, osDiskSizeGiB: 10, nics: [{ name: 'eth0', bridge: 'vmbr0' }], deletionPolicy: 'Retain' },
+  spec: {
+    node: 'pve1',
+    templateVmid: 9000,
+    storage: 'local-lvm',
+    cores: 1,
+    memoryMiB: 512,
+    osDiskSizeGiB: 10,
+    nics: [{ name: 'eth0', bridge: 'vmbr0' }],
+    deletionPolicy: 'Retain',
+  },
   raw: { node: 'pve1' },
   userData: undefined,
 });
 
 /** A first-boot pass of `owner`'s machine, carrying the task an earlier pass started: it may create, and adopts only with its mark. */
 const adopt = (owner: string, taskRef?: string): Promise<EnsureResult> =>
-  backend.machines.ensure(connection, { ...request(owner), ...(taskRef ? { taskRef } : {}) }, { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: true, log });
+  backend.machines.ensure(
+    connection,
+    { ...request(owner), ...(taskRef ? { taskRef } : {}) },
+    { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: true, log },
+  );
 
 function vm(): SimVm {
   const found = [...sim.state.vms.values()].find((v) => String(v.config.smbios1 ?? '').includes(UUID));
@@ -58,7 +76,10 @@ function vm(): SimVm {
 }
 
 /** The VM's disk and CD-ROM keys with their volumes. */
-const disksOf = (v: SimVm): string[] => Object.keys(v.config).filter((key) => /^(scsi|virtio|sata|ide)\d+$/.test(key)).map((key) => `${key}=${String(v.config[key])}`);
+const disksOf = (v: SimVm): string[] =>
+  Object.keys(v.config)
+    .filter((key) => /^(scsi|virtio|sata|ide)\d+$/.test(key))
+    .map((key) => `${key}=${String(v.config[key])}`);
 
 describe('releasing a Proxmox VM (deletionPolicy Retain)', () => {
   let disks: string[];
@@ -71,11 +92,15 @@ describe('releasing a Proxmox VM (deletionPolicy Retain)', () => {
       message: expect.stringMatching(/^waiting for clone task of VM \d+ on pve1 to end before releasing the VM$/) as unknown,
     });
     let taskRef: string | undefined = started.taskRef;
-    await waitFor('the VM to be configured and running', async () => {
-      const pass = await adopt('keep-1', taskRef);
-      taskRef = pass.state === 'InProgress' ? pass.taskRef : undefined;
-      return pass.state === 'Present' && pass.observation.powerState === 'PoweredOn';
-    }, 60_000);
+    await waitFor(
+      'the VM to be configured and running',
+      async () => {
+        const pass = await adopt('keep-1', taskRef);
+        taskRef = pass.state === 'InProgress' ? pass.taskRef : undefined;
+        return pass.state === 'Present' && pass.observation.powerState === 'PoweredOn';
+      },
+      60_000,
+    );
     expect(marksOf(String(vm().config.description))).toEqual({ owner: 'ProxmoxMachine/ns/keep-1', releasedFrom: undefined });
     expect(parseTags(String(vm().config.tags))).toContain(ownerTag(request().owner));
     disks = disksOf(vm());

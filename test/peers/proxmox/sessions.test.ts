@@ -11,7 +11,12 @@ let connection: Connection;
 
 beforeAll(async () => {
   sim = await startProxmoxSim({ nodes: ['pve1'] });
-  connection = { endpoint: sim.url, credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+  connection = {
+    endpoint: sim.url,
+    credentials: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret },
+    caPem: sim.caPem,
+    insecureSkipTLSVerify: false,
+  };
 });
 
 afterAll(async () => {
@@ -51,6 +56,9 @@ describe('Proxmox client pool', () => {
   it('refuses a Secret without the token keys as Unauthorized', async () => {
     const pool = proxmoxClients();
 
-    await expect(pool.use({ ...connection, credentials: { username: 'x' } }, async () => undefined)).rejects.toMatchObject({ kind: 'Unauthorized', code: 'CredentialsUnavailable' });
+    await expect(pool.use({ ...connection, credentials: { username: 'x' } }, async () => undefined)).rejects.toMatchObject({
+      kind: 'Unauthorized',
+      code: 'CredentialsUnavailable',
+    });
   });
 });

@@ -60,14 +60,44 @@ interface Refusal {
 
 describe('Proxmox simulator: requests the schema refuses', () => {
   it.each<Refusal>([
-    { what: 'an unknown parameter', path: CLONE, params: { newid: '150', fullclone: '1' }, field: 'fullclone', error: 'property is not defined in schema and the schema does not allow additional properties' },
+    {
+      what: 'an unknown parameter',
+      path: CLONE,
+      params: { newid: '150', fullclone: '1' },
+      field: 'fullclone',
+      error: 'property is not defined in schema and the schema does not allow additional properties',
+    },
     { what: 'a wrong type', path: CLONE, params: { newid: 'abc' }, field: 'newid', error: "type check ('integer') failed - got 'abc'" },
     { what: 'a wrong boolean', path: CLONE, params: { newid: '150', full: 'maybe' }, field: 'full', error: "type check ('boolean') failed - got 'maybe'" },
     { what: 'a missing required parameter', path: CLONE, params: { name: 'x' }, field: 'newid', error: 'property is missing and it is not optional' },
-    { what: 'a value outside the enum', path: CLONE, params: { newid: '150', format: 'vdi' }, field: 'format', error: "value 'vdi' does not have a value in the enumeration 'raw', 'qcow2', 'vmdk'" },
-    { what: 'a value below the minimum', path: CLONE, params: { newid: '99' }, field: 'newid', error: 'invalid format - value does not look like a valid VM ID' },
-    { what: 'a bad named format (dns-name)', path: CLONE, params: { newid: '150', name: 'not_a_dns_name!' }, field: 'name', error: "invalid format - value 'not_a_dns_name!' does not look like a valid DNS name" },
-    { what: 'an index past the last net[n]', path: CONFIG, params: { net32: 'virtio,bridge=vmbr0' }, field: 'net32', error: 'property is not defined in schema and the schema does not allow additional properties' },
+    {
+      what: 'a value outside the enum',
+      path: CLONE,
+      params: { newid: '150', format: 'vdi' },
+      field: 'format',
+      error: "value 'vdi' does not have a value in the enumeration 'raw', 'qcow2', 'vmdk'",
+    },
+    {
+      what: 'a value below the minimum',
+      path: CLONE,
+      params: { newid: '99' },
+      field: 'newid',
+      error: 'invalid format - value does not look like a valid VM ID',
+    },
+    {
+      what: 'a bad named format (dns-name)',
+      path: CLONE,
+      params: { newid: '150', name: 'not_a_dns_name!' },
+      field: 'name',
+      error: "invalid format - value 'not_a_dns_name!' does not look like a valid DNS name",
+    },
+    {
+      what: 'an index past the last net[n]',
+      path: CONFIG,
+      params: { net32: 'virtio,bridge=vmbr0' },
+      field: 'net32',
+      error: 'property is not defined in schema and the schema does not allow additional properties',
+    },
   ])('refuses $what with 400 and the field in errors', async ({ path, params, field, error }) => {
     const answer = await raw('POST', path, params);
 
@@ -99,7 +129,12 @@ describe('Proxmox simulator: requests the schema refuses', () => {
 
   it('accepts what PVE accepts: a NIC by model alias, a new disk, booleans as yes/no', async () => {
     const vmid = String(await nextFreeVm());
-    const answer = await raw('PUT', `/nodes/pve1/qemu/${vmid}/config`, { net1: 'virtio=BC:24:11:00:00:01,bridge=vmbr1,tag=7', scsi1: 'local-lvm:2,iothread=1,discard=on', onboot: 'yes', memory: '4096' });
+    const answer = await raw('PUT', `/nodes/pve1/qemu/${vmid}/config`, {
+      net1: 'virtio=BC:24:11:00:00:01,bridge=vmbr1,tag=7',
+      scsi1: 'local-lvm:2,iothread=1,discard=on',
+      onboot: 'yes',
+      memory: '4096',
+    });
 
     expect(answer).toMatchObject({ status: 200, body: { data: null } });
     expect(sim.violations).toEqual([]);
@@ -138,7 +173,21 @@ describe('Proxmox simulator: tokens and privileges', () => {
 
 describe('Proxmox simulator: answers and cluster behaviour', () => {
   it('answers every simulated read within the schema', async () => {
-    for (const path of ['/version', '/nodes', '/nodes/pve1/status', '/cluster/status', '/cluster/resources', '/cluster/nextid', '/nodes/pve1/storage', '/nodes/pve1/storage/local/status', '/nodes/pve1/storage/local-lvm/content', '/nodes/pve1/network', '/nodes/pve1/qemu', '/nodes/pve1/qemu/9000/config', '/nodes/pve1/qemu/9000/status/current']) {
+    for (const path of [
+      '/version',
+      '/nodes',
+      '/nodes/pve1/status',
+      '/cluster/status',
+      '/cluster/resources',
+      '/cluster/nextid',
+      '/nodes/pve1/storage',
+      '/nodes/pve1/storage/local/status',
+      '/nodes/pve1/storage/local-lvm/content',
+      '/nodes/pve1/network',
+      '/nodes/pve1/qemu',
+      '/nodes/pve1/qemu/9000/config',
+      '/nodes/pve1/qemu/9000/status/current',
+    ]) {
       expect((await raw('GET', path)).status, path).toBe(200);
     }
     expect(sim.violations).toEqual([]);

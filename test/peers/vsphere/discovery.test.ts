@@ -66,7 +66,7 @@ describe('vSphere failure-domain discovery', () => {
     inventory = await discoverInventory(client);
   });
 
-  it("walks every cluster with its root pool, datastores (with StoragePod) and networks", () => {
+  it('walks every cluster with its root pool, datastores (with StoragePod) and networks', () => {
     expect(inventory.map((z) => `${z.datacenter}/${z.cluster}`).sort()).toEqual(['DC0/DC0_C0', 'DC0/DC0_C1', 'DC1/DC1_C0', 'DC1/DC1_C1']);
     for (const zone of inventory) {
       expect(zone.resourcePool).toBe('Resources');

@@ -19,17 +19,37 @@ let sim: Vcsim;
 let client: VsphereClient;
 let world: NotOwnedWorld<VSphereMachineSpec>;
 
-const spec = (change: Partial<VSphereMachineSpec> = {}): VSphereMachineSpec => ({ template: TEMPLATE, datacenter: 'DC0', cluster: 'DC0_C0', numCpus: 1, memoryMiB: 256, ...change });
+const spec = (change: Partial<VSphereMachineSpec> = {}): VSphereMachineSpec => ({
+  template: TEMPLATE,
+  datacenter: 'DC0',
+  cluster: 'DC0_C0',
+  numCpus: 1,
+  memoryMiB: 256,
+  ...change,
+});
 
 function request(name: string, uuid: string, change: Partial<VSphereMachineSpec> = {}): MachineRequest<VSphereMachineSpec> {
-  return { name, namespace: 'vms', uuid, providerID: `vsphere://${uuid}`, owner: { kind: 'VSphereMachine', namespace: 'vms', name }, spec: spec(change), raw: {}, userData: undefined };
+  return {
+    name,
+    namespace: 'vms',
+    uuid,
+    providerID: `vsphere://${uuid}`,
+    owner: { kind: 'VSphereMachine', namespace: 'vms', name },
+    spec: spec(change),
+    raw: {},
+    userData: undefined,
+  };
 }
 
 /** A VM made and powered on by machine `name`'s own passes. */
 async function victim(backend: Backend<VSphereMachineSpec>, connection: Connection, name: string): Promise<Victim> {
   const uuid = randomUUID();
   const made = await untilPresent((taskRef) =>
-    backend.machines.ensure(connection, { ...request(name, uuid), ...(taskRef ? { taskRef } : {}) }, { mayCreate: true, firstBoot: true, specChanged: false, log }),
+    backend.machines.ensure(
+      connection,
+      { ...request(name, uuid), ...(taskRef ? { taskRef } : {}) },
+      { mayCreate: true, firstBoot: true, specChanged: false, log },
+    ),
   );
   const [clone] = made.taskRefs;
   if (clone === undefined) throw new Error('the clone ended within its first pass: no task to name');
@@ -42,7 +62,12 @@ beforeAll(async () => {
   client = await vcsimClient(sim);
   await makeTemplate(client, TEMPLATE);
   const backend = createVsphereBackend({});
-  const connection: Connection = { endpoint: sim.url, credentials: { username: sim.username, password: sim.password }, caPem: sim.caPem, insecureSkipTLSVerify: false };
+  const connection: Connection = {
+    endpoint: sim.url,
+    credentials: { username: sim.username, password: sim.password },
+    caPem: sim.caPem,
+    insecureSkipTLSVerify: false,
+  };
   const unmarked = await victim(backend, connection, 'victim-a');
   await client.vms.reconfigure({ type: 'VirtualMachine', value: unmarked.ref }, { extraConfig: { 'banlieue.owner': '' } });
   world = {

@@ -56,7 +56,11 @@ const request = (name = 'keep-1'): MachineRequest<VSphereMachineSpec> => ({
 
 /** A first-boot pass of `owner`'s machine: it may create, and adopts only with its mark. */
 const adopt = (owner: string, taskRef?: string): Promise<EnsureResult> =>
-  backend.machines.ensure(connection(), { ...request(owner), ...(taskRef ? { taskRef } : {}) }, { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: false, log });
+  backend.machines.ensure(
+    connection(),
+    { ...request(owner), ...(taskRef ? { taskRef } : {}) },
+    { mayCreate: owner === 'keep-1', firstBoot: true, specChanged: false, log },
+  );
 
 async function vm(): Promise<ManagedObjectReference> {
   const found = await client.search.findVmByBiosUuid(UUID);
@@ -72,10 +76,14 @@ describe('releasing a vSphere VM (deletionPolicy Retain)', () => {
       state: 'InProgress',
       message: expect.stringMatching(/^waiting for CloneVm task-\d+ to end before releasing the VM$/) as unknown,
     });
-    await waitFor('the clone to end and the VM to run', async () => {
-      const pass = await adopt('keep-1', started.taskRef);
-      return pass.state === 'Present' && pass.observation.powerState === 'PoweredOn';
-    }, 60_000);
+    await waitFor(
+      'the clone to end and the VM to run',
+      async () => {
+        const pass = await adopt('keep-1', started.taskRef);
+        return pass.state === 'Present' && pass.observation.powerState === 'PoweredOn';
+      },
+      60_000,
+    );
   });
 
   it('leaves the VM powered on with its disks, without banlieue.owner, and says which machine it was', async () => {

@@ -39,7 +39,9 @@ describe('vSphere session pool', () => {
     const pool = vsphereSessions();
     const keys = new Set<string | undefined>();
     for (let i = 0; i < 3; i++) await pool.use(connection, async (client) => void keys.add(client.session.key));
-    await Promise.all(Array.from({ length: 5 }, () => pool.use(connection, async (client) => void keys.add((await client.inventory.datacenters()) && client.session.key))));
+    await Promise.all(
+      Array.from({ length: 5 }, () => pool.use(connection, async (client) => void keys.add((await client.inventory.datacenters()) && client.session.key))),
+    );
 
     expect(keys.size).toBe(1);
     expect(await serverSessions()).toBe(1);
@@ -54,7 +56,13 @@ describe('vSphere session pool', () => {
       // The pass with a deadline asks first: the login it sets off must not carry its deadline.
       const hurried = withSignal(AbortSignal.timeout(1_000), () => pool.use(connection, async (client) => client.session.key));
       const patient = pool.use(connection, async (client) => client.session.key);
-      const outcome = await Promise.race([hurried.then(() => 'answered', () => 'gave up'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 60_000).unref())]);
+      const outcome = await Promise.race([
+        hurried.then(
+          () => 'answered',
+          () => 'gave up',
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting'), 60_000).unref()),
+      ]);
       expect(outcome).toBe('gave up');
       sim.resume();
       expect(await patient).toEqual(expect.any(String));

@@ -72,16 +72,30 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
     const args = [
       // vcsim binds port 0 itself and prints the port it got: no window in which
       // another process can take a port picked beforehand.
-      '-l', `${LOOPBACK}:0`,
-      '-tlscert', tls.certFile, '-tlskey', tls.keyFile,
-      '-username', username, '-password', password,
-      '-dc', String(options.datacenters ?? 2),
-      '-cluster', String(options.clusters ?? 2),
-      '-host', String(options.hostsPerCluster ?? 2),
-      '-standalone-host', String(options.standaloneHosts ?? 0),
-      '-ds', String(options.datastores ?? 2),
-      '-pg', String(options.portgroups ?? 1),
-      '-vm', String(options.vmsPerPool ?? 1),
+      '-l',
+      `${LOOPBACK}:0`,
+      '-tlscert',
+      tls.certFile,
+      '-tlskey',
+      tls.keyFile,
+      '-username',
+      username,
+      '-password',
+      password,
+      '-dc',
+      String(options.datacenters ?? 2),
+      '-cluster',
+      String(options.clusters ?? 2),
+      '-host',
+      String(options.hostsPerCluster ?? 2),
+      '-standalone-host',
+      String(options.standaloneHosts ?? 0),
+      '-ds',
+      String(options.datastores ?? 2),
+      '-pg',
+      String(options.portgroups ?? 1),
+      '-vm',
+      String(options.vmsPerPool ?? 1),
     ];
     const delays = Object.entries(options.methodDelayMs ?? {});
     if (delays.length > 0) args.push('-method-delay', delays.map(([m, ms]) => `${m}:${ms}`).join(','));
@@ -108,7 +122,6 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
     throw error;
   }
 }
-
 
 /** The port from vcsim's first stdout line, `export GOVC_URL=https://u:p@127.0.0.1:PORT/sdk GOVC_SIM_PID=…`. */
 function announcedPort(child: ChildProcess): Promise<number> {

@@ -217,7 +217,9 @@ function cloneFromTemplate(config: VmConfigSpec = {}, name = `clone-${++clones}`
 }
 
 /** Sizing, extraConfig and datastores as the server reports them. */
-async function hardware(vm: ManagedObjectReference): Promise<{ numCPU: number; memoryMB: number; extraConfig: Record<string, string>; datastores: ManagedObjectReference[] }> {
+async function hardware(
+  vm: ManagedObjectReference,
+): Promise<{ numCPU: number; memoryMB: number; extraConfig: Record<string, string>; datastores: ManagedObjectReference[] }> {
   const content = await client.properties.retrieveOne(vm, ['config.hardware.numCPU', 'config.hardware.memoryMB', 'config.extraConfig', 'datastore']);
   const extraConfig: Record<string, string> = {};
   for (const option of content.props.get('config.extraConfig')?.childrenNamed('OptionValue') ?? []) {

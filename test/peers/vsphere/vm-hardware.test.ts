@@ -76,7 +76,13 @@ describe('vSphere VM cloning with hardware changes', () => {
     const vm = await cloneFromTemplate({
       diskGrows: [{ disk: osDisk, capacityKB: 20 * GiB_IN_KB }],
       diskAdds: [
-        { controllerKey: controller.key, unitNumber: unit, capacityKB: GiB_IN_KB, provisioning: 'thin', datastore: { ref: datastore.ref, name: datastore.name } },
+        {
+          controllerKey: controller.key,
+          unitNumber: unit,
+          capacityKB: GiB_IN_KB,
+          provisioning: 'thin',
+          datastore: { ref: datastore.ref, name: datastore.name },
+        },
       ],
       nicEdits: [{ card, target: vmNetwork, macAddress: '00:50:56:3f:00:01' }],
       nicAdds: [{ target: portgroup }],

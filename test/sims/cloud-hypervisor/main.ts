@@ -27,7 +27,9 @@ function parseArgs(argv: readonly string[]): SimArgs {
       return next;
     };
     if (flag === '--api-socket') {
-      const path = value().split(',').find((part) => part.startsWith('path='));
+      const path = value()
+        .split(',')
+        .find((part) => part.startsWith('path='));
       if (!path) usage('--api-socket takes path=<socket> (fd= is not simulated)');
       args.socketPath = path.slice('path='.length);
     } else if (flag === '-v' || flag === '-vv') {
@@ -72,7 +74,9 @@ function isAnswering(socketPath: string): Promise<boolean> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (await isAnswering(args.socketPath)) {
-    process.stderr.write(`Error: Cloud Hypervisor exited with the following chain of errors:\n  0: Failed to start the VMM thread\n  1: API socket "${args.socketPath}" is already in use by another running instance\n`);
+    process.stderr.write(
+      `Error: Cloud Hypervisor exited with the following chain of errors:\n  0: Failed to start the VMM thread\n  1: API socket "${args.socketPath}" is already in use by another running instance\n`,
+    );
     process.exit(1);
   }
   rmSync(args.socketPath, { force: true });

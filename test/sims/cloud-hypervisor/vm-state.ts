@@ -80,14 +80,28 @@ export class SimulatedVm {
 
   pause(): Answer {
     if (!this.booted) return fail(500, 'The VM could not be paused', 'VM is not running');
-    if (this.booted === 'Paused') return fail(500, 'The VM could not be paused', 'Cannot pause VM', 'Failed to pause migratable component', 'Invalid transition: InvalidStateTransition(Paused, Paused)');
+    if (this.booted === 'Paused')
+      return fail(
+        500,
+        'The VM could not be paused',
+        'Cannot pause VM',
+        'Failed to pause migratable component',
+        'Invalid transition: InvalidStateTransition(Paused, Paused)',
+      );
     this.booted = 'Paused';
     return NO_CONTENT;
   }
 
   resume(): Answer {
     if (!this.booted) return fail(500, 'The VM could not resume', 'VM is not running');
-    if (this.booted === 'Running') return fail(500, 'The VM could not resume', 'Cannot resume VM', 'Failed to resume migratable component', 'Invalid transition: InvalidStateTransition(Running, Running)');
+    if (this.booted === 'Running')
+      return fail(
+        500,
+        'The VM could not resume',
+        'Cannot resume VM',
+        'Failed to resume migratable component',
+        'Invalid transition: InvalidStateTransition(Running, Running)',
+      );
     this.booted = 'Running';
     return NO_CONTENT;
   }
@@ -137,7 +151,13 @@ export class SimulatedVm {
     if (!this.config) return fail(404, 'The disk could not be resized', 'VM is not created');
     if (!this.booted) return fail(500, 'The disk could not be resized', 'Failed resizing a disk image');
     const disk = this.config.disks?.find((d) => d.id === resize.id);
-    if (!disk?.path) return fail(500, 'The disk could not be resized', 'Error from device manager', `Failed to find device corresponding to the given identifier: ${resize.id ?? ''}`);
+    if (!disk?.path)
+      return fail(
+        500,
+        'The disk could not be resized',
+        'Error from device manager',
+        `Failed to find device corresponding to the given identifier: ${resize.id ?? ''}`,
+      );
     this.host.resizeFile(disk.path, resize.desired_size ?? 0);
     return NO_CONTENT;
   }
@@ -146,10 +166,21 @@ export class SimulatedVm {
   private bootRefusal(config: ReturnType<typeof withDefaults>): Answer | undefined {
     const payload = config.payload ?? {};
     if (payload.firmware === undefined && payload.kernel === undefined) {
-      return fail(500, 'The VM could not boot', 'Failed to validate config', 'Payload configuration is not bootable', 'No bootitem provided: neither firmware nor kernel');
+      return fail(
+        500,
+        'The VM could not boot',
+        'Failed to validate config',
+        'Payload configuration is not bootable',
+        'No bootitem provided: neither firmware nor kernel',
+      );
     }
     if (config.cpus.max_vcpus < config.cpus.boot_vcpus) {
-      return fail(500, 'The VM could not boot', 'Failed to validate config', `Max CPUs (${config.cpus.max_vcpus}) lower than boot CPUs (${config.cpus.boot_vcpus})`);
+      return fail(
+        500,
+        'The VM could not boot',
+        'Failed to validate config',
+        `Max CPUs (${config.cpus.max_vcpus}) lower than boot CPUs (${config.cpus.boot_vcpus})`,
+      );
     }
     if (payload.kernel !== undefined && !this.host.exists(payload.kernel)) {
       return fail(500, 'The VM could not boot', 'Cannot open kernel file', 'No such file or directory (os error 2)');
@@ -159,7 +190,14 @@ export class SimulatedVm {
     }
     const missing = (config.disks ?? []).find((disk) => disk.path !== undefined && !this.host.exists(disk.path));
     if (missing?.path !== undefined) {
-      return fail(500, 'The VM could not boot', 'Error from device manager', 'Cannot open disk path', `I/O error (path=${missing.path} op=open)`, 'No such file or directory (os error 2)');
+      return fail(
+        500,
+        'The VM could not boot',
+        'Error from device manager',
+        'Cannot open disk path',
+        `I/O error (path=${missing.path} op=open)`,
+        'No such file or directory (os error 2)',
+      );
     }
     return undefined;
   }

@@ -78,7 +78,8 @@ export function createVmmServer(options: VmmServerOptions): Server {
       record(method, path, [`the spec has no ${method} on ${operation}`]);
       return { status: 400, body: ['Bad Request'] };
     }
-    if (operation === '/vmm.ping') return { status: 200, body: { build_version: `v${options.version}`, version: options.version, pid: process.pid, features: ['io_uring', 'kvm'] } };
+    if (operation === '/vmm.ping')
+      return { status: 200, body: { build_version: `v${options.version}`, version: options.version, pid: process.pid, features: ['io_uring', 'kvm'] } };
     const schema = requestSchemaName(method, operation);
     let parsed: unknown;
     if (schema === undefined) {

@@ -111,10 +111,13 @@ export async function startProxmoxSim(options: ProxmoxSimOptions = {}): Promise<
 
   const gate = new RequestGate();
   const server: Server = createServer({ key: tls.keyPem, cert: tls.certPem }, (req, res) => {
-    gate.passed().then(() => handle(req, res, { schema, state, tasks, behaviour, tokens, records })).catch((error: unknown) => {
-      records.violations.push({ kind: 'simulator', call: `${req.method ?? ''} ${req.url ?? ''}`, errors: { '': String(error) } });
-      if (!res.headersSent) send(res, 500, 'simulator error', { data: null });
-    });
+    gate
+      .passed()
+      .then(() => handle(req, res, { schema, state, tasks, behaviour, tokens, records }))
+      .catch((error: unknown) => {
+        records.violations.push({ kind: 'simulator', call: `${req.method ?? ''} ${req.url ?? ''}`, errors: { '': String(error) } });
+        if (!res.headersSent) send(res, 500, 'simulator error', { data: null });
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -217,7 +220,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     checkPermissions(info, token, checked.value);
     const handler = ROUTES[call];
     if (!handler) return reply(501, `simulator: ${call} is in the schema but not simulated`, { data: null });
-    const context: HandlerContext = { params: checked.value, user: token.tokenID, state: ctx.state, tasks: ctx.tasks, behaviour: ctx.behaviour, ...(parsed.file ? { file: parsed.file } : {}) };
+    const context: HandlerContext = {
+      params: checked.value,
+      user: token.tokenID,
+      state: ctx.state,
+      tasks: ctx.tasks,
+      behaviour: ctx.behaviour,
+      ...(parsed.file ? { file: parsed.file } : {}),
+    };
     const data = handler(context) ?? null;
     const answerErrors = checkValue(data, info.returns, 'json');
     if (Object.keys(answerErrors).length > 0) ctx.records.violations.push({ kind: 'answer', call, errors: answerErrors });
@@ -255,10 +265,12 @@ function buildState(options: ProxmoxSimOptions): SimState {
     { id: 'ceph', type: 'rbd', content: ['images'], shared: true, totalBytes: 1024 * GIB, enabled: true },
   ];
   for (const storage of storages) state.storages.set(storage.id, { ...storage });
-  const bridges = options.bridges ?? [...state.nodes.keys()].flatMap((node) => [
-    { node, iface: 'vmbr0', vlanAware: true },
-    { node, iface: 'vmbr1', vlanAware: false },
-  ]);
+  const bridges =
+    options.bridges ??
+    [...state.nodes.keys()].flatMap((node) => [
+      { node, iface: 'vmbr0', vlanAware: true },
+      { node, iface: 'vmbr1', vlanAware: false },
+    ]);
   state.bridges.push(...bridges);
   const vms = options.vms ?? [
     { vmid: 9000, node: 'pve1', name: 'ubuntu-2404', template: true, storage: 'local-lvm' },

@@ -7,7 +7,10 @@ import { isIP, isIPv4, isIPv6 } from 'node:net';
 /** An error message, or undefined when the value is fine. */
 export type FormatCheck = (value: string) => string | undefined;
 
-const regex = (pattern: RegExp, message: (value: string) => string): FormatCheck => (value) => (pattern.test(value) ? undefined : message(value));
+const regex =
+  (pattern: RegExp, message: (value: string) => string): FormatCheck =>
+  (value) =>
+    pattern.test(value) ? undefined : message(value);
 
 const DNS_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
 const STORAGE_ID = '[a-z][a-z0-9\\-_.]*[a-z0-9]';

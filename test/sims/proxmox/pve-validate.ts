@@ -15,7 +15,21 @@ const isOptional = (schema: PveSchema): boolean => schema.optional === 1 || sche
 const allowsAdditional = (schema: PveSchema): boolean => schema.additionalProperties === 1 || schema.additionalProperties === true;
 
 /** Highest index of `net[n]`-style keys PVE accepts: "(n is 0 to N)" in the description, else qemu-server's limits. */
-const INDEX_LIMITS: Readonly<Record<string, number>> = { net: 31, ipconfig: 31, scsi: 30, ide: 3, sata: 5, virtio: 15, unused: 255, hostpci: 15, serial: 3, parallel: 2, usb: 13, numa: 7, virtiofs: 9 };
+const INDEX_LIMITS: Readonly<Record<string, number>> = {
+  net: 31,
+  ipconfig: 31,
+  scsi: 30,
+  ide: 3,
+  sata: 5,
+  virtio: 15,
+  unused: 255,
+  hostpci: 15,
+  serial: 3,
+  parallel: 2,
+  usb: 13,
+  numa: 7,
+  virtiofs: 9,
+};
 
 /** The schema of `key` among `properties`: itself or its `prefix[n]` family. */
 export function propertyFor(properties: Readonly<Record<string, PveSchema>>, key: string): PveSchema | undefined {
@@ -48,7 +62,14 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function objectInto(value: Record<string, unknown>, properties: Readonly<Record<string, PveSchema>>, additional: boolean, mode: Mode, path: string, errors: Errors): Record<string, unknown> {
+function objectInto(
+  value: Record<string, unknown>,
+  properties: Readonly<Record<string, PveSchema>>,
+  additional: boolean,
+  mode: Mode,
+  path: string,
+  errors: Errors,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(properties)) {
     if (key.endsWith('[n]') || schema.alias !== undefined) continue;
@@ -110,7 +131,8 @@ const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 /** check_type. Form strings become numbers and 1/0; JSON must already be of the type (booleans as 1/0 too, as PVE sends them). */
 function checkType(value: unknown, type: string | undefined, path: string, mode: Mode, errors: Errors): unknown {
   const fail = (): typeof INVALID => {
-    errors[path] = `type check ('${type ?? 'string'}') failed - got ${typeof value === 'object' ? (Array.isArray(value) ? 'ARRAY' : 'HASH') : `'${String(value)}'`}`;
+    errors[path] =
+      `type check ('${type ?? 'string'}') failed - got ${typeof value === 'object' ? (Array.isArray(value) ? 'ARRAY' : 'HASH') : `'${String(value)}'`}`;
     return INVALID;
   };
   switch (type ?? 'string') {
@@ -143,7 +165,8 @@ function checkType(value: unknown, type: string | undefined, path: string, mode:
 
 function checkScalar(value: string, schema: PveSchema, path: string, mode: Mode): string | undefined {
   if (schema.format !== undefined) {
-    const error = typeof schema.format === 'string' ? checkFormat(schema.format, value, schema.typetext) : propertyStringError(schema.format, value, path, mode);
+    const error =
+      typeof schema.format === 'string' ? checkFormat(schema.format, value, schema.typetext) : propertyStringError(schema.format, value, path, mode);
     if (error) return `invalid format - ${error}`;
   }
   if (schema.pattern !== undefined) {
@@ -188,7 +211,10 @@ function checkFormat(name: string, value: string, typetext: string | undefined):
 }
 
 /** Splits `k=v,k=v,default` (parse_property_string) into raw values. */
-function splitPropertyString(value: string, options: { defaultKey?: string | undefined; format?: Readonly<Record<string, PveSchema>> }): { values: Record<string, string>; keyAliases: Record<string, string> } | string {
+function splitPropertyString(
+  value: string,
+  options: { defaultKey?: string | undefined; format?: Readonly<Record<string, PveSchema>> },
+): { values: Record<string, string>; keyAliases: Record<string, string> } | string {
   const values: Record<string, string> = {};
   const keyAliases: Record<string, string> = {};
   for (const part of value.split(',')) {

@@ -12,7 +12,16 @@ export const clusterRoutes: Routes = {
   'GET /nodes': ({ state }) =>
     [...state.nodes.values()].map((node) =>
       node.online
-        ? { node: node.name, status: 'online', cpu: 0.05, maxcpu: node.cpus, mem: usedMemory(state, node.name), maxmem: node.memoryBytes, uptime: 86_400, level: '' }
+        ? {
+            node: node.name,
+            status: 'online',
+            cpu: 0.05,
+            maxcpu: node.cpus,
+            mem: usedMemory(state, node.name),
+            maxmem: node.memoryBytes,
+            uptime: 86_400,
+            level: '',
+          }
         : { node: node.name, status: 'offline' },
     ),
 
@@ -36,7 +45,16 @@ export const clusterRoutes: Routes = {
     const online = nodes.filter((n) => n.online).length;
     return [
       { type: 'cluster', id: 'cluster', name: state.clusterName, nodes: nodes.length, quorate: bit(online * 2 > nodes.length), version: nodes.length + 1 },
-      ...nodes.map((node, i) => ({ type: 'node', id: `node/${node.name}`, name: node.name, nodeid: i + 1, ip: node.ip, online: bit(node.online), local: bit(i === 0), level: '' })),
+      ...nodes.map((node, i) => ({
+        type: 'node',
+        id: `node/${node.name}`,
+        name: node.name,
+        nodeid: i + 1,
+        ip: node.ip,
+        online: bit(node.online),
+        local: bit(i === 0),
+        level: '',
+      })),
     ];
   },
 
@@ -81,7 +99,9 @@ export const clusterRoutes: Routes = {
 };
 
 function usedMemory(state: SimState, node: string): number {
-  return [...state.vms.values()].filter((vm) => vm.node === node && vm.status === 'running').reduce((sum, vm) => sum + Number(String(vm.config.memory ?? '512').replace(/^current=/, '')) * 1024 ** 2, 2 * GIB);
+  return [...state.vms.values()]
+    .filter((vm) => vm.node === node && vm.status === 'running')
+    .reduce((sum, vm) => sum + Number(String(vm.config.memory ?? '512').replace(/^current=/, '')) * 1024 ** 2, 2 * GIB);
 }
 
 function nodeResources(state: SimState): object[] {
@@ -131,4 +151,3 @@ function vmResources(state: SimState): object[] {
     };
   });
 }
-

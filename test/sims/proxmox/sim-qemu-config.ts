@@ -9,7 +9,22 @@ const CONTROL_KEYS = new Set(['node', 'vmid', 'delete', 'digest', 'background_de
 const DISK_KEY = /^(scsi|sata|ide|virtio)\d+$|^efidisk0$|^tpmstate0$/;
 const NEW_DISK = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)$/i;
 /** Models that double as the MAC's key: `virtio=BC:24:11:…`. */
-const NET_MODELS = new Set(['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3']);
+const NET_MODELS = new Set([
+  'e1000',
+  'e1000-82540em',
+  'e1000-82544gc',
+  'e1000-82545em',
+  'e1000e',
+  'i82551',
+  'i82557b',
+  'i82559er',
+  'ne2k_isa',
+  'ne2k_pci',
+  'pcnet',
+  'rtl8139',
+  'virtio',
+  'vmxnet3',
+]);
 const GIB = 1024 ** 3;
 /** What a running VM cannot take at once under PVE's default hotplug (network,disk,usb): it waits for the next cold start. */
 const COLD_KEYS = new Set(['cores', 'sockets', 'memory', 'cpu', 'bios', 'numa', 'machine']);
@@ -27,7 +42,8 @@ export function applyConfigChange(state: SimState, vm: SimVm, params: Readonly<R
   for (const key of deletions) {
     const value = vm.config[key];
     delete vm.config[key];
-    if (DISK_KEY.test(key) && typeof value === 'string' && !value.includes('media=cdrom')) vm.config[`unused${nextIndex(vm, 'unused')}`] = value.split(',')[0] ?? value;
+    if (DISK_KEY.test(key) && typeof value === 'string' && !value.includes('media=cdrom'))
+      vm.config[`unused${nextIndex(vm, 'unused')}`] = value.split(',')[0] ?? value;
   }
   for (const [key, value] of Object.entries(params)) {
     if (CONTROL_KEYS.has(key) || value === undefined) continue;
@@ -35,7 +51,11 @@ export function applyConfigChange(state: SimState, vm: SimVm, params: Readonly<R
     if (vm.status === 'running' && COLD_KEYS.has(key)) (vm.pending ??= {})[key] = value;
     else if (DISK_KEY.test(key) && typeof value === 'string') vm.config[key] = diskValue(state, vm, value);
     else if (/^net\d+$/.test(key) && typeof value === 'string') vm.config[key] = netValue(value);
-    else if (key === 'tags' && typeof value === 'string') vm.config[key] = value.split(/[;, ]+/).filter((t) => t !== '').join(';');
+    else if (key === 'tags' && typeof value === 'string')
+      vm.config[key] = value
+        .split(/[;, ]+/)
+        .filter((t) => t !== '')
+        .join(';');
     else vm.config[key] = value;
   }
 }
@@ -48,7 +68,15 @@ function diskValue(state: SimState, vm: SimVm, value: string): string {
   if (cloudinit?.[1]) {
     const storage = storageOf(cloudinit[1]);
     const volid = `${storage.id}:vm-${vm.vmid}-cloudinit`;
-    state.addVolume({ volid, storage: storage.id, node: storage.shared ? undefined : vm.node, content: 'images', format: 'raw', sizeBytes: 4 * 1024 ** 2, vmid: vm.vmid });
+    state.addVolume({
+      volid,
+      storage: storage.id,
+      node: storage.shared ? undefined : vm.node,
+      content: 'images',
+      format: 'raw',
+      sizeBytes: 4 * 1024 ** 2,
+      vmid: vm.vmid,
+    });
     return [volid, 'media=cdrom', ...options.filter((o) => o !== 'media=cdrom')].join(',');
   }
   const fresh = NEW_DISK.exec(file);

@@ -150,7 +150,12 @@ export const qemuRoutes: Routes = {
     if (vm.status === 'running') throw failure(`VM ${vm.vmid} is running - destroy failed`);
     const everything = flag(ctx, 'destroy-unreferenced-disks');
     return ctx.tasks.start(vm.node, 'qmdestroy', String(vm.vmid), ctx.user, () => {
-      const referenced = new Set([...ctx.state.disks(vm).map((d) => d.volid), ...Object.entries(vm.config).filter(([k]) => /^unused\d+$/.test(k)).map(([, v]) => String(v))]);
+      const referenced = new Set([
+        ...ctx.state.disks(vm).map((d) => d.volid),
+        ...Object.entries(vm.config)
+          .filter(([k]) => /^unused\d+$/.test(k))
+          .map(([, v]) => String(v)),
+      ]);
       for (const volume of [...ctx.state.volumes.values()]) {
         if (volume.vmid === vm.vmid && (everything || referenced.has(volume.volid))) ctx.state.volumes.delete(volume.volid);
       }
@@ -166,7 +171,8 @@ export const qemuRoutes: Routes = {
     if (vm.agent.responding === false || (vm.startedAt ?? Infinity) + delay > Date.now()) throw failure('QEMU guest agent is not running');
     const mac = /^[a-z0-9-]+=([0-9A-Fa-f:]{17})/.exec(String(vm.config.net0 ?? ''))?.[1]?.toLowerCase() ?? '00:00:00:00:00:00';
     const addresses = vm.agent.addresses ?? [{ ip: `10.0.${(vm.vmid >> 8) & 255}.${vm.vmid & 255}`, prefix: 24 }];
-    const ipAddresses = (list: readonly { ip: string; prefix: number }[]) => list.map((a) => ({ 'ip-address': a.ip, 'ip-address-type': a.ip.includes(':') ? 'ipv6' : 'ipv4', prefix: a.prefix }));
+    const ipAddresses = (list: readonly { ip: string; prefix: number }[]) =>
+      list.map((a) => ({ 'ip-address': a.ip, 'ip-address-type': a.ip.includes(':') ? 'ipv6' : 'ipv4', prefix: a.prefix }));
     return {
       result: [
         { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] },
@@ -236,7 +242,15 @@ function clone(ctx: HandlerContext): string {
         if (full && ctx.state.usedBytes(target, storage) + copy.sizeBytes > storage.totalBytes) {
           return `clone failed: not enough free space on storage '${storage.id}'`;
         }
-        ctx.state.addVolume({ volid: copy.volid, storage: storage.id, node: storage.shared ? undefined : target, content: 'images', format: 'raw', sizeBytes: copy.sizeBytes, vmid: newid });
+        ctx.state.addVolume({
+          volid: copy.volid,
+          storage: storage.id,
+          node: storage.shared ? undefined : target,
+          content: 'images',
+          format: 'raw',
+          sizeBytes: copy.sizeBytes,
+          vmid: newid,
+        });
       }
       vm.lock = undefined;
       return undefined;

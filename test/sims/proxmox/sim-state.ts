@@ -148,7 +148,15 @@ export class SimState {
     const prefix = spec.template ? 'base' : 'vm';
     const disk = `${prefix}-${spec.vmid}-disk-0`;
     const shared = this.storages.get(storage)?.shared ?? false;
-    this.addVolume({ volid: `${storage}:${disk}`, storage, node: shared ? undefined : spec.node, content: 'images', format: 'raw', sizeBytes: (spec.diskGiB ?? 10) * GIB, vmid: spec.vmid });
+    this.addVolume({
+      volid: `${storage}:${disk}`,
+      storage,
+      node: shared ? undefined : spec.node,
+      content: 'images',
+      format: 'raw',
+      sizeBytes: (spec.diskGiB ?? 10) * GIB,
+      vmid: spec.vmid,
+    });
     const config: Record<string, string | number> = {
       name: spec.name,
       cores: 1,
@@ -213,7 +221,9 @@ export class SimState {
 
   /** SHA1 of the config as PVE digests the file: changes whenever the config does. */
   digest(vm: SimVm): string {
-    return createHash('sha1').update(JSON.stringify(Object.entries(vm.config).sort())).digest('hex');
+    return createHash('sha1')
+      .update(JSON.stringify(Object.entries(vm.config).sort()))
+      .digest('hex');
   }
 }
 
@@ -242,7 +252,12 @@ export function parseSize(size: string): number {
 
 /** Bytes → PVE's size notation (`10G`). */
 export function formatSize(bytes: number): string {
-  for (const [unit, factor] of [['T', 1024 ** 4], ['G', GIB], ['M', 1024 ** 2], ['K', 1024]] as const) {
+  for (const [unit, factor] of [
+    ['T', 1024 ** 4],
+    ['G', GIB],
+    ['M', 1024 ** 2],
+    ['K', 1024],
+  ] as const) {
     if (bytes % factor === 0 && bytes >= factor) return `${bytes / factor}${unit}`;
   }
   return String(bytes);

@@ -54,7 +54,20 @@ export interface ChEnvOptions {
 
 /** `banlieue provider cloud-hypervisor` for one namespace, polling each second. */
 export function chProviderArgs(ns: string, kubeconfig: string, extra: readonly string[] = []): string[] {
-  return ['provider', 'cloud-hypervisor', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '5', ...extra];
+  return [
+    'provider',
+    'cloud-hypervisor',
+    '--kubeconfig',
+    kubeconfig,
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '5',
+    ...extra,
+  ];
 }
 
 /** Starts the provider role with the host's config in its environment. */
@@ -128,7 +141,9 @@ export async function hostKubeconfig(ns: string, host: TestHost, provider: strin
   const api = new KubeApi(admin);
   const bootstrap = new ServerSideApply(api, FieldManager.bootstrap);
   const names = Object.values(HostRoleRules.namesOf('cloud-hypervisor'));
-  const clusterRoles = renderInstall({ backends: ['cloud-hypervisor'] }).flatMap((c) => c.objects).filter((o) => o.kind === 'ClusterRole' && names.includes(o.metadata.name));
+  const clusterRoles = renderInstall({ backends: ['cloud-hypervisor'] })
+    .flatMap((c) => c.objects)
+    .filter((o) => o.kind === 'ClusterRole' && names.includes(o.metadata.name));
   if (clusterRoles.length !== names.length) throw new Error(`the install renders ${clusterRoles.length} of the host ClusterRoles ${names.join(', ')}`);
   for (const role of clusterRoles) await bootstrap.apply(role);
   const install = renderHostInstall({
@@ -153,7 +168,12 @@ export async function hostKubeconfig(ns: string, host: TestHost, provider: strin
   const cluster = admin.getCurrentCluster();
   if (!cluster || !token.status?.token) throw new Error(`no token for ${account}`);
   const kc = new KubeConfig();
-  kc.loadFromOptions({ clusters: [cluster], users: [{ name: account, token: token.status.token }], contexts: [{ name: account, cluster: cluster.name, user: account }], currentContext: account });
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: account, token: token.status.token }],
+    contexts: [{ name: account, cluster: cluster.name, user: account }],
+    currentContext: account,
+  });
   const path = join(host.dir, 'kubeconfig');
   writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
   return path;

@@ -52,7 +52,10 @@ export interface TestHostOptions {
 export async function createTestHost(peer: VmmPeer, options: TestHostOptions = {}): Promise<TestHost> {
   // Short: the API socket path must fit a unix socket address.
   const dir = mkdtempSync(join(tmpdir(), 'bnlch-'));
-  const netns = `bnlt-${dir.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`;
+  const netns = `bnlt-${dir
+    .slice(-6)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')}`;
   const ip = async (args: readonly string[]): Promise<string> => (await run('ip', ['-n', netns, ...args])).stdout;
   await run('ip', ['netns', 'add', netns]);
   await ip(['link', 'add', TEST_BRIDGE, 'type', 'bridge']);
@@ -148,7 +151,13 @@ export function chWorld(ns: string, host: TestHost, suffix: string): { provider:
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',
       metadata: { name: `ch-halt-${suffix}` },
-      spec: { osFamily: 'linux', osDistribution: 'halt-payload', osVersion: '1', architecture: 'amd64', sources: [{ providerClass: 'cloud-hypervisor', kind: 'BackingFile', ref: TEST_IMAGE }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'halt-payload',
+        osVersion: '1',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'cloud-hypervisor', kind: 'BackingFile', ref: TEST_IMAGE }],
+      },
     },
   };
 }

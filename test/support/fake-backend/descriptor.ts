@@ -42,7 +42,15 @@ function ensure(cloud: FakeCloud, request: MachineRequest<FakeMachineSpec>, mayC
     if (done === false) return { state: 'InProgress', taskRef: request.taskRef ?? '', message: `creating (task ${request.taskRef ?? ''})`, actions: [] };
     if (done === true) throw new BackendError(BackendErrorKind.TaskFailed, `task ${request.taskRef ?? ''} ended without a VM`);
     if (!mayCreate) return { state: 'Absent' };
-    const taskRef = cloud.startCreate({ uuid: request.uuid, name: request.name, zone: zoneOf(request), cpus: request.spec.cpus, memoryMiB: request.spec.memoryMiB, userData: request.userData, ...(request.spec.network ? { network: request.spec.network } : {}) });
+    const taskRef = cloud.startCreate({
+      uuid: request.uuid,
+      name: request.name,
+      zone: zoneOf(request),
+      cpus: request.spec.cpus,
+      memoryMiB: request.spec.memoryMiB,
+      userData: request.userData,
+      ...(request.spec.network ? { network: request.spec.network } : {}),
+    });
     return { state: 'InProgress', taskRef, message: `creating (task ${taskRef})`, actions: ['CreateStarted'] };
   }
   const desired = request.spec.desiredPowerState ?? 'PoweredOn';
@@ -73,7 +81,8 @@ function fakeBackend(cloud: FakeCloud): Backend<FakeMachineSpec> {
         return Promise.resolve(existed === undefined ? { state: 'InProgress', message: `destroying the fake VM ${request.uuid}` } : { state: 'Gone', existed });
       },
       // The fake cloud keeps no marks: a VM found is left to itself.
-      release: (_connection, request) => Promise.resolve(cloud.find(request.uuid, zoneOf(request)) ? { state: 'Released', ref: `fake-${request.uuid}` } : { state: 'Absent' }),
+      release: (_connection, request) =>
+        Promise.resolve(cloud.find(request.uuid, zoneOf(request)) ? { state: 'Released', ref: `fake-${request.uuid}` } : { state: 'Absent' }),
     },
     close: () => Promise.resolve(),
   };
@@ -89,7 +98,13 @@ export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineS
         apiVersion: context.apiVersion,
         kind: FakeMachineKind.kind,
         metadata: context.metadata,
-        spec: { ...context.commonSpec, image: context.imageRef, cpus: context.hardware.cpus, memoryMiB: context.hardware.memoryMiB, ...osDisk(context.hardware.disks) },
+        spec: {
+          ...context.commonSpec,
+          image: context.imageRef,
+          cpus: context.hardware.cpus,
+          memoryMiB: context.hardware.memoryMiB,
+          ...osDisk(context.hardware.disks),
+        },
       };
       return { ok: true, object };
     },

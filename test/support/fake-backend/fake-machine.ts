@@ -23,7 +23,10 @@ export const FakeMachineSpec = Type.Object(
     memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128 }),
     osDiskSizeGiB: Type.Optional(Type.Integer({ description: 'OS disk size in GiB.', minimum: 1, maximum: 65536 })),
     network: Type.Optional(
-      Type.Array(Type.Object({ name: InterfaceName('Interface name in the guest.'), macAddress: Type.Optional(MacAddress()), ipam: Type.Optional(Ipam) }), { description: 'Network interfaces, addressed as a real backend addresses its NICs.', maxItems: 4 }),
+      Type.Array(Type.Object({ name: InterfaceName('Interface name in the guest.'), macAddress: Type.Optional(MacAddress()), ipam: Type.Optional(Ipam) }), {
+        description: 'Network interfaces, addressed as a real backend addresses its NICs.',
+        maxItems: 4,
+      }),
     ),
   },
   { description: 'Desired state of the fake VM.', ...machineSpecValidations() },

@@ -25,5 +25,12 @@ async function allowBackendName(cp: ControlPlane, crd: string, name: string): Pr
 export async function installFakeBackend(cp: ControlPlane): Promise<void> {
   await applyObjects(cp, [toCustomResourceDefinition(FakeMachineKind), toCustomResourceDefinition(FakeClusterKind)]);
   for (const crd of ['providers.banlieue.io', 'vmimages.banlieue.io', 'virtualmachines.banlieue.io']) await allowBackendName(cp, crd, 'fake');
-  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', 'fakemachines.infrastructure.banlieue.io', 'fakeclusters.infrastructure.banlieue.io']);
+  await cp.kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    'fakemachines.infrastructure.banlieue.io',
+    'fakeclusters.infrastructure.banlieue.io',
+  ]);
 }

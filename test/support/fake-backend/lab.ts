@@ -20,13 +20,22 @@ export function fakeLab(ns: string): Obj[] {
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMClass',
       metadata: { name: 'fake-small' },
-      spec: { hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] }, network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] } },
+      spec: {
+        hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 10, storageClass: 'fast' }] },
+        network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
+      },
     },
     {
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VMImage',
       metadata: { name: 'fake-linux' },
-      spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '13', architecture: 'amd64', sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'debian',
+        osVersion: '13',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'fake', kind: 'Template', ref: 'debian-13' }],
+      },
     },
   ];
 }

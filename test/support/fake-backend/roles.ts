@@ -33,7 +33,12 @@ export function runFakeRoles(kubeconfigPath: string, fake: BackendDescriptor, op
   const roles = Promise.all([
     options.controller === false
       ? undefined
-      : runControllerRole(context(), { backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]), concurrency: options.concurrency ?? 2, resyncMs: 60_000, identity: 'test-controller' }),
+      : runControllerRole(context(), {
+          backends: new BackendCatalog([...BUILT_IN_BACKENDS.all, fake]),
+          concurrency: options.concurrency ?? 2,
+          resyncMs: 60_000,
+          identity: 'test-controller',
+        }),
     runProviderRole(context(), fake, {
       concurrency: 2,
       rediscoverMs: 60_000,

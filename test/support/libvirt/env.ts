@@ -33,7 +33,20 @@ export interface LibvirtEnv {
 
 /** `banlieue provider libvirt` for one namespace, polling each second. */
 export function libvirtProviderArgs(ns: string, extra: readonly string[] = []): string[] {
-  return ['provider', 'libvirt', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '2', ...extra];
+  return [
+    'provider',
+    'libvirt',
+    '--kubeconfig',
+    inject('kubeconfig'),
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '2',
+    ...extra,
+  ];
 }
 
 export function startLibvirtProvider(env: Pick<LibvirtEnv, 'ns'>): Promise<RoleProcess> {
@@ -90,11 +103,17 @@ export async function domainOf(anchor: LibvirtClient, uuid: string): Promise<Dom
 
 /** Names of the domains (and of the volumes in `pool`) whose name starts with `prefix`. */
 export async function domainsNamed(anchor: LibvirtClient, prefix: string): Promise<string[]> {
-  return (await anchor.domains.list()).map((d) => d.name).filter((n) => n.startsWith(prefix)).sort();
+  return (await anchor.domains.list())
+    .map((d) => d.name)
+    .filter((n) => n.startsWith(prefix))
+    .sort();
 }
 
 export async function volumesOf(anchor: LibvirtClient, pool: StoragePool, uuid: string): Promise<string[]> {
-  return (await anchor.pools.listVolumes(pool)).map((v) => v.name).filter((n) => n.startsWith(`${uuid}-`)).sort();
+  return (await anchor.pools.listVolumes(pool))
+    .map((v) => v.name)
+    .filter((n) => n.startsWith(`${uuid}-`))
+    .sort();
 }
 
 /** The LibvirtMachines of a namespace, as the API has them now. */

@@ -47,7 +47,11 @@ export function libvirtWorld(ns: string, daemon: Libvirtd, suffix: string): Libv
       metadata: { name: 'kvm1', namespace: ns, labels: { backend: 'libvirt' } },
       spec: {
         providerClassRef: { name: 'libvirt' },
-        connection: { endpoint: `test+tls://${LOOPBACK}:${daemon.tlsPort}/default`, credentialsRef: { name: 'libvirt-creds' }, caBundle: { inline: daemon.pki.caPem } },
+        connection: {
+          endpoint: `test+tls://${LOOPBACK}:${daemon.tlsPort}/default`,
+          credentialsRef: { name: 'libvirt-creds' },
+          caBundle: { inline: daemon.pki.caPem },
+        },
         capabilities: {
           storageClasses: [{ name: 'fast', target: { pool: TEST_POOL } }],
           networkClasses: [{ name: 'lan', target: { network: TEST_NETWORK } }],
@@ -59,7 +63,14 @@ export function libvirtWorld(ns: string, daemon: Libvirtd, suffix: string): Libv
       kind: 'VMClass',
       metadata: { name: `libvirt-small-${suffix}` },
       spec: {
-        hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 2, storageClass: 'fast' }, { name: 'data', sizeGiB: 1, storageClass: 'fast' }] },
+        hardware: {
+          cpus: 2,
+          memoryMiB: 1024,
+          disks: [
+            { name: 'os', sizeGiB: 2, storageClass: 'fast' },
+            { name: 'data', sizeGiB: 1, storageClass: 'fast' },
+          ],
+        },
         network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
       },
     },
@@ -67,7 +78,13 @@ export function libvirtWorld(ns: string, daemon: Libvirtd, suffix: string): Libv
       apiVersion: CORE,
       kind: 'VMImage',
       metadata: { name: `libvirt-debian-${suffix}` },
-      spec: { osFamily: 'linux', osDistribution: 'debian', osVersion: '12', architecture: 'amd64', sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: IMAGE_VOLUME }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'debian',
+        osVersion: '12',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: IMAGE_VOLUME }],
+      },
     },
   };
 }
@@ -78,6 +95,8 @@ export function libvirtWorld(ns: string, daemon: Libvirtd, suffix: string): Libv
  * twenty machines in it.)
  */
 export async function makeImageVolume(anchor: LibvirtClient, pool: StoragePool, name = IMAGE_VOLUME): Promise<void> {
-  await anchor.volumes.create(pool, `<volume><name>${name}</name><capacity unit='bytes'>${1024 ** 3}</capacity><target><format type='qcow2'/></target></volume>`);
+  await anchor.volumes.create(
+    pool,
+    `<volume><name>${name}</name><capacity unit='bytes'>${1024 ** 3}</capacity><target><format type='qcow2'/></target></volume>`,
+  );
 }
-

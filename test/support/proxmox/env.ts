@@ -34,7 +34,20 @@ export interface ProxmoxEnvOptions {
 
 /** `banlieue provider proxmox` for one namespace, polling each second. */
 export function proxmoxProviderArgs(ns: string, extra: readonly string[] = []): string[] {
-  return ['provider', 'proxmox', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '3', ...extra];
+  return [
+    'provider',
+    'proxmox',
+    '--kubeconfig',
+    inject('kubeconfig'),
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '3',
+    ...extra,
+  ];
 }
 
 export function startProxmoxProvider(env: ProxmoxEnv): Promise<RoleProcess> {
@@ -77,12 +90,19 @@ export async function proxmoxUuidOf(ns: string, name: string, timeoutMs = 60_000
 
 /** The simulated VMs whose smbios1 carries `uuid` (exactly one when all is well). */
 export function simVmsWithUuid(sim: ProxmoxSim, uuid: string): SimVm[] {
-  return [...sim.state.vms.values()].filter((v) => String(v.config.smbios1 ?? '').toLowerCase().includes(`uuid=${uuid}`));
+  return [...sim.state.vms.values()].filter((v) =>
+    String(v.config.smbios1 ?? '')
+      .toLowerCase()
+      .includes(`uuid=${uuid}`),
+  );
 }
 
 /** The simulated VMs (not templates) named `prefix…`, sorted by name. */
 export function simVmsNamed(sim: ProxmoxSim, prefix: string): string[] {
-  return [...sim.state.vms.values()].filter((v) => v.config.template !== 1 && String(v.config.name ?? '').startsWith(prefix)).map((v) => String(v.config.name)).sort();
+  return [...sim.state.vms.values()]
+    .filter((v) => v.config.template !== 1 && String(v.config.name ?? '').startsWith(prefix))
+    .map((v) => String(v.config.name))
+    .sort();
 }
 
 /** Makes the guest agent of the machine's VM report `ip` (once the VM exists); resolves when the VirtualMachine is Ready. */

@@ -16,7 +16,12 @@ export interface ProxmoxWorld {
 /** What a user writes to run VMs on the simulated cluster: each node a failure domain, template 9000 shared by clones. */
 export function proxmoxWorld(ns: string, sim: ProxmoxSim, suffix: string): ProxmoxWorld {
   return {
-    secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pve-token', namespace: ns }, stringData: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret } },
+    secret: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'pve-token', namespace: ns },
+      stringData: { tokenID: sim.token.tokenID, tokenSecret: sim.token.tokenSecret },
+    },
     provider: {
       apiVersion: CORE,
       kind: 'Provider',
@@ -36,7 +41,14 @@ export function proxmoxWorld(ns: string, sim: ProxmoxSim, suffix: string): Proxm
       kind: 'VMClass',
       metadata: { name: `pve-small-${suffix}` },
       spec: {
-        hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 20, storageClass: 'fast' }, { name: 'data', sizeGiB: 5, storageClass: 'fast' }] },
+        hardware: {
+          cpus: 2,
+          memoryMiB: 1024,
+          disks: [
+            { name: 'os', sizeGiB: 20, storageClass: 'fast' },
+            { name: 'data', sizeGiB: 5, storageClass: 'fast' },
+          ],
+        },
         network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
       },
     },
@@ -45,8 +57,13 @@ export function proxmoxWorld(ns: string, sim: ProxmoxSim, suffix: string): Proxm
       kind: 'VMImage',
       metadata: { name: `pve-ubuntu-${suffix}` },
       // The template on shared storage (sim default 9001 `ubuntu-2404-shared` on ceph).
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'proxmox', kind: 'Template', ref: '9001' }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'ubuntu',
+        osVersion: '24.04',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'proxmox', kind: 'Template', ref: '9001' }],
+      },
     },
   };
 }
-

@@ -38,7 +38,20 @@ export interface VsphereEnvOptions {
 
 /** `banlieue provider vsphere` for one namespace, polling each second. */
 export function providerArgs(ns: string, extra: readonly string[] = []): string[] {
-  return ['provider', 'vsphere', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '5', ...extra];
+  return [
+    'provider',
+    'vsphere',
+    '--kubeconfig',
+    inject('kubeconfig'),
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '5',
+    ...extra,
+  ];
 }
 
 /** Start the provider role with the env's flags (after a stop or a kill). */
@@ -56,7 +69,15 @@ export async function startVsphereEnv(prefix: string, options: VsphereEnvOptions
   const world = vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template);
   for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
   const providerFlags = options.providerFlags ?? [];
-  const controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns, ...(options.controllerFlags ?? [])]);
+  const controller = await startRole([
+    'controller',
+    '--kubeconfig',
+    inject('kubeconfig'),
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    ...(options.controllerFlags ?? []),
+  ]);
   const provider = await startRole(providerArgs(ns, providerFlags));
   await t.condition(world.provider, 'Ready', 'True', 'Reconciled');
   return { ns, removeNs, vcsim, client, world, controller, provider, providerFlags };

@@ -22,7 +22,20 @@ export interface InstalledVsphereEnvOptions {
 /** `banlieue provider vsphere` for one namespace as its ServiceAccount, polling each second. */
 export async function installedProviderArgs(ns: string, extra: readonly string[] = []): Promise<string[]> {
   const kubeconfig = await serviceAccountKubeconfig(INSTALL_NS, 'banlieue-provider-vsphere');
-  return ['provider', 'vsphere', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns, '--poll-period', '1', '--rediscover-period', '5', ...extra];
+  return [
+    'provider',
+    'vsphere',
+    '--kubeconfig',
+    kubeconfig,
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    '5',
+    ...extra,
+  ];
 }
 
 /** Stop with stopVsphereEnv (vsphere-env.ts). */
@@ -36,7 +49,8 @@ export async function startInstalledVsphereEnv(prefix: string, options: Installe
   await makeTemplate(client, template);
   const base = vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template);
   const world = options.caFromSecret ? { ...base, provider: withCaFromSecret(base.provider) } : base;
-  if (options.caFromSecret) await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-ca', namespace: ns }, stringData: { 'ca.crt': vcsim.caPem } });
+  if (options.caFromSecret)
+    await t.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-ca', namespace: ns }, stringData: { 'ca.crt': vcsim.caPem } });
   for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
   const providerFlags = options.providerFlags ?? [];
   const controllerKubeconfig = await serviceAccountKubeconfig(INSTALL_NS, 'banlieue-controller');

@@ -34,7 +34,12 @@ export interface VsphereWorld {
 /** What a user writes to run VMs on vcsim: every datacenter/cluster is a failure domain. */
 export function vsphereWorld(ns: string, vcsim: Vcsim, suffix: string, template: string): VsphereWorld {
   return {
-    secret: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vcsim-creds', namespace: ns }, stringData: { username: vcsim.username, password: vcsim.password } },
+    secret: {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'vcsim-creds', namespace: ns },
+      stringData: { username: vcsim.username, password: vcsim.password },
+    },
     provider: {
       apiVersion: CORE,
       kind: 'Provider',
@@ -53,7 +58,14 @@ export function vsphereWorld(ns: string, vcsim: Vcsim, suffix: string, template:
       kind: 'VMClass',
       metadata: { name: `vsphere-small-${suffix}` },
       spec: {
-        hardware: { cpus: 2, memoryMiB: 1024, disks: [{ name: 'os', sizeGiB: 20, storageClass: 'fast' }, { name: 'data', sizeGiB: 5, storageClass: 'fast' }] },
+        hardware: {
+          cpus: 2,
+          memoryMiB: 1024,
+          disks: [
+            { name: 'os', sizeGiB: 20, storageClass: 'fast' },
+            { name: 'data', sizeGiB: 5, storageClass: 'fast' },
+          ],
+        },
         network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
       },
     },
@@ -61,7 +73,13 @@ export function vsphereWorld(ns: string, vcsim: Vcsim, suffix: string, template:
       apiVersion: CORE,
       kind: 'VMImage',
       metadata: { name: `vsphere-ubuntu-${suffix}` },
-      spec: { osFamily: 'linux', osDistribution: 'ubuntu', osVersion: '24.04', architecture: 'amd64', sources: [{ providerClass: 'vsphere', kind: 'Template', ref: template }] },
+      spec: {
+        osFamily: 'linux',
+        osDistribution: 'ubuntu',
+        osVersion: '24.04',
+        architecture: 'amd64',
+        sources: [{ providerClass: 'vsphere', kind: 'Template', ref: template }],
+      },
     },
   };
 }

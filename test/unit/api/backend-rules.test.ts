@@ -64,7 +64,7 @@ describe('the rules generated from the backend list', () => {
     });
   });
 
-  it('put a backend with the schemes of another in that backend\'s endpoint rule', () => {
+  it("put a backend with the schemes of another in that backend's endpoint rule", () => {
     const twin = defineBackendApi({ ...first, name: 'twin' });
     const rules = providerBackendRules([...BACKEND_APIS, twin]).filter((r) => r.message.startsWith('connection.endpoint'));
     expect(rules).toHaveLength(providerBackendRules(BACKEND_APIS).filter((r) => r.message.startsWith('connection.endpoint')).length);
@@ -92,8 +92,16 @@ describe('the rules generated from the backend list', () => {
 
   it('check a source ref of the form its backend says, and allow cloneMode only where a backend takes it', () => {
     const rules = imageSourceBackendRules([extra]);
-    expect(rules).toContainEqual({ rule: "self.providerClass != 'acme-hv' || self.kind != 'Url' || self.ref.matches('^https://')", message: 'a acme-hv Url ref must be an https:// URL', fieldPath: '.ref' });
-    expect(rules).toContainEqual({ rule: "!has(self.cloneMode) || (self.providerClass == 'acme-hv' && self.kind == 'Url')", message: 'cloneMode is for acme-hv Url sources', fieldPath: '.cloneMode' });
+    expect(rules).toContainEqual({
+      rule: "self.providerClass != 'acme-hv' || self.kind != 'Url' || self.ref.matches('^https://')",
+      message: 'a acme-hv Url ref must be an https:// URL',
+      fieldPath: '.ref',
+    });
+    expect(rules).toContainEqual({
+      rule: "!has(self.cloneMode) || (self.providerClass == 'acme-hv' && self.kind == 'Url')",
+      message: 'cloneMode is for acme-hv Url sources',
+      fieldPath: '.cloneMode',
+    });
   });
 
   it('describe every backend in the fields that list them', () => {

@@ -26,7 +26,7 @@ describe('boundedName', () => {
 });
 
 describe('names derived from a Provider named with 253 characters', () => {
-  it('a scoped provider role\'s field manager is at most 128 characters, and differs per Provider', () => {
+  it("a scoped provider role's field manager is at most 128 characters, and differs per Provider", () => {
     const manager = FieldManager.provider('cloud-hypervisor', longProvider);
     expect(manager.length).toBeLessThanOrEqual(128);
     expect(manager.startsWith('banlieue.io/provider-cloud-hypervisor/host.host.')).toBe(true);

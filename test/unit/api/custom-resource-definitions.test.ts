@@ -7,10 +7,8 @@ import { toCustomResourceDefinition } from '../../../infra/crds/custom-resource-
 const crds = ALL_KINDS.map((def) => ({ def, crd: toCustomResourceDefinition(def) }));
 
 type Node = Record<string, unknown>;
-const versionOf = (crd: ReturnType<typeof toCustomResourceDefinition>): Node =>
-  (crd.spec.versions as Node[])[0] as Node;
-const schemaOf = (crd: ReturnType<typeof toCustomResourceDefinition>): Node =>
-  (versionOf(crd).schema as Node).openAPIV3Schema as Node;
+const versionOf = (crd: ReturnType<typeof toCustomResourceDefinition>): Node => (crd.spec.versions as Node[])[0] as Node;
+const schemaOf = (crd: ReturnType<typeof toCustomResourceDefinition>): Node => (versionOf(crd).schema as Node).openAPIV3Schema as Node;
 
 /** Visit every schema node with its path. */
 function walk(node: Node, path: string, visit: (node: Node, path: string) => void): void {
@@ -108,8 +106,16 @@ describe('CustomResourceDefinitions', () => {
     for (const { def, crd } of crds.filter(({ def }) => def.group === INFRA_GROUP)) {
       const spec = (schemaOf(crd).properties as Record<string, Node>).spec as Node;
       const rules = ((spec['x-kubernetes-validations'] as Node[] | undefined) ?? []).map((r) => r.rule as string);
-      if (def.kind.endsWith('Template')) expect(rules.filter((r) => r.includes('oldSelf')), def.kind).toEqual([]);
-      else if (def.kind.endsWith('Machine')) expect(rules.some((r) => r.includes('oldSelf.providerID')), def.kind).toBe(true);
+      if (def.kind.endsWith('Template'))
+        expect(
+          rules.filter((r) => r.includes('oldSelf')),
+          def.kind,
+        ).toEqual([]);
+      else if (def.kind.endsWith('Machine'))
+        expect(
+          rules.some((r) => r.includes('oldSelf.providerID')),
+          def.kind,
+        ).toBe(true);
     }
   });
 });

@@ -19,14 +19,23 @@ const vm = (override: Record<string, unknown>): unknown => ({
   apiVersion: 'banlieue.io/v1alpha1',
   kind: 'VirtualMachine',
   metadata: { name: 'vm', namespace: 'ns' },
-  spec: { classRef: { name: 'cls' }, imageRef: { name: 'img' }, networkOverrides: [{ name: 'eth0', static: { address: '192.0.2.5', prefix: 24 }, ...override }] },
+  spec: {
+    classRef: { name: 'cls' },
+    imageRef: { name: 'img' },
+    networkOverrides: [{ name: 'eth0', static: { address: '192.0.2.5', prefix: 24 }, ...override }],
+  },
 });
 
 const vsphereMachine = (domain: string): unknown => ({
   apiVersion: 'infrastructure.banlieue.io/v1alpha1',
   kind: 'VSphereMachine',
   metadata: { name: 'vsm', namespace: 'ns' },
-  spec: { template: 'ubuntu', numCpus: 2, memoryMiB: 2048, network: [{ name: 'eth0', portGroup: 'vm', ipam: { static: { address: '192.0.2.5', prefix: 24, domain } } }] },
+  spec: {
+    template: 'ubuntu',
+    numCpus: 2,
+    memoryMiB: 2048,
+    network: [{ name: 'eth0', portGroup: 'vm', ipam: { static: { address: '192.0.2.5', prefix: 24, domain } } }],
+  },
 });
 
 const fields = (obj: unknown): string[] => validator.validate(obj).map((issue) => issue.field);

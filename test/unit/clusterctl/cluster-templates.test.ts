@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { BACKEND_APIS } from '../../../infra/api/backends.js';
-import { CLUSTERCLASS_FLAVOR, FLAVORS, RENDERABLE_FLAVORS, renderClusterTemplate, type RenderedTemplate, renderClusterWithValues, templateFileName } from '../../../infra/clusterctl/cluster-templates.js';
+import {
+  CLUSTERCLASS_FLAVOR,
+  FLAVORS,
+  RENDERABLE_FLAVORS,
+  renderClusterTemplate,
+  type RenderedTemplate,
+  renderClusterWithValues,
+  templateFileName,
+} from '../../../infra/clusterctl/cluster-templates.js';
 import { placeholder, type TemplateVariable } from '../../../infra/clusterctl/template-variables.js';
 
 /** clusterctl's substitution, as far as the templates use it: `${NAME}` and `${NAME:=default}`. */
@@ -27,9 +35,15 @@ describe('cluster templates', () => {
     expect(new Set(FLAVORS.map(templateFileName)).size).toBe(FLAVORS.length);
   });
 
-  it('ship the flavors of today\'s backends under the names clusterctl users know', () => {
+  it("ship the flavors of today's backends under the names clusterctl users know", () => {
     expect(FLAVORS.map(templateFileName)).toEqual(
-      expect.arrayContaining(['cluster-template.yaml', 'cluster-template-proxmox.yaml', 'cluster-template-libvirt.yaml', 'cluster-template-cloud-hypervisor.yaml', 'cluster-template-clusterclass.yaml']),
+      expect.arrayContaining([
+        'cluster-template.yaml',
+        'cluster-template-proxmox.yaml',
+        'cluster-template-libvirt.yaml',
+        'cluster-template-cloud-hypervisor.yaml',
+        'cluster-template-clusterclass.yaml',
+      ]),
     );
   });
 
@@ -50,7 +64,8 @@ describe('cluster templates', () => {
       expect(cluster?.metadata.name).toBe('123');
       // The endpoint is the InfraCluster's, or (a Cluster of a class) the class variable patched into it.
       const infraCluster = docs.find((d) => d.apiVersion === 'infrastructure.banlieue.io/v1alpha1' && /Cluster$/.test(d.kind));
-      const endpoint = infraCluster?.spec.controlPlaneEndpoint ?? cluster?.spec.topology.variables.find((v: { name: string }) => v.name === 'controlPlaneEndpoint')?.value;
+      const endpoint =
+        infraCluster?.spec.controlPlaneEndpoint ?? cluster?.spec.topology.variables.find((v: { name: string }) => v.name === 'controlPlaneEndpoint')?.value;
       expect(endpoint).toEqual({ host: 'true', port: 6443 });
     });
 
@@ -82,9 +97,20 @@ describe('cluster templates', () => {
         cls?.spec.controlPlane.machineInfrastructure.templateRef,
         ...cls?.spec.workers.machineDeployments.flatMap((md: any) => [md.bootstrap.templateRef, md.infrastructure.templateRef]), // eslint-disable-line @typescript-eslint/no-explicit-any
       ] as { apiVersion: string; kind: string; name: string }[];
-      expect(refs.map((r) => r.kind).sort()).toEqual(['KubeadmConfigTemplate', 'KubeadmControlPlaneTemplate', 'VSphereClusterTemplate', 'VSphereMachineTemplate', 'VSphereMachineTemplate']);
+      expect(refs.map((r) => r.kind).sort()).toEqual([
+        'KubeadmConfigTemplate',
+        'KubeadmControlPlaneTemplate',
+        'VSphereClusterTemplate',
+        'VSphereMachineTemplate',
+        'VSphereMachineTemplate',
+      ]);
       for (const r of refs) {
-        expect(docs.find((d) => d.apiVersion === r.apiVersion && d.kind === r.kind && d.metadata.name === r.name && d.metadata.namespace === cls?.metadata.namespace), `${r.kind} ${r.name}`).toBeDefined();
+        expect(
+          docs.find(
+            (d) => d.apiVersion === r.apiVersion && d.kind === r.kind && d.metadata.name === r.name && d.metadata.namespace === cls?.metadata.namespace,
+          ),
+          `${r.kind} ${r.name}`,
+        ).toBeDefined();
       }
     });
 

@@ -4,14 +4,22 @@ import { checkLeaseWriters, type AuditRecord } from '../../faults/lease-writers.
 const role = { namespace: 'ns', lease: 'banlieue-controller', users: ['a', 'b'] };
 const t = (s: number): string => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000000Z`;
 const leaseWrite = (user: string, s: number, code = 200): AuditRecord => ({
-  stage: 'ResponseComplete', verb: 'update', user: { username: user },
+  stage: 'ResponseComplete',
+  verb: 'update',
+  user: { username: user },
   objectRef: { apiGroup: 'coordination.k8s.io', resource: 'leases', namespace: 'ns', name: 'banlieue-controller' },
-  responseStatus: { code }, requestReceivedTimestamp: t(s), stageTimestamp: t(s),
+  responseStatus: { code },
+  requestReceivedTimestamp: t(s),
+  stageTimestamp: t(s),
 });
 const vmWrite = (user: string, s: number): AuditRecord => ({
-  stage: 'ResponseComplete', verb: 'patch', user: { username: user },
+  stage: 'ResponseComplete',
+  verb: 'patch',
+  user: { username: user },
   objectRef: { apiGroup: 'banlieue.io', resource: 'virtualmachines', subresource: 'status', namespace: 'ns', name: 'vm' },
-  responseStatus: { code: 200 }, requestReceivedTimestamp: t(s), stageTimestamp: t(s + 1),
+  responseStatus: { code: 200 },
+  requestReceivedTimestamp: t(s),
+  stageTimestamp: t(s + 1),
 });
 
 describe('never two writers, from the audit log', () => {

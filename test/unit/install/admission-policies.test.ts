@@ -29,7 +29,11 @@ describe('admission policies', () => {
 
   it('finds the Secret and ConfigMap references the API has (the walk below is not vacuous)', () => {
     expect(fields.map((f) => `${f.kind.kind} ${f.path}`)).toEqual(
-      expect.arrayContaining(['Provider spec.connection.credentialsRef', 'VirtualMachine spec.userData.configMapRef', 'VSphereMachineTemplate spec.template.spec.userDataSecretRef']),
+      expect.arrayContaining([
+        'Provider spec.connection.credentialsRef',
+        'VirtualMachine spec.userData.configMapRef',
+        'VSphereMachineTemplate spec.template.spec.userDataSecretRef',
+      ]),
     );
   });
 
@@ -46,15 +50,18 @@ describe('admission policies', () => {
     expect(uncovered.map((f) => `${f.kind.kind} ${f.path} (${f.what})`)).toEqual([]);
   });
 
-  it.each(REFERENCE_POLICIES.map((p) => [p.name, p] as const))('%s re-checks a reference on update only when it changed, or when its recheck says so', (_name, policy) => {
-    const rendered = toReferencePolicy(policy);
-    expect(rendered.operations).toEqual(['CREATE', 'UPDATE']);
-    for (const [i, validation] of rendered.validations.entries()) {
-      expect(validation.expression).toContain(`variables.ref${i} == variables.old${i}`);
-      expect(validation.expression).toContain(`.check('get').allowed()`);
-    }
-    expect(rendered.variables?.some((v) => v.name === 'recheck')).toBe(policy.recheckWhen !== undefined);
-  });
+  it.each(REFERENCE_POLICIES.map((p) => [p.name, p] as const))(
+    '%s re-checks a reference on update only when it changed, or when its recheck says so',
+    (_name, policy) => {
+      const rendered = toReferencePolicy(policy);
+      expect(rendered.operations).toEqual(['CREATE', 'UPDATE']);
+      for (const [i, validation] of rendered.validations.entries()) {
+        expect(validation.expression).toContain(`variables.ref${i} == variables.old${i}`);
+        expect(validation.expression).toContain(`.check('get').allowed()`);
+      }
+      expect(rendered.variables?.some((v) => v.name === 'recheck')).toBe(policy.recheckWhen !== undefined);
+    },
+  );
 
   it("re-checks a Provider's credentials whenever its connection changes (a moved endpoint is a read of the credentials)", () => {
     expect(REFERENCE_POLICIES.find((p) => p.resources.includes('providers'))?.recheckWhen).toBe('object.spec.connection != oldObject.spec.connection');
@@ -77,7 +84,9 @@ describe('admission policies', () => {
 
   it("binds the controller's Secret guard to the controller's ServiceAccount in the install namespace", () => {
     const guard = controllerSecretGuardPolicy({ namespace: 'virt', serviceAccount: 'banlieue-controller' });
-    expect(guard.matchConditions).toEqual([{ name: 'controller-identity', expression: "request.userInfo.username == 'system:serviceaccount:virt:banlieue-controller'" }]);
+    expect(guard.matchConditions).toEqual([
+      { name: 'controller-identity', expression: "request.userInfo.username == 'system:serviceaccount:virt:banlieue-controller'" },
+    ]);
     expect(guard.operations).toEqual(['CREATE', 'UPDATE', 'DELETE']);
     const rendered = renderInstall({ namespace: 'virt', admissionPolicies: false }).flatMap((c) => c.objects);
     const policy = rendered.find((o) => o.kind === 'ValidatingAdmissionPolicy' && o.metadata.name === 'banlieue-controller-secret-writes');

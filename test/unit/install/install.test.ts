@@ -88,7 +88,11 @@ describe('the install', () => {
     const named = (prefix: string): string[] => objs.filter((o) => o.metadata.name.startsWith(prefix)).map((o) => `${o.kind}/${o.metadata.name}`);
     for (const backend of unbuilt) expect(named(`banlieue-provider-${backend}`), backend).toEqual([]);
     const only = unbuilt.slice(0, 1);
-    expect(all({ backends: only }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(['banlieue-controller']);
+    expect(
+      all({ backends: only })
+        .filter((o) => o.kind === 'ServiceAccount')
+        .map((o) => o.metadata.name),
+    ).toEqual(['banlieue-controller']);
     expect(renderInstall({ backends: only }).map((c) => c.name)).not.toContain('banlieue-providers');
   });
 
@@ -102,7 +106,11 @@ describe('the install', () => {
 
   it('installs only the enabled backends', () => {
     expect(deployments({ backends: ['vsphere'] }).map((d) => d.metadata.name)).toEqual(['banlieue-controller', 'banlieue-provider-vsphere']);
-    expect(all({ backends: ['vsphere'] }).filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).not.toContain('banlieue-provider-proxmox');
+    expect(
+      all({ backends: ['vsphere'] })
+        .filter((o) => o.kind === 'ServiceAccount')
+        .map((o) => o.metadata.name),
+    ).not.toContain('banlieue-provider-proxmox');
   });
 
   it('lists as built exactly the provider roles the binary has', () => {
@@ -118,12 +126,15 @@ describe('the install', () => {
 
   it('labels every object cluster.x-k8s.io/provider: infrastructure-banlieue, as clusterctl would (clusterctl provider contract)', () => {
     const everything = all({ admissionPolicies: true, networkPolicies: true, providerNamespaces: ['vms'] });
-    expect(new Set(everything.map((o) => o.kind))).toEqual(new Set([...CLUSTER_SCOPED, 'ServiceAccount', 'Deployment', 'Role', 'RoleBinding', 'NetworkPolicy']));
+    expect(new Set(everything.map((o) => o.kind))).toEqual(
+      new Set([...CLUSTER_SCOPED, 'ServiceAccount', 'Deployment', 'Role', 'RoleBinding', 'NetworkPolicy']),
+    );
     for (const o of everything) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
     // The construct users add to their own cdk8s app too.
     const chart = new Chart(Testing.app(), 'mine');
     new BanlieueInstall(chart, 'banlieue');
-    for (const o of Testing.synth(chart) as ManifestObject[]) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
+    for (const o of Testing.synth(chart) as ManifestObject[])
+      expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
   });
 
   it('names every object explicitly, without hash suffixes', () => {
@@ -156,7 +167,10 @@ describe('the install', () => {
   });
 
   it('installs the admission policies by default and leaves them out only when asked; network policies only when asked', () => {
-    const policies = (props = {}): string[] => all(props).filter((o) => o.kind === 'ValidatingAdmissionPolicy').map((o) => o.metadata.name);
+    const policies = (props = {}): string[] =>
+      all(props)
+        .filter((o) => o.kind === 'ValidatingAdmissionPolicy')
+        .map((o) => o.metadata.name);
     expect(policies()).toEqual(expect.arrayContaining(['banlieue-provider-references', 'banlieue-inframachine-provider-id', 'banlieue-provider-insecure-tls']));
     expect(all().map((o) => o.kind)).not.toContain('NetworkPolicy');
     expect(all({ networkPolicies: true }).map((o) => o.kind)).toContain('NetworkPolicy');
@@ -178,7 +192,8 @@ describe('the install', () => {
     expect(exposed?.args).toContain('--metrics-bind-address=0.0.0.0');
     expect(exposed?.ports.map((p) => p.name)).toEqual(['metrics', 'health']);
     const ingressPorts = (props: object): number[] => {
-      const policy = all({ networkPolicies: true, ...props }).find((o) => o.kind === 'NetworkPolicy') as { spec: { ingress: { ports: { port: number }[] }[] } } | undefined;
+      const policy = all({ networkPolicies: true, ...props }).find((o) => o.kind === 'NetworkPolicy') as
+        { spec: { ingress: { ports: { port: number }[] }[] } } | undefined;
       return (policy?.spec.ingress ?? []).flatMap((rule) => rule.ports.map((p) => p.port));
     };
     expect(ingressPorts({})).toEqual([HEALTH_PORT]);

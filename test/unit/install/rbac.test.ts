@@ -97,7 +97,11 @@ describe('RBAC', () => {
     expect(holders.sort()).toEqual(PROVIDER_ROLES_BUILT.map((b) => `banlieue-provider-${b}`).sort());
     for (const backend of PROVIDER_ROLES_BUILT) {
       const plural = BACKEND_APIS.find((b) => b.name === backend)?.machine.plural ?? '';
-      expect(rulesOf(clusterRole(`banlieue-provider-${backend}`))).toContainEqual({ apiGroups: ['infrastructure.banlieue.io'], resources: [`${plural}/providerid`], verbs: ['update'] });
+      expect(rulesOf(clusterRole(`banlieue-provider-${backend}`))).toContainEqual({
+        apiGroups: ['infrastructure.banlieue.io'],
+        resources: [`${plural}/providerid`],
+        verbs: ['update'],
+      });
     }
   });
 
@@ -131,7 +135,9 @@ describe('RBAC', () => {
 
   it('binds every ClusterRole except the CAPI one and those of roles run on hosts (bound per host) to the ServiceAccount of the same name', () => {
     const perHost = BACKENDS.filter((b) => !CLUSTER_SIDE_BACKENDS.includes(b)).flatMap((b) => Object.values(HostRoleRules.namesOf(b)));
-    for (const role of objects.filter((o) => o.kind === 'ClusterRole' && o.metadata.name !== 'banlieue-capi-infrastructure' && !perHost.includes(o.metadata.name))) {
+    for (const role of objects.filter(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name !== 'banlieue-capi-infrastructure' && !perHost.includes(o.metadata.name),
+    )) {
       const binding = objects.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === role.metadata.name);
       expect(binding, role.metadata.name).toBeDefined();
       expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: role.metadata.name, namespace: 'banlieue-system' }]);

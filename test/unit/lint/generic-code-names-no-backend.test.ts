@@ -32,14 +32,14 @@ function tsFiles(dir: string, recursive: boolean): string[] {
     .map((e) => relative(root, join(e.parentPath, e.name)));
 }
 
-const genericFiles = [...GENERIC.flatMap((d) => tsFiles(d, true)), ...tsFiles(SHARED_BACKEND_FILES, false)]
-  .filter((f) => !NAMING.includes(f))
-  .sort();
+const genericFiles = [...GENERIC.flatMap((d) => tsFiles(d, true)), ...tsFiles(SHARED_BACKEND_FILES, false)].filter((f) => !NAMING.includes(f)).sort();
 
 /** Each backend's words, lower case: `vsphere`, `cloud-hypervisor`, `cloudhypervisor`, `cloud hypervisor`, `proxmox ve`, `vsphere` (VSphereMachine). */
 const words = [
   ...new Set(
-    BACKEND_APIS.flatMap((b) => [b.name, b.name.replaceAll('-', ''), b.title, b.providerIDScheme, b.machine.kind.replace(/Machine$/, '')].map((w) => w.toLowerCase())),
+    BACKEND_APIS.flatMap((b) =>
+      [b.name, b.name.replaceAll('-', ''), b.title, b.providerIDScheme, b.machine.kind.replace(/Machine$/, '')].map((w) => w.toLowerCase()),
+    ),
   ),
 ];
 
@@ -79,7 +79,7 @@ describe('Generic code names no backend', () => {
   });
 
   it.each([
-    ['a CEL rule in a string', "const rule = \"self.name != 'cloud-hypervisor'\";", 1],
+    ['a CEL rule in a string', 'const rule = "self.name != \'cloud-hypervisor\'";', 1],
     ['an identifier', "import { vsphereApi } from './x.js';", 1],
     ['a template literal', 'const kind = `${prefix}ProxmoxMachine`;', 1],
     ['a regular expression', 'const scheme = /^qemu\\+tls:|libvirt/;', 1],

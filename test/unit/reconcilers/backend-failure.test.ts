@@ -20,6 +20,11 @@ describe('backend failure mapping', () => {
   });
 
   it('retries anything that is not a BackendError with backoff, under the reconciler’s own reason', () => {
-    expect(describeBackendFailure(new TypeError('boom'), Reason.InventoryFailed)).toEqual({ reason: Reason.InventoryFailed, message: 'boom', retry: 'backoff', taskFailed: false });
+    expect(describeBackendFailure(new TypeError('boom'), Reason.InventoryFailed)).toEqual({
+      reason: Reason.InventoryFailed,
+      message: 'boom',
+      retry: 'backoff',
+      taskFailed: false,
+    });
   });
 });

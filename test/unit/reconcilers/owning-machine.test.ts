@@ -14,7 +14,10 @@ const owner = capiOwner(infra);
 
 const machine = (change: { uid?: string; ref?: Record<string, string> } = {}): CapiMachine => ({
   metadata: { uid: change.uid ?? 'machine-uid' },
-  spec: { bootstrap: { dataSecretName: 'cp-0-bootstrap' }, infrastructureRef: change.ref ?? { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0-abcde' } },
+  spec: {
+    bootstrap: { dataSecretName: 'cp-0-bootstrap' },
+    infrastructureRef: change.ref ?? { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0-abcde' },
+  },
 });
 
 describe('the owning CAPI Machine', () => {
@@ -25,12 +28,17 @@ describe('the owning CAPI Machine', () => {
 
   it('counts a v1beta1 infrastructureRef (apiVersion) too', () => {
     if (!owner) throw new Error('no owner');
-    expect(claimsBack(machine({ ref: { apiVersion: 'infrastructure.banlieue.io/v1alpha1', kind: 'VSphereMachine', name: 'cp-0-abcde' } }), owner, infra)).toBe(true);
+    expect(claimsBack(machine({ ref: { apiVersion: 'infrastructure.banlieue.io/v1alpha1', kind: 'VSphereMachine', name: 'cp-0-abcde' } }), owner, infra)).toBe(
+      true,
+    );
   });
 
   it.each([
     ['another Machine of that name (another uid)', machine({ uid: 'other-uid' })],
-    ['a Machine whose infrastructure is another machine (a forged owner reference)', machine({ ref: { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0-real' } })],
+    [
+      'a Machine whose infrastructure is another machine (a forged owner reference)',
+      machine({ ref: { apiGroup: 'infrastructure.banlieue.io', kind: 'VSphereMachine', name: 'cp-0-real' } }),
+    ],
     ['a Machine on another kind', machine({ ref: { apiGroup: 'infrastructure.banlieue.io', kind: 'ProxmoxMachine', name: 'cp-0-abcde' } })],
     ['a Machine on another provider’s group', machine({ ref: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'VSphereMachine', name: 'cp-0-abcde' } })],
     ['a Machine with no infrastructureRef', { metadata: { uid: 'machine-uid' }, spec: {} }],

@@ -26,7 +26,11 @@ describe('bounded text', () => {
 
   // Issue 15 point 3: a message quoting a 100 KB value went past metav1.Condition's 32 KiB and every status write was refused.
   it('bounds every condition message', () => {
-    const [ready] = setCondition([], { type: 'Ready', status: 'False', reason: Reason.Reconciled, message: `no Provider matches selector ${'v'.repeat(100_000)}` }, new Date());
+    const [ready] = setCondition(
+      [],
+      { type: 'Ready', status: 'False', reason: Reason.Reconciled, message: `no Provider matches selector ${'v'.repeat(100_000)}` },
+      new Date(),
+    );
     expect(bytes(ready?.message ?? '')).toBeLessThanOrEqual(CONDITION_MESSAGE_MAX_BYTES);
     expect(ready?.message.startsWith('no Provider matches selector vvv')).toBe(true);
     expect(ready?.message.endsWith('…')).toBe(true);

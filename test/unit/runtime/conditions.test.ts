@@ -16,7 +16,14 @@ describe('conditions', () => {
   });
 
   it('leaves other types alone and appends new ones in order', () => {
-    const list = setConditions([], [{ type: 'Scheduled', status: 'True', reason: 'Scheduled' }, { type: 'Ready', status: 'False', reason: 'Pending' }], t0);
+    const list = setConditions(
+      [],
+      [
+        { type: 'Scheduled', status: 'True', reason: 'Scheduled' },
+        { type: 'Ready', status: 'False', reason: 'Pending' },
+      ],
+      t0,
+    );
     const updated = setCondition(list, { type: 'Paused', status: 'False', reason: 'NotPaused' }, t1);
     expect(updated.map((c) => c.type)).toEqual(['Scheduled', 'Ready', 'Paused']);
     expect(updated[0]).toEqual(list[0]);

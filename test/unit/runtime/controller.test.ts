@@ -105,7 +105,11 @@ describe('Controller cancellation', () => {
     await controller.queue.idle();
     await controller.queue.shutDown();
 
-    expect(lines().filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['Reconcile failed, retrying']);
+    expect(
+      lines()
+        .filter((l) => l.level === 'warn')
+        .map((l) => l.msg),
+    ).toEqual(['Reconcile failed, retrying']);
     expect(await sample(metrics, 'workqueue_retries_total')).toContain('workqueue_retries_total{name="fake"} 1');
   });
 });
@@ -114,7 +118,12 @@ describe('Controller workqueue metrics', () => {
   it('labels the workqueue_* series with the controller name', async () => {
     const { log } = capturedLogger();
     const metrics = new Metrics({ defaultMetrics: false });
-    const controller = new Controller(fakeReconciler(async () => done), metrics, log, { concurrency: 1 });
+    const controller = new Controller(
+      fakeReconciler(async () => done),
+      metrics,
+      log,
+      { concurrency: 1 },
+    );
     // ns/b is added twice while it waits: one add.
     ['ns/a', 'ns/b', 'ns/b'].forEach((k) => controller.enqueue(k));
     await controller.queue.idle();
@@ -131,7 +140,12 @@ describe('Controller workqueue metrics', () => {
     const metrics = new Metrics({ defaultMetrics: false });
     let t = 0;
     const clock = { now: (): Date => new Date(t) };
-    const controller = new Controller(fakeReconciler((_key, signal) => untilAborted(signal)), metrics, log, { clock });
+    const controller = new Controller(
+      fakeReconciler((_key, signal) => untilAborted(signal)),
+      metrics,
+      log,
+      { clock },
+    );
     controller.enqueue('ns/a');
     t = 3000;
     controller.enqueue('ns/b');

@@ -21,7 +21,9 @@ describe('Informer waitForSync', () => {
 
   it('rejects after 120 s by default, naming the kind and apiVersion', async () => {
     const wait = unsyncedInformer().waitForSync();
-    const outcome = expect(wait).rejects.toThrow('cache of VSphereMachine (infrastructure.banlieue.io/v1alpha1) did not sync within 120s: the list has not answered');
+    const outcome = expect(wait).rejects.toThrow(
+      'cache of VSphereMachine (infrastructure.banlieue.io/v1alpha1) did not sync within 120s: the list has not answered',
+    );
     await vi.advanceTimersByTimeAsync(119_999);
     await vi.advanceTimersByTimeAsync(1);
     await outcome;
@@ -29,7 +31,9 @@ describe('Informer waitForSync', () => {
 
   it('takes its timeout from the call first, then from the informer options', async () => {
     const informer = unsyncedInformer({ syncTimeoutMs: 30_000, namespace: 'team-a' });
-    const byOption = expect(informer.waitForSync()).rejects.toThrow('cache of VSphereMachine (infrastructure.banlieue.io/v1alpha1) in namespace team-a did not sync within 30s');
+    const byOption = expect(informer.waitForSync()).rejects.toThrow(
+      'cache of VSphereMachine (infrastructure.banlieue.io/v1alpha1) in namespace team-a did not sync within 30s',
+    );
     const byCall = expect(informer.waitForSync({ timeoutMs: 5_000 })).rejects.toThrow('did not sync within 5s');
     await vi.advanceTimersByTimeAsync(30_000);
     await Promise.all([byOption, byCall]);

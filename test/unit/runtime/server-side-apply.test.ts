@@ -47,7 +47,11 @@ describe('refused applies', () => {
   it.each<[string, ApiStatusError, boolean]>([
     [
       'a field another manager owns',
-      status({ reason: 'Conflict', message: 'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.value', details: { causes: [{ reason: 'FieldManagerConflict', field: '.data.value' }] } }),
+      status({
+        reason: 'Conflict',
+        message: 'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.value',
+        details: { causes: [{ reason: 'FieldManagerConflict', field: '.data.value' }] },
+      }),
       true,
     ],
     ['a uid precondition', status({ reason: 'Conflict', message: 'Operation cannot be fulfilled on secrets "b": uid mismatch' }), false],
@@ -58,7 +62,11 @@ describe('refused applies', () => {
   });
 
   it.each<[string, ApiStatusError, boolean]>([
-    ['an object gone since it was read', status({ reason: 'Conflict', message: 'uid mismatch: the provided object specified uid 0a, and no existing object was found' }), true],
+    [
+      'an object gone since it was read',
+      status({ reason: 'Conflict', message: 'uid mismatch: the provided object specified uid 0a, and no existing object was found' }),
+      true,
+    ],
     [
       'an object replaced since it was read',
       status({ reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'metadata.uid', message: 'field is immutable' }] } }, 422),

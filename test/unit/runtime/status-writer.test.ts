@@ -23,7 +23,8 @@ describe('applyStatusOrRefusal', () => {
   const ssa = (applied: unknown[]) =>
     ({
       apply: async (o: { status: { items?: unknown[] } }) => {
-        if ((o.status.items?.length ?? 0) > 2) throw new ApiStatusError(422, JSON.stringify({ message: 'status.items: Too many: 3: must have at most 2 items' }), 'PATCH x');
+        if ((o.status.items?.length ?? 0) > 2)
+          throw new ApiStatusError(422, JSON.stringify({ message: 'status.items: Too many: 3: must have at most 2 items' }), 'PATCH x');
         applied.push(o.status);
       },
     }) as unknown as ServerSideApply;
@@ -38,7 +39,11 @@ describe('applyStatusOrRefusal', () => {
   it("applies what `refused` makes of the API server's words when it refuses the status as invalid", async () => {
     const applied: unknown[] = [];
     const result = await applyStatusOrRefusal<{ items?: number[]; refused?: string }>(ssa(applied), obj, { items: [1, 2, 3] }, (m) => ({ refused: m }));
-    expect(result).toEqual({ written: true, status: { refused: 'status.items: Too many: 3: must have at most 2 items' }, refusal: 'status.items: Too many: 3: must have at most 2 items' });
+    expect(result).toEqual({
+      written: true,
+      status: { refused: 'status.items: Too many: 3: must have at most 2 items' },
+      refusal: 'status.items: Too many: 3: must have at most 2 items',
+    });
     expect(applied).toEqual([{ refused: 'status.items: Too many: 3: must have at most 2 items' }]);
   });
 });

@@ -400,11 +400,14 @@ describe('WorkQueue backoff across requeues (issue 15)', () => {
     // Issue 15, hostile corpus: clone started (wait for the task), the task fails (blocked), clone again...
     let pass = 0;
     const passTimes: number[] = [];
-    const q = new WorkQueue(async () => {
-      passTimes.push(Date.now());
-      pass += 1;
-      return pass % 2 === 1 ? { requeueAfterMs: 1000, inProgress: true } : { blockedRetryMs: 10_000 };
-    }, { retryMaxMs: 300_000 });
+    const q = new WorkQueue(
+      async () => {
+        passTimes.push(Date.now());
+        pass += 1;
+        return pass % 2 === 1 ? { requeueAfterMs: 1000, inProgress: true } : { blockedRetryMs: 10_000 };
+      },
+      { retryMaxMs: 300_000 },
+    );
     q.add('machine');
     await settle();
     for (let elapsed = 0; elapsed < 200_000; elapsed += 1000) await vi.advanceTimersByTimeAsync(1000);

@@ -35,12 +35,9 @@ describe('Class resolution', () => {
     ['the class name for an empty target', [{ name: 'local', target: {} }], 'local', noRaw, 'local'],
     ['the class name for a class the Provider does not offer', [fast], 'bulk', dc1c1, 'bulk'],
     ['the class name when the Provider offers no classes', undefined, 'fast', dc1c1, 'fast'],
-  ] satisfies [string, StorageClassCapability[] | undefined, string, typeof dc1c1, string][])(
-    'resolves to %s',
-    (_, offered, className, domain, backendId) => {
-      expect(resolveClass(offered, className, domain)).toEqual({ className, backendId });
-    },
-  );
+  ] satisfies [string, StorageClassCapability[] | undefined, string, typeof dc1c1, string][])('resolves to %s', (_, offered, className, domain, backendId) => {
+    expect(resolveClass(offered, className, domain)).toEqual({ className, backendId });
+  });
 
   it('resolves every disk and interface of a class in order, per zone', () => {
     const vcenter = provider('vcenter-a');

@@ -19,7 +19,10 @@ function judge(change: Change = {}): ReturnType<typeof judgeRunningPlacement> {
 const withoutHome = provider('vcenter-a', { labels: { env: 'prod' }, failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c2')] });
 const overCapacity: Provider = {
   ...withoutHome,
-  status: { failureDomains: [], conditions: [{ type: 'Ready', status: 'False', reason: Reason.CapacityExceeded, message: 'disk 97% > 90%', lastTransitionTime: '2026-03-01T12:00:00Z' }] },
+  status: {
+    failureDomains: [],
+    conditions: [{ type: 'Ready', status: 'False', reason: Reason.CapacityExceeded, message: 'disk 97% > 90%', lastTransitionTime: '2026-03-01T12:00:00Z' }],
+  },
 };
 
 describe('judging where a VM runs', () => {
@@ -27,7 +30,10 @@ describe('judging where a VM runs', () => {
     ['its place fits as it did', {}],
     ['a Provider that sorts first appears', { providers: [provider('vcenter-0'), vcenterA] }],
     ['its Provider is paused', { providers: [provider('vcenter-a', { labels: { env: 'prod' }, paused: true })] }],
-    ['its Provider no longer carries the labels its unchanged selector matched', { vm: virtualMachine('web-1', { placement: { providerSelector: { matchLabels: { env: 'test' } } } }) }],
+    [
+      'its Provider no longer carries the labels its unchanged selector matched',
+      { vm: virtualMachine('web-1', { placement: { providerSelector: { matchLabels: { env: 'test' } } } }) },
+    ],
     ['its failure domain is withdrawn while its machine reaches the backend', { providers: [withoutHome] }],
     ['its machine reports the backend unreachable while its failure domain is published', { running: { unreachable } }],
   ])('keeps it when %s', (_, change) => {
@@ -37,13 +43,19 @@ describe('judging where a VM runs', () => {
   it('says why a withdrawn failure domain takes no new VM, from the Provider', () => {
     expect(judge({ providers: [overCapacity] })).toMatchObject({
       stays: true,
-      withdrawn: 'Provider vcenter-a no longer offers failure domain vcenter-a-dc1-c1 to new VMs (CapacityExceeded: disk 97% > 90%); the VM keeps running there and nothing new is placed there',
+      withdrawn:
+        'Provider vcenter-a no longer offers failure domain vcenter-a-dc1-c1 to new VMs (CapacityExceeded: disk 97% > 90%); the VM keeps running there and nothing new is placed there',
     });
   });
 
   it.each<[string, Change, Reason, string]>([
     ['its Provider no longer exists', { providers: [provider('vcenter-b')] }, Reason.ProviderGone, 'Provider vcenter-a it runs on no longer exists'],
-    ['its Provider is being deleted', { providers: [{ ...vcenterA, metadata: { ...vcenterA.metadata, deletionTimestamp: '2026-03-01T12:00:00Z' } }] }, Reason.ProviderGone, 'Provider vcenter-a it runs on is being deleted'],
+    [
+      'its Provider is being deleted',
+      { providers: [{ ...vcenterA, metadata: { ...vcenterA.metadata, deletionTimestamp: '2026-03-01T12:00:00Z' } }] },
+      Reason.ProviderGone,
+      'Provider vcenter-a it runs on is being deleted',
+    ],
     [
       'its failure domain is gone and its machine reports the backend unreachable',
       { providers: [withoutHome], running: { unreachable } },

@@ -4,16 +4,7 @@ import type { AntiAffinityTerm, VirtualMachine } from '../../../infra/api/banlie
 import type { PerProviderImageStatus } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { schedule, type ScheduleInput, type ScheduleResult } from '../../../controller/scheduler/schedule.js';
-import {
-  NS,
-  failureDomain,
-  provider,
-  readyRow,
-  scheduleInput,
-  virtualMachine,
-  vmClass,
-  vsphereDomain,
-} from './fixtures.js';
+import { NS, failureDomain, provider, readyRow, scheduleInput, virtualMachine, vmClass, vsphereDomain } from './fixtures.js';
 import { vmImage } from '../../support/backend-samples.js';
 
 const vcenterA = provider('vcenter-a', { labels: { region: 'eu' } });
@@ -84,23 +75,47 @@ describe('VirtualMachine scheduling', () => {
         'vcenter-a/vcenter-a-dc1-c2',
       ],
       ['a paused Provider', { providers: [provider('vcenter-a', { paused: true }), vcenterB] }, 'vcenter-b/vcenter-b-dc1-c1'],
-      ['the image being ready only on one Provider', { providers: [vcenterA, vcenterB], image: vmImage('ubuntu-24.04', { rows: [readyRow(vcenterB)] }) }, 'vcenter-b/vcenter-b-dc1-c1'],
-      ['the image having no source for a backend', { providers: [vcenterA, pve], image: vmImage('ubuntu-24.04', { backends: ['proxmox'], rows: [readyRow(vcenterA), readyRow(pve)] }) }, 'pve/pve-node1'],
+      [
+        'the image being ready only on one Provider',
+        { providers: [vcenterA, vcenterB], image: vmImage('ubuntu-24.04', { rows: [readyRow(vcenterB)] }) },
+        'vcenter-b/vcenter-b-dc1-c1',
+      ],
+      [
+        'the image having no source for a backend',
+        { providers: [vcenterA, pve], image: vmImage('ubuntu-24.04', { backends: ['proxmox'], rows: [readyRow(vcenterA), readyRow(pve)] }) },
+        'pve/pve-node1',
+      ],
       [
         'storage classes',
-        { providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { storage: ['standard'] }), vsphereDomain('vcenter-a', 'dc1', 'c2')] })] },
+        {
+          providers: [
+            provider('vcenter-a', {
+              failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { storage: ['standard'] }), vsphereDomain('vcenter-a', 'dc1', 'c2')],
+            }),
+          ],
+        },
         'vcenter-a/vcenter-a-dc1-c2',
       ],
       [
         'network classes',
-        { providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { networks: ['backup'] }), vsphereDomain('vcenter-a', 'dc1', 'c2')] })] },
+        {
+          providers: [
+            provider('vcenter-a', {
+              failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { networks: ['backup'] }), vsphereDomain('vcenter-a', 'dc1', 'c2')],
+            }),
+          ],
+        },
         'vcenter-a/vcenter-a-dc1-c2',
       ],
       [
         'class features',
         {
           vmClass: vmClass('nested', { features: ['nestedVirtualization'] }),
-          providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1'), vsphereDomain('vcenter-a', 'dc1', 'c2', { features: ['nestedVirtualization'] })] })],
+          providers: [
+            provider('vcenter-a', {
+              failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1'), vsphereDomain('vcenter-a', 'dc1', 'c2', { features: ['nestedVirtualization'] })],
+            }),
+          ],
         },
         'vcenter-a/vcenter-a-dc1-c2',
       ],
@@ -108,7 +123,9 @@ describe('VirtualMachine scheduling', () => {
         'efi-secure firmware',
         {
           vmClass: vmClass('secure', { firmware: 'efi-secure' }),
-          providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { features: [] }), vsphereDomain('vcenter-a', 'dc1', 'c2')] })],
+          providers: [
+            provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { features: [] }), vsphereDomain('vcenter-a', 'dc1', 'c2')] }),
+          ],
         },
         'vcenter-a/vcenter-a-dc1-c2',
       ],
@@ -127,7 +144,10 @@ describe('VirtualMachine scheduling', () => {
       ],
       [
         'every matching Provider is paused',
-        { vm: withPlacement({ providerSelector: { matchLabels: { region: 'eu' } } }), providers: [provider('vcenter-b', { labels: { region: 'eu' }, paused: true }), pve] },
+        {
+          vm: withPlacement({ providerSelector: { matchLabels: { region: 'eu' } } }),
+          providers: [provider('vcenter-b', { labels: { region: 'eu' }, paused: true }), pve],
+        },
         'Every Provider matching spec.placement.providerSelector in namespace team-a is paused or being deleted: vcenter-b',
       ],
     ])('marks NoProviderMatched when %s', (_, overrides, message) => {
@@ -136,7 +156,9 @@ describe('VirtualMachine scheduling', () => {
   });
 
   describe('when no failure domain fits', () => {
-    const single = (props: Parameters<typeof vsphereDomain>[3]): Provider[] => [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', props)] })];
+    const single = (props: Parameters<typeof vsphereDomain>[3]): Provider[] => [
+      provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', props)] }),
+    ];
 
     it('marks NoFailureDomainMatched while the Providers publish no failure domains', () => {
       const providers = [provider('vcenter-a', { failureDomains: [] }), provider('vcenter-b', { failureDomains: [] })];
@@ -147,12 +169,24 @@ describe('VirtualMachine scheduling', () => {
     });
 
     it.each<[string, Partial<ScheduleInput>, string]>([
-      ['the failureDomainSelector', { vm: withPlacement({ failureDomainSelector: { matchLabels: { datacenter: 'dc9' } } }), providers: single({}) }, 'labels do not match spec.placement.failureDomainSelector'],
+      [
+        'the failureDomainSelector',
+        { vm: withPlacement({ failureDomainSelector: { matchLabels: { datacenter: 'dc9' } } }), providers: single({}) },
+        'labels do not match spec.placement.failureDomainSelector',
+      ],
       ['a storage class', { providers: single({ storage: ['standard'] }) }, 'storage class "fast" not available'],
-      ['several storage classes', { vmClass: vmClass('db', { disks: ['fast', 'nvme', 'fast'] }), providers: single({ storage: ['standard'] }) }, 'storage classes "fast", "nvme" not available'],
+      [
+        'several storage classes',
+        { vmClass: vmClass('db', { disks: ['fast', 'nvme', 'fast'] }), providers: single({ storage: ['standard'] }) },
+        'storage classes "fast", "nvme" not available',
+      ],
       ['a network class', { vmClass: vmClass('dual', { interfaces: ['prod', 'dmz'] }), providers: single({}) }, 'network class "dmz" not available'],
       ['a feature', { vmClass: vmClass('gpu', { features: ['gpuPassthrough'] }), providers: single({}) }, 'feature "gpuPassthrough" not available'],
-      ['the first check failing', { vmClass: vmClass('gpu', { disks: ['nvme'], features: ['gpuPassthrough'] }), providers: single({}) }, 'storage class "nvme" not available'],
+      [
+        'the first check failing',
+        { vmClass: vmClass('gpu', { disks: ['nvme'], features: ['gpuPassthrough'] }), providers: single({}) },
+        'storage class "nvme" not available',
+      ],
       [
         'efi-secure firmware after another check',
         { vmClass: vmClass('secure', { firmware: 'efi-secure', disks: ['nvme'] }), providers: single({ features: [] }) },
@@ -194,16 +228,32 @@ describe('VirtualMachine scheduling', () => {
 
     it.each<[string, Partial<ScheduleInput>, string]>([
       ['no Provider reported it', { image: vmImage('ubuntu-24.04') }, 'vcenter-a: not reported by the Provider yet'],
-      ['a Provider reported it not ready', { image: vmImage('ubuntu-24.04', { rows: [notReady] }) }, 'vcenter-a: not ready (ImportFailed: datastore ds-ssd is full)'],
-      ['it has no source for the backend', { image: vmImage('ubuntu-24.04', { backends: ['libvirt'], rows: [readyRow(vcenterA)] }) }, 'vcenter-a: no source for backend vsphere'],
+      [
+        'a Provider reported it not ready',
+        { image: vmImage('ubuntu-24.04', { rows: [notReady] }) },
+        'vcenter-a: not ready (ImportFailed: datastore ds-ssd is full)',
+      ],
+      [
+        'it has no source for the backend',
+        { image: vmImage('ubuntu-24.04', { backends: ['libvirt'], rows: [readyRow(vcenterA)] }) },
+        'vcenter-a: no source for backend vsphere',
+      ],
       [
         'it is ready only on a Provider the selector excludes',
-        { vm: withPlacement({ providerSelector: { matchLabels: { region: 'us' } } }), providers: [vcenterA, pve], image: vmImage('ubuntu-24.04', { rows: [readyRow(vcenterA)] }) },
+        {
+          vm: withPlacement({ providerSelector: { matchLabels: { region: 'us' } } }),
+          providers: [vcenterA, pve],
+          image: vmImage('ubuntu-24.04', { rows: [readyRow(vcenterA)] }),
+        },
         'pve: not reported by the Provider yet',
       ],
       [
         'it is ready on no Provider, even when Secure Boot is missing too',
-        { vmClass: vmClass('secure', { firmware: 'efi-secure' }), providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { features: [] })] })], image: vmImage('ubuntu-24.04') },
+        {
+          vmClass: vmClass('secure', { firmware: 'efi-secure' }),
+          providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { features: [] })] })],
+          image: vmImage('ubuntu-24.04'),
+        },
         'vcenter-a: not reported by the Provider yet',
       ],
     ])('marks ImageNotReady when %s', (_, overrides, why) => {
@@ -218,12 +268,16 @@ describe('VirtualMachine scheduling', () => {
     it('marks FirmwareUnsupported when the failure domains that fit otherwise lack efiSecureBoot', () => {
       const providers = [
         provider('vcenter-a', {
-          failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { features: ['vtpm'] }), vsphereDomain('vcenter-a', 'dc1', 'c2', { features: ['efiSecureBoot'], storage: [] })],
+          failureDomains: [
+            vsphereDomain('vcenter-a', 'dc1', 'c1', { features: ['vtpm'] }),
+            vsphereDomain('vcenter-a', 'dc1', 'c2', { features: ['efiSecureBoot'], storage: [] }),
+          ],
         }),
       ];
       expect(failure(schedule(scheduleInput({ providers, vmClass: vmClass('secure', { firmware: 'efi-secure' }) })))).toEqual({
         reason: Reason.FirmwareUnsupported,
-        message: 'VMClass "secure" needs efi-secure firmware, but the failure domains that fit otherwise lack feature "efiSecureBoot": vcenter-a/vcenter-a-dc1-c1',
+        message:
+          'VMClass "secure" needs efi-secure firmware, but the failure domains that fit otherwise lack feature "efiSecureBoot": vcenter-a/vcenter-a-dc1-c1',
       });
     });
   });
@@ -242,8 +296,16 @@ describe('VirtualMachine scheduling', () => {
     });
 
     it.each<[string, Partial<ScheduleInput>, string]>([
-      ['skips every domain sharing a datacenter with a matching VM', { vm: vm(apart('datacenter')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] }, 'vcenter-a/vcenter-a-dc2-c1'],
-      ['skips only the domain itself for topologyKey name', { vm: vm(apart('name')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] }, 'vcenter-a/vcenter-a-dc1-c2'],
+      [
+        'skips every domain sharing a datacenter with a matching VM',
+        { vm: vm(apart('datacenter')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        'vcenter-a/vcenter-a-dc2-c1',
+      ],
+      [
+        'skips only the domain itself for topologyKey name',
+        { vm: vm(apart('name')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        'vcenter-a/vcenter-a-dc1-c2',
+      ],
       [
         'counts a matching VM on a Provider this VM may not use',
         {
@@ -253,19 +315,45 @@ describe('VirtualMachine scheduling', () => {
         },
         'vcenter-a/vcenter-a-dc2-c1',
       ],
-      ['ignores VMs the labelSelector does not match', { vm: vm(apart('datacenter')), siblings: [virtualMachine('db-0', { labels: { app: 'db' }, scheduledOn: ['vcenter-a', 'vcenter-a-dc1-c1'] })] }, 'vcenter-a/vcenter-a-dc1-c1'],
+      [
+        'ignores VMs the labelSelector does not match',
+        { vm: vm(apart('datacenter')), siblings: [virtualMachine('db-0', { labels: { app: 'db' }, scheduledOn: ['vcenter-a', 'vcenter-a-dc1-c1'] })] },
+        'vcenter-a/vcenter-a-dc1-c1',
+      ],
       ['ignores VMs not scheduled yet', { vm: vm(apart('datacenter')), siblings: [web('web-0')] }, 'vcenter-a/vcenter-a-dc1-c1'],
-      ['ignores the VM itself among the siblings', { vm: vm(apart('datacenter')), siblings: [web('web-2', ['vcenter-a', 'vcenter-a-dc1-c1'])] }, 'vcenter-a/vcenter-a-dc1-c1'],
-      ['ignores preferred terms', { vm: vm(apart('datacenter', 'preferred')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] }, 'vcenter-a/vcenter-a-dc1-c1'],
-      ['ignores VMs whose failure domain is no longer published', { vm: vm(apart('datacenter')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc9-c1'])] }, 'vcenter-a/vcenter-a-dc1-c1'],
+      [
+        'ignores the VM itself among the siblings',
+        { vm: vm(apart('datacenter')), siblings: [web('web-2', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        'vcenter-a/vcenter-a-dc1-c1',
+      ],
+      [
+        'ignores preferred terms',
+        { vm: vm(apart('datacenter', 'preferred')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        'vcenter-a/vcenter-a-dc1-c1',
+      ],
+      [
+        'ignores VMs whose failure domain is no longer published',
+        { vm: vm(apart('datacenter')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc9-c1'])] },
+        'vcenter-a/vcenter-a-dc1-c1',
+      ],
       [
         'does not block a domain without the topology label',
-        { vm: vm(apart('rack')), providers: [racked], image: vmImage('ubuntu-24.04', { rows: [readyRow(racked)] }), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        {
+          vm: vm(apart('rack')),
+          providers: [racked],
+          image: vmImage('ubuntu-24.04', { rows: [readyRow(racked)] }),
+          siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1'])],
+        },
         'vcenter-a/vcenter-a-dc1-c2',
       ],
       [
         'lets a VM on a domain without the topology label block nothing',
-        { vm: vm(apart('rack')), providers: [racked], image: vmImage('ubuntu-24.04', { rows: [readyRow(racked)] }), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c2'])] },
+        {
+          vm: vm(apart('rack')),
+          providers: [racked],
+          image: vmImage('ubuntu-24.04', { rows: [readyRow(racked)] }),
+          siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c2'])],
+        },
         'vcenter-a/vcenter-a-dc1-c1',
       ],
     ])('%s', (_, overrides, expected) => {
@@ -275,7 +363,14 @@ describe('VirtualMachine scheduling', () => {
     it.each<[string, Partial<ScheduleInput>, string]>([
       [
         'every datacenter holds a matching VM',
-        { vm: vm(apart('datacenter')), siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c2']), web('web-1', ['vcenter-a', 'vcenter-a-dc2-c1']), web('web-3', ['vcenter-a', 'vcenter-a-dc1-c1'])] },
+        {
+          vm: vm(apart('datacenter')),
+          siblings: [
+            web('web-0', ['vcenter-a', 'vcenter-a-dc1-c2']),
+            web('web-1', ['vcenter-a', 'vcenter-a-dc2-c1']),
+            web('web-3', ['vcenter-a', 'vcenter-a-dc1-c1']),
+          ],
+        },
         'spec.placement.antiAffinity[0] (topologyKey "datacenter", labelSelector app=web) leaves no failure domain: ' +
           'datacenter values taken by matching VirtualMachines: "dc1" (web-0, web-3), "dc2" (web-1)',
       ],
@@ -283,7 +378,10 @@ describe('VirtualMachine scheduling', () => {
         'a second term removes what the first left',
         {
           vm: vm(apart('datacenter'), { topologyKey: 'name', labelSelector: { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, mode: 'required' }),
-          siblings: [web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1']), virtualMachine('lb-0', { labels: { tier: 'edge' }, scheduledOn: ['vcenter-a', 'vcenter-a-dc2-c1'] })],
+          siblings: [
+            web('web-0', ['vcenter-a', 'vcenter-a-dc1-c1']),
+            virtualMachine('lb-0', { labels: { tier: 'edge' }, scheduledOn: ['vcenter-a', 'vcenter-a-dc2-c1'] }),
+          ],
         },
         'spec.placement.antiAffinity[1] (topologyKey "name", labelSelector tier) leaves no failure domain: ' +
           'name values taken by matching VirtualMachines: "vcenter-a-dc2-c1" (lb-0)',

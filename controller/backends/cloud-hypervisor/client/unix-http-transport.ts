@@ -52,7 +52,9 @@ export class UnixHttpTransport {
         );
       });
       const timer = setTimeout(() => {
-        req.destroy(new BackendError(BackendErrorKind.Unreachable, `${label}: no answer within ${this.timeoutMs} ms on ${this.socketPath}`, { code: 'Timeout' }));
+        req.destroy(
+          new BackendError(BackendErrorKind.Unreachable, `${label}: no answer within ${this.timeoutMs} ms on ${this.socketPath}`, { code: 'Timeout' }),
+        );
       }, this.timeoutMs);
       timer.unref();
       const abort = (): void => void req.destroy(signal ? (abortError(signal) as Error) : undefined);

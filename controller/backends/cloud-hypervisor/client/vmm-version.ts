@@ -26,7 +26,11 @@ export function checkVmmVersion(ping: VmmPingResponse, where: string): void {
     if (major > floorMajor || (major === floorMajor && minor >= floorMinor)) return;
   }
   const what = parsed ? `is older than` : `is not a version; need at least`;
-  throw new BackendError(BackendErrorKind.Rejected, `cloud-hypervisor at ${where} reports version "${ping.version}", which ${what} the supported floor ${SUPPORTED_VMM_FLOOR_LABEL}`, {
-    code: VmmErrorCode.VmmVersionUnsupported,
-  });
+  throw new BackendError(
+    BackendErrorKind.Rejected,
+    `cloud-hypervisor at ${where} reports version "${ping.version}", which ${what} the supported floor ${SUPPORTED_VMM_FLOOR_LABEL}`,
+    {
+      code: VmmErrorCode.VmmVersionUnsupported,
+    },
+  );
 }

@@ -48,7 +48,15 @@ export class IpLinks {
     return rows.flatMap((row) =>
       row.ifname === undefined
         ? []
-        : [{ name: row.ifname, bridge: row.linkinfo?.info_kind === 'bridge', up: (row.flags ?? []).includes('UP'), ...(row.master ? { master: row.master } : {}), ...(row.address ? { mac: row.address } : {}) }],
+        : [
+            {
+              name: row.ifname,
+              bridge: row.linkinfo?.info_kind === 'bridge',
+              up: (row.flags ?? []).includes('UP'),
+              ...(row.master ? { master: row.master } : {}),
+              ...(row.address ? { mac: row.address } : {}),
+            },
+          ],
     );
   }
 

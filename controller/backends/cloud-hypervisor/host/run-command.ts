@@ -30,10 +30,13 @@ export function runCommand(file: string, args: readonly string[], timeoutMs = 30
     execFile(file, [...args], { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, ...(signal ? { signal } : {}) }, (error, stdout, stderr) => {
       if (!error) return resolve({ stdout, stderr });
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return reject(new BackendError(BackendErrorKind.Unreachable, `${file} is not installed on this host`, { cause: error, code: 'CommandMissing' }));
+      if (code === 'ENOENT')
+        return reject(new BackendError(BackendErrorKind.Unreachable, `${file} is not installed on this host`, { cause: error, code: 'CommandMissing' }));
       if (error.name === 'AbortError') return reject(error);
       if ((error as { killed?: boolean }).killed) {
-        return reject(new BackendError(BackendErrorKind.Unreachable, `${file} ${args.join(' ')} did not finish within ${timeoutMs} ms`, { cause: error, code: 'Timeout' }));
+        return reject(
+          new BackendError(BackendErrorKind.Unreachable, `${file} ${args.join(' ')} did not finish within ${timeoutMs} ms`, { cause: error, code: 'Timeout' }),
+        );
       }
       reject(new CommandError([file, ...args], stderr, code));
     });

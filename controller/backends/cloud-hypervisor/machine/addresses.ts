@@ -30,9 +30,7 @@ export function toAddresses(nics: readonly AddressNic[], neighbours: readonly Ne
   if (isStaticOnly(nics)) return { addresses: internalAddresses(nics.map((nic) => nic.staticAddress)), source: 'static' };
   const found = nics.flatMap((nic) => {
     if (nic.staticAddress !== undefined) return [nic.staticAddress];
-    return neighbours
-      .filter((n) => n.mac === nic.mac.toLowerCase() && n.device === nic.bridge && !n.state.some((s) => UNUSABLE.has(s)))
-      .map((n) => n.address);
+    return neighbours.filter((n) => n.mac === nic.mac.toLowerCase() && n.device === nic.bridge && !n.state.some((s) => UNUSABLE.has(s))).map((n) => n.address);
   });
   return { addresses: internalAddresses(found), source: 'neighbour' };
 }

@@ -86,7 +86,10 @@ async function observe(host: HostRuntime, { paths, record }: Owned<ChVm>, { requ
     // A VM that may not be created (provisioned, or not derived here) is its VMM and its OS disk: with both gone,
     // a blank overlay under its UUID would be a new VM passing for it, its data gone unsaid (ADR 22, row 21).
     // Reported as gone; a disk back in place (a storage mounted again) is found on a later pass.
-    options.log.info({ uuid: request.uuid, disk: `${record.diskDir}/${OS_DISK}` }, 'The OS disk and VMM are gone: reporting the VM missing, not re-creating it');
+    options.log.info(
+      { uuid: request.uuid, disk: `${record.diskDir}/${OS_DISK}` },
+      'The OS disk and VMM are gone: reporting the VM missing, not re-creating it',
+    );
     return 'Gone';
   }
   return { power: observedPower(live), record, live };
@@ -112,7 +115,10 @@ async function resize({ paths }: Owned<ChVm>, seen: Seen, { request, options }: 
   if (config.cpus?.max_vcpus !== liveCpus?.max_vcpus) notes.push(`max vCPUs ${config.cpus?.max_vcpus ?? ''} apply at the next power-on`);
   const actions: MachineAction[] = [];
   try {
-    await live.handle.client.resizeVm({ desired_vcpus: Math.min(config.cpus?.boot_vcpus ?? 1, liveCpus?.max_vcpus ?? 1), desired_ram: config.memory?.size ?? 0 });
+    await live.handle.client.resizeVm({
+      desired_vcpus: Math.min(config.cpus?.boot_vcpus ?? 1, liveCpus?.max_vcpus ?? 1),
+      desired_ram: config.memory?.size ?? 0,
+    });
     actions.push('Reconfigured');
   } catch (error) {
     if (!(error instanceof BackendError) || error.kind !== BackendErrorKind.Rejected) throw error;
@@ -131,7 +137,10 @@ async function power(host: HostRuntime, { paths }: Owned<ChVm>, seen: Seen, { re
   let exit: Seen['exit'];
   if (!seen.live && desired !== 'PoweredOff') {
     if (!options.firstBoot && !(await isPoweredOff(paths))) {
-      exit = { at: host.now().toISOString(), note: `the VMM exited without banlieue stopping it; started again from its saved config (desiredPowerState ${desired})` };
+      exit = {
+        at: host.now().toISOString(),
+        note: `the VMM exited without banlieue stopping it; started again from its saved config (desiredPowerState ${desired})`,
+      };
       options.log.warn({ uuid: request.uuid, dir: paths.dir }, 'The VMM exited behind the provider; starting it again');
     }
     record = await ensureMachineFiles(host, paths, request, record);
@@ -150,7 +159,11 @@ async function report(host: HostRuntime, { paths }: Owned<ChVm>, { power: powerS
     powerState,
     addresses: found.addresses,
     ...(record.taps.length === 0 ? { withoutNetwork: true } : {}),
-    statusFields: { hostUid: host.config.hostName, ...(found.source ? { addressSource: found.source } : {}), ...(exit ? { lastVmmExit: `${exit.at}: ${exit.note}` } : {}) },
+    statusFields: {
+      hostUid: host.config.hostName,
+      ...(found.source ? { addressSource: found.source } : {}),
+      ...(exit ? { lastVmmExit: `${exit.at}: ${exit.note}` } : {}),
+    },
     ...(exit ? { warnings: [{ reason: Reason.VMRestarted, message: `VM with UUID ${request.uuid}: ${exit.note}` }] } : {}),
   };
 }
@@ -159,7 +172,12 @@ function pendingOf(notes: readonly string[]): { pending?: string } {
   return notes.length > 0 ? { pending: notes.join('; ') } : {};
 }
 
-async function addressesOf(host: HostRuntime, record: MachineRecord, spec: Spec, power: PowerState): Promise<{ addresses: MachineAddress[]; source?: 'static' | 'neighbour' }> {
+async function addressesOf(
+  host: HostRuntime,
+  record: MachineRecord,
+  spec: Spec,
+  power: PowerState,
+): Promise<{ addresses: MachineAddress[]; source?: 'static' | 'neighbour' }> {
   if (power === 'PoweredOff') return { addresses: [] };
   const nics: AddressNic[] = record.taps.map((tap, i) => {
     const address = spec.nics?.[i]?.ipam?.static?.address;

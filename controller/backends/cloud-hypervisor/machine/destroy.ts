@@ -57,14 +57,21 @@ function tapsOf(request: Request, record: MachineRecord | undefined): string[] {
 }
 
 /** Throws (retried) while anything of the machine is still on the host. */
-async function verifyGone(host: HostRuntime, paths: VmmPaths, pid: number | undefined, record: MachineRecord | undefined, taps: readonly string[]): Promise<void> {
+async function verifyGone(
+  host: HostRuntime,
+  paths: VmmPaths,
+  pid: number | undefined,
+  record: MachineRecord | undefined,
+  taps: readonly string[],
+): Promise<void> {
   const left: string[] = [];
   if (await findVmmProcess(pid, paths.apiSocket)) left.push(`VMM pid ${pid ?? ''}`);
   if (await exists(paths.dir)) left.push(paths.dir);
   if (record && (await exists(record.diskDir))) left.push(record.diskDir);
   const links = new Set((await host.ip.list()).map((l) => l.name));
   left.push(...taps.filter((t) => links.has(t)).map((t) => `tap ${t}`));
-  if (left.length > 0) throw new BackendError(BackendErrorKind.Unreachable, `deleting left ${left.join(', ')} on host ${host.config.hostName}`, { code: 'NotGone' });
+  if (left.length > 0)
+    throw new BackendError(BackendErrorKind.Unreachable, `deleting left ${left.join(', ')} on host ${host.config.hostName}`, { code: 'NotGone' });
 }
 
 async function exists(path: string): Promise<boolean> {

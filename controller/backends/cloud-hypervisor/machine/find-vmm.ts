@@ -14,7 +14,10 @@ import { ownerMarkOf } from './vm-config.js';
 export async function findVmm(host: HostRuntime, paths: VmmPaths, record: MachineRecord): Promise<LiveVmm> {
   const scanned = await scanVmm(host.vmm, paths.uuid);
   if (scanned.outcome === 'adopted' && scanned.vm && ownerMarkOf(scanned.vm.config) !== record.owner) {
-    throw new BackendError(BackendErrorKind.NotOwned, `the VM of the VMM in ${paths.dir} carries mark ${ownerMarkOf(scanned.vm.config) ?? '(none)'}, not its record's ${record.owner ?? '(none)'}`);
+    throw new BackendError(
+      BackendErrorKind.NotOwned,
+      `the VM of the VMM in ${paths.dir} carries mark ${ownerMarkOf(scanned.vm.config) ?? '(none)'}, not its record's ${record.owner ?? '(none)'}`,
+    );
   }
   return liveOf(scanned, paths);
 }
@@ -29,6 +32,8 @@ export function liveOf(scanned: ScannedVmm, paths: VmmPaths): LiveVmm {
     case 'foreign':
       throw new BackendError(BackendErrorKind.NotOwned, `the VMM in ${paths.dir} is not this machine's to drive: ${scanned.reason}`);
     case 'unresponsive':
-      throw new BackendError(BackendErrorKind.Unreachable, `the VMM (pid ${scanned.pid}) of ${paths.dir} runs but does not answer: ${scanned.reason}`, { code: 'VmmUnresponsive' });
+      throw new BackendError(BackendErrorKind.Unreachable, `the VMM (pid ${scanned.pid}) of ${paths.dir} runs but does not answer: ${scanned.reason}`, {
+        code: 'VmmUnresponsive',
+      });
   }
 }

@@ -31,7 +31,9 @@ export interface HostPlacement {
 export function assertThisHost(config: HostConfig, raw: Readonly<Record<string, string>>): void {
   const host = raw[RAW_HOST];
   if (host !== undefined && host !== config.hostName) {
-    throw new BackendError(BackendErrorKind.Rejected, `the machine's failure domain is on host ${host}; this provider runs on ${config.hostName}`, { code: 'WrongHost' });
+    throw new BackendError(BackendErrorKind.Rejected, `the machine's failure domain is on host ${host}; this provider runs on ${config.hostName}`, {
+      code: 'WrongHost',
+    });
   }
 }
 
@@ -43,13 +45,19 @@ export function placeOnHost(config: HostConfig, uuid: string, spec: CloudHypervi
   const storageClass = raw[rawStorageClass(spec.storageClass)];
   const storageDir = storageClass === undefined ? undefined : config.storageClasses[storageClass];
   if (storageDir === undefined) {
-    throw new BackendError(BackendErrorKind.Rejected, `spec.storageClass "${spec.storageClass}" is not offered by host ${config.hostName} (not in its failure domain)`);
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `spec.storageClass "${spec.storageClass}" is not offered by host ${config.hostName} (not in its failure domain)`,
+    );
   }
   const nics = (spec.nics ?? []).map((nic, i): PlacedNic => {
     const hostClass = raw[rawNetworkClass(nic.networkClass)];
     const bridge = hostClass === undefined ? undefined : config.networkClasses[hostClass];
     if (bridge === undefined) {
-      throw new BackendError(BackendErrorKind.Rejected, `spec.nics[${i}].networkClass "${nic.networkClass}" is not offered by host ${config.hostName} (not in its failure domain)`);
+      throw new BackendError(
+        BackendErrorKind.Rejected,
+        `spec.nics[${i}].networkClass "${nic.networkClass}" is not offered by host ${config.hostName} (not in its failure domain)`,
+      );
     }
     return { name: nic.name, tap: tapName(uuid, i), mac: macOf(uuid, i, nic.macAddress), bridge };
   });

@@ -40,7 +40,10 @@ export async function ensureOsDisk(diskDir: string, image: string, sizeGiB: numb
   await mkdir(diskDir, { recursive: true, mode: 0o700 });
   const info = await imageInfo(image);
   if (info.virtualSize > sizeGiB * GIB) {
-    throw new BackendError(BackendErrorKind.Rejected, `spec.osDiskSizeGiB ${sizeGiB} is smaller than image ${image} (${Math.ceil(info.virtualSize / GIB)} GiB)`);
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `spec.osDiskSizeGiB ${sizeGiB} is smaller than image ${image} (${Math.ceil(info.virtualSize / GIB)} GiB)`,
+    );
   }
   const temporary = join(diskDir, `${OS_DISK}.tmp`);
   await rm(temporary, { force: true });

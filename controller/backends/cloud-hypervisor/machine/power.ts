@@ -108,7 +108,12 @@ function deadlineOf(host: HostRuntime, pressed: Date): Date {
 
 function waitingForGuest(host: HostRuntime, pressed: Date): Extract<PowerStep, { state: 'waiting' }> {
   const deadline = deadlineOf(host, pressed).toISOString();
-  return { state: 'waiting', taskRef: powerButtonTaskRef(pressed), reason: Reason.Stopping, message: `ACPI power button pressed at ${pressed.toISOString()}; the guest has until ${deadline} to power off, then the VM is stopped` };
+  return {
+    state: 'waiting',
+    taskRef: powerButtonTaskRef(pressed),
+    reason: Reason.Stopping,
+    message: `ACPI power button pressed at ${pressed.toISOString()}; the guest has until ${deadline} to power off, then the VM is stopped`,
+  };
 }
 
 /** A call refused because the VM is already where it was sent (a guest or operator got there first): the next read tells. */
@@ -116,7 +121,12 @@ async function tolerateState(call: Promise<void>): Promise<void> {
   try {
     await call;
   } catch (error) {
-    if (isVmmApiError(error, VmmErrorCode.VmNotRunning) || isVmmApiError(error, VmmErrorCode.InvalidStateTransition) || isVmmApiError(error, VmmErrorCode.VmAlreadyCreated)) return;
+    if (
+      isVmmApiError(error, VmmErrorCode.VmNotRunning) ||
+      isVmmApiError(error, VmmErrorCode.InvalidStateTransition) ||
+      isVmmApiError(error, VmmErrorCode.VmAlreadyCreated)
+    )
+      return;
     throw error;
   }
 }

@@ -48,7 +48,10 @@ export async function ensureSeed(paths: VmmPaths, request: Request, record: Mach
   const seed = seedPath(paths);
   if (await exists(seed)) return false;
   const nics = (request.spec.nics ?? []).map((nic, i) => ({ name: nic.name, mac: record.config.net?.[i]?.mac ?? '', ipam: nic.ipam }));
-  await writeAtomically(seed, toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics, nicsField: 'spec.nics' }));
+  await writeAtomically(
+    seed,
+    toSeedImage({ uuid: request.uuid, hostname: request.name, providerID: request.providerID, userData: request.userData, nics, nicsField: 'spec.nics' }),
+  );
   return true;
 }
 

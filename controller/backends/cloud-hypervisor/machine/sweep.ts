@@ -49,18 +49,32 @@ export class HostSweep {
       if (!record || !owner || judge(owner) !== 'Orphaned') continue;
       const facts = { uuid, dir: paths.dir, diskDir: record.diskDir, owner: record.owner };
       if (record.deletionStartedAt === undefined) {
-        this.warnOnce(log, `${uuid} never deleted`, facts, 'Leaving the directory, disk and taps of a machine that no longer exists: its deletion never began on this host (moved, or its finalizer removed by hand); remove them by hand when the VM is not wanted');
+        this.warnOnce(
+          log,
+          `${uuid} never deleted`,
+          facts,
+          'Leaving the directory, disk and taps of a machine that no longer exists: its deletion never began on this host (moved, or its finalizer removed by hand); remove them by hand when the VM is not wanted',
+        );
         continue;
       }
       const vmm = await scanVmm(host.vmm, uuid);
       if (vmm.outcome !== 'dead') {
-        this.warnOnce(log, `${uuid} VMM ${vmm.outcome}`, { ...facts, vmm: vmm.outcome }, 'Leaving the directory of a machine that no longer exists: its VMM still runs');
+        this.warnOnce(
+          log,
+          `${uuid} VMM ${vmm.outcome}`,
+          { ...facts, vmm: vmm.outcome },
+          'Leaving the directory of a machine that no longer exists: its VMM still runs',
+        );
         continue;
       }
-      log.info({ ...facts, deletionStartedAt: record.deletionStartedAt }, 'Finishing the deletion of a machine that no longer exists: removing its directory, disk and taps');
+      log.info(
+        { ...facts, deletionStartedAt: record.deletionStartedAt },
+        'Finishing the deletion of a machine that no longer exists: removing its directory, disk and taps',
+      );
       for (const tap of record.taps) await host.ip.delete(tap.name);
       // Only the machine's own disk directory in a storage class of this host, whatever the record says.
-      if (Object.values(host.config.storageClasses).some((dir) => record.diskDir === join(dir, uuid))) await rm(record.diskDir, { recursive: true, force: true });
+      if (Object.values(host.config.storageClasses).some((dir) => record.diskDir === join(dir, uuid)))
+        await rm(record.diskDir, { recursive: true, force: true });
       await removeStateDir(paths);
       removed.push(uuid);
     }

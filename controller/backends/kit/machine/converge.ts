@@ -57,7 +57,8 @@ export async function readTask<Spec, Vm>(
  */
 export function own<Vm>(request: MachineRequest<unknown>, found: Found<Vm>): Owned<Vm> {
   assertOwnedBy(request.owner, request.uuid, found.marks.owner);
-  if (found.vm === undefined) throw new BackendError(BackendErrorKind.NotOwned, `the VM with UUID ${request.uuid} (${found.ref}) cannot be read as a banlieue VM`);
+  if (found.vm === undefined)
+    throw new BackendError(BackendErrorKind.NotOwned, `the VM with UUID ${request.uuid} (${found.ref}) cannot be read as a banlieue VM`);
   return found.vm as Owned<Vm>;
 }
 
@@ -67,7 +68,10 @@ async function identify<Spec, Vm>(
   options: EnsureOptions,
   taskEnded: EndedTask | undefined,
 ): Promise<Identified<Vm> | { readonly state: 'Absent' } | InProgress> {
-  const look = (task: EndedTask | undefined): Parameters<typeof steps.find>[1] => ({ ...(task?.target ? { hint: task.target } : {}), provisioned: !options.firstBoot });
+  const look = (task: EndedTask | undefined): Parameters<typeof steps.find>[1] => ({
+    ...(task?.target ? { hint: task.target } : {}),
+    provisioned: !options.firstBoot,
+  });
   let ended = taskEnded;
   let found = await steps.find(request, look(ended));
   if (!found) {
@@ -83,7 +87,11 @@ async function identify<Spec, Vm>(
   return { state: 'Identified', vm, actions: decideIdentityActions(ended, found.ref, options.firstBoot) };
 }
 
-async function convergeOwned<Spec, Vm, Seen extends Observed>(steps: MachineSteps<Spec, Vm, Seen>, { vm, actions: identity }: Identified<Vm>, pass: Pass<Spec>): Promise<EnsureResult> {
+async function convergeOwned<Spec, Vm, Seen extends Observed>(
+  steps: MachineSteps<Spec, Vm, Seen>,
+  { vm, actions: identity }: Identified<Vm>,
+  pass: Pass<Spec>,
+): Promise<EnsureResult> {
   const actions = [...identity];
   const busy = steps.busy?.(vm);
   if (busy) return { state: 'InProgress', taskRef: pass.request.taskRef ?? busy.taskRef, message: busy.message, actions };
@@ -91,12 +99,17 @@ async function convergeOwned<Spec, Vm, Seen extends Observed>(steps: MachineStep
   if (observed === 'Gone') return { state: 'Absent' };
   let seen = observed;
   const pending: string[] = [];
-  const byName: Readonly<Record<StepName, ConvergeStep<Spec, Vm, Seen> | undefined>> = { WriteGuestData: steps.writeGuestData, Resize: steps.resize, Power: steps.power };
+  const byName: Readonly<Record<StepName, ConvergeStep<Spec, Vm, Seen> | undefined>> = {
+    WriteGuestData: steps.writeGuestData,
+    Resize: steps.resize,
+    Power: steps.power,
+  };
   for (const name of planSteps(pass.options, actions.includes('Created'), seen.power)) {
     const step = await byName[name]?.(vm, seen, pass);
     if (!step) continue;
     actions.push(...(step.actions ?? []));
-    if (step.state === 'Started') return { state: 'InProgress', taskRef: step.taskRef, message: step.message, actions, ...(step.reason ? { reason: step.reason } : {}) };
+    if (step.state === 'Started')
+      return { state: 'InProgress', taskRef: step.taskRef, message: step.message, actions, ...(step.reason ? { reason: step.reason } : {}) };
     seen = step.seen;
     if (step.pending) pending.push(step.pending);
   }

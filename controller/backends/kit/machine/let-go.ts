@@ -40,7 +40,12 @@ export async function releaseMachineVm<Spec, Vm>(steps: Steps<Spec, Vm>, request
   return { state: 'Released', ref: found.ref };
 }
 
-async function destroyOwned<Spec, Vm>(steps: Steps<Spec, Vm>, found: Found<Vm>, request: MachineRequest<Spec>, options: DestroyOptions): Promise<DestroyResult> {
+async function destroyOwned<Spec, Vm>(
+  steps: Steps<Spec, Vm>,
+  found: Found<Vm>,
+  request: MachineRequest<Spec>,
+  options: DestroyOptions,
+): Promise<DestroyResult> {
   const vm = own(request, found);
   const busy = steps.busy?.(vm);
   if (busy) return { state: 'InProgress', message: busy.message };

@@ -116,7 +116,11 @@ export class Domains {
    * Replaces the `<metadata>` element of namespace `uri` (written with prefix `key`) by `xml`, one
    * element whose own namespace libvirt sets; undefined `xml` removes it. `flags`: AffectFlags.
    */
-  async setMetadataElement(domain: Domain, element: { readonly uri: string; readonly key: string; readonly xml: string | undefined }, flags: number): Promise<void> {
+  async setMetadataElement(
+    domain: Domain,
+    element: { readonly uri: string; readonly key: string; readonly xml: string | undefined },
+    flags: number,
+  ): Promise<void> {
     const { uri, key, xml } = element;
     await this.rpc.call(Procedures.domainSetMetadata, { dom: fromDomain(domain), type: MetadataType.Element, metadata: xml, key, uri, flags });
   }

@@ -41,9 +41,13 @@ export async function openConnection(options: DialOptions, signal: AbortSignal |
     const { types } = await connection.call(Procedures.authList, undefined, signal);
     if (types.length > 0 && !types.includes(AuthType.None)) {
       const names = types.map((t) => Object.entries(AuthType).find(([, v]) => v === t)?.[0] ?? String(t));
-      throw new BackendError(BackendErrorKind.Unauthorized, `libvirtd at ${connection.target} requires ${names.join('/')} authentication; this client authenticates by transport only (TLS certificate, SSH key)`, {
-        code: 'AuthUnsupported',
-      });
+      throw new BackendError(
+        BackendErrorKind.Unauthorized,
+        `libvirtd at ${connection.target} requires ${names.join('/')} authentication; this client authenticates by transport only (TLS certificate, SSH key)`,
+        {
+          code: 'AuthUnsupported',
+        },
+      );
     }
     if (options.keepalive) {
       const { supported } = await connection.call(Procedures.connectSupportsFeature, { feature: FEATURE_PROGRAM_KEEPALIVE }, signal);

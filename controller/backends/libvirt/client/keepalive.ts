@@ -26,7 +26,11 @@ export function startKeepalive(connection: RpcConnection, options: KeepaliveOpti
     if (Date.now() - lastSeen < options.intervalMs) return;
     if (unanswered >= options.count) {
       const silentMs = Date.now() - lastSeen;
-      connection.close(new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${connection.target} answered no keepalive for ${silentMs} ms`, { code: 'KeepaliveTimeout' }));
+      connection.close(
+        new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${connection.target} answered no keepalive for ${silentMs} ms`, {
+          code: 'KeepaliveTimeout',
+        }),
+      );
       return;
     }
     unanswered += 1;

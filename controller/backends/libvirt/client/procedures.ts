@@ -121,7 +121,12 @@ export const Procedures = {
     args('domain_get_info', { dom: domain }),
     ret('domain_get_info', { state: xdrUchar, maxMem: xdrUhyper, memory: xdrUhyper, nrVirtCpu: xdrUshort, cpuTime: xdrUhyper }),
   ),
-  domainLookupByName: procedure('DOMAIN_LOOKUP_BY_NAME', 23, args('domain_lookup_by_name', { name: nonnullString }), ret('domain_lookup_by_name', { dom: domain })),
+  domainLookupByName: procedure(
+    'DOMAIN_LOOKUP_BY_NAME',
+    23,
+    args('domain_lookup_by_name', { name: nonnullString }),
+    ret('domain_lookup_by_name', { dom: domain }),
+  ),
   domainLookupByUuid: procedure('DOMAIN_LOOKUP_BY_UUID', 24, args('domain_lookup_by_uuid', { uuid }), ret('domain_lookup_by_uuid', { dom: domain })),
   domainReboot: procedure('DOMAIN_REBOOT', 27, domainFlags('domain_reboot'), xdrVoid),
   domainResume: procedure('DOMAIN_RESUME', 28, args('domain_resume', { dom: domain }), xdrVoid),
@@ -142,18 +147,8 @@ export const Procedures = {
   ),
   domainManagedSaveRemove: procedure('DOMAIN_MANAGED_SAVE_REMOVE', 184, domainFlags('domain_managed_save_remove'), xdrVoid),
   domainCreateWithFlags: procedure('DOMAIN_CREATE_WITH_FLAGS', 196, domainFlags('domain_create_with_flags'), ret('domain_create_with_flags', { dom: domain })),
-  domainSetVcpusFlags: procedure(
-    'DOMAIN_SET_VCPUS_FLAGS',
-    199,
-    args('domain_set_vcpus_flags', { dom: domain, nvcpus: xdrUint, flags: xdrUint }),
-    xdrVoid,
-  ),
-  domainSetMemoryFlags: procedure(
-    'DOMAIN_SET_MEMORY_FLAGS',
-    204,
-    args('domain_set_memory_flags', { dom: domain, memory: xdrUhyper, flags: xdrUint }),
-    xdrVoid,
-  ),
+  domainSetVcpusFlags: procedure('DOMAIN_SET_VCPUS_FLAGS', 199, args('domain_set_vcpus_flags', { dom: domain, nvcpus: xdrUint, flags: xdrUint }), xdrVoid),
+  domainSetMemoryFlags: procedure('DOMAIN_SET_MEMORY_FLAGS', 204, args('domain_set_memory_flags', { dom: domain, memory: xdrUhyper, flags: xdrUint }), xdrVoid),
   domainGetState: procedure('DOMAIN_GET_STATE', 212, domainFlags('domain_get_state'), ret('domain_get_state', { state: xdrInt, reason: xdrInt })),
   domainUndefineFlags: procedure('DOMAIN_UNDEFINE_FLAGS', 231, domainFlags('domain_undefine_flags'), xdrVoid),
   domainDestroyFlags: procedure('DOMAIN_DESTROY_FLAGS', 234, domainFlags('domain_destroy_flags'), xdrVoid),
@@ -198,8 +193,18 @@ export const Procedures = {
   // Networks.
   networkCreateXml: procedure('NETWORK_CREATE_XML', 40, args('network_create_xml', { xml: nonnullString }), ret('network_create_xml', { net: network })),
   networkDestroy: procedure('NETWORK_DESTROY', 42, args('network_destroy', { net: network }), xdrVoid),
-  networkGetXmlDesc: procedure('NETWORK_GET_XML_DESC', 43, args('network_get_xml_desc', { net: network, flags: xdrUint }), ret('network_get_xml_desc', { xml: nonnullString })),
-  networkLookupByName: procedure('NETWORK_LOOKUP_BY_NAME', 46, args('network_lookup_by_name', { name: nonnullString }), ret('network_lookup_by_name', { net: network })),
+  networkGetXmlDesc: procedure(
+    'NETWORK_GET_XML_DESC',
+    43,
+    args('network_get_xml_desc', { net: network, flags: xdrUint }),
+    ret('network_get_xml_desc', { xml: nonnullString }),
+  ),
+  networkLookupByName: procedure(
+    'NETWORK_LOOKUP_BY_NAME',
+    46,
+    args('network_lookup_by_name', { name: nonnullString }),
+    ret('network_lookup_by_name', { net: network }),
+  ),
   connectListAllNetworks: procedure(
     'CONNECT_LIST_ALL_NETWORKS',
     283,
@@ -222,14 +227,24 @@ export const Procedures = {
   ),
   storagePoolDestroy: procedure('STORAGE_POOL_DESTROY', 80, args('storage_pool_destroy', { pool }), xdrVoid),
   storagePoolRefresh: procedure('STORAGE_POOL_REFRESH', 83, args('storage_pool_refresh', { pool, flags: xdrUint }), xdrVoid),
-  storagePoolLookupByName: procedure('STORAGE_POOL_LOOKUP_BY_NAME', 84, args('storage_pool_lookup_by_name', { name: nonnullString }), ret('storage_pool_lookup_by_name', { pool })),
+  storagePoolLookupByName: procedure(
+    'STORAGE_POOL_LOOKUP_BY_NAME',
+    84,
+    args('storage_pool_lookup_by_name', { name: nonnullString }),
+    ret('storage_pool_lookup_by_name', { pool }),
+  ),
   storagePoolGetInfo: procedure(
     'STORAGE_POOL_GET_INFO',
     87,
     args('storage_pool_get_info', { pool }),
     ret('storage_pool_get_info', { state: xdrUchar, capacity: xdrUhyper, allocation: xdrUhyper, available: xdrUhyper }),
   ),
-  storagePoolGetXmlDesc: procedure('STORAGE_POOL_GET_XML_DESC', 88, args('storage_pool_get_xml_desc', { pool, flags: xdrUint }), ret('storage_pool_get_xml_desc', { xml: nonnullString })),
+  storagePoolGetXmlDesc: procedure(
+    'STORAGE_POOL_GET_XML_DESC',
+    88,
+    args('storage_pool_get_xml_desc', { pool, flags: xdrUint }),
+    ret('storage_pool_get_xml_desc', { xml: nonnullString }),
+  ),
   storageVolCreateXml: procedure(
     'STORAGE_VOL_CREATE_XML',
     93,
@@ -237,14 +252,24 @@ export const Procedures = {
     ret('storage_vol_create_xml', { vol }),
   ),
   storageVolDelete: procedure('STORAGE_VOL_DELETE', 94, args('storage_vol_delete', { vol, flags: xdrUint }), xdrVoid),
-  storageVolLookupByName: procedure('STORAGE_VOL_LOOKUP_BY_NAME', 95, args('storage_vol_lookup_by_name', { pool, name: nonnullString }), ret('storage_vol_lookup_by_name', { vol })),
+  storageVolLookupByName: procedure(
+    'STORAGE_VOL_LOOKUP_BY_NAME',
+    95,
+    args('storage_vol_lookup_by_name', { pool, name: nonnullString }),
+    ret('storage_vol_lookup_by_name', { vol }),
+  ),
   storageVolGetInfo: procedure(
     'STORAGE_VOL_GET_INFO',
     98,
     args('storage_vol_get_info', { vol }),
     ret('storage_vol_get_info', { type: xdrChar, capacity: xdrUhyper, allocation: xdrUhyper }),
   ),
-  storageVolGetXmlDesc: procedure('STORAGE_VOL_GET_XML_DESC', 99, args('storage_vol_get_xml_desc', { vol, flags: xdrUint }), ret('storage_vol_get_xml_desc', { xml: nonnullString })),
+  storageVolGetXmlDesc: procedure(
+    'STORAGE_VOL_GET_XML_DESC',
+    99,
+    args('storage_vol_get_xml_desc', { vol, flags: xdrUint }),
+    ret('storage_vol_get_xml_desc', { xml: nonnullString }),
+  ),
   storageVolGetPath: procedure('STORAGE_VOL_GET_PATH', 100, args('storage_vol_get_path', { vol }), ret('storage_vol_get_path', { name: nonnullString })),
   storageVolCreateXmlFrom: procedure(
     'STORAGE_VOL_CREATE_XML_FROM',
@@ -253,12 +278,7 @@ export const Procedures = {
     ret('storage_vol_create_xml_from', { vol }),
   ),
   // Streams: the reply opens the stream; the data follows as STREAM messages of the same serial.
-  storageVolUpload: procedure(
-    'STORAGE_VOL_UPLOAD',
-    208,
-    args('storage_vol_upload', { vol, offset: xdrUhyper, length: xdrUhyper, flags: xdrUint }),
-    xdrVoid,
-  ),
+  storageVolUpload: procedure('STORAGE_VOL_UPLOAD', 208, args('storage_vol_upload', { vol, offset: xdrUhyper, length: xdrUhyper, flags: xdrUint }), xdrVoid),
   storageVolDownload: procedure(
     'STORAGE_VOL_DOWNLOAD',
     209,

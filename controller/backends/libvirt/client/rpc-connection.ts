@@ -52,8 +52,12 @@ export class RpcConnection {
   ) {
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
     stream.on('error', (error: Error) => this.close(asUnreachable(error, target)));
-    stream.on('end', () => this.close(new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${target} closed the connection`, { code: 'ConnectionClosed' })));
-    stream.on('close', () => this.close(new BackendError(BackendErrorKind.Unreachable, `connection to libvirtd at ${target} closed`, { code: 'ConnectionClosed' })));
+    stream.on('end', () =>
+      this.close(new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${target} closed the connection`, { code: 'ConnectionClosed' })),
+    );
+    stream.on('close', () =>
+      this.close(new BackendError(BackendErrorKind.Unreachable, `connection to libvirtd at ${target} closed`, { code: 'ConnectionClosed' })),
+    );
     // A TLS socket read in paused mode for libvirt's confirmation byte stays paused until resumed.
     stream.resume();
   }
@@ -109,7 +113,10 @@ export class RpcConnection {
         },
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.send({ prog: REMOTE_PROGRAM, vers: REMOTE_PROTOCOL_VERSION, proc: procedure.number, type: MessageType.Call, serial, status: MessageStatus.Ok }, encode(procedure.args, args));
+      this.send(
+        { prog: REMOTE_PROGRAM, vers: REMOTE_PROTOCOL_VERSION, proc: procedure.number, type: MessageType.Call, serial, status: MessageStatus.Ok },
+        encode(procedure.args, args),
+      );
     });
   }
 
@@ -127,7 +134,10 @@ export class RpcConnection {
 
   sendKeepalive(procedure: number): void {
     if (this.closedWith) return;
-    this.send({ prog: KEEPALIVE_PROGRAM, vers: KEEPALIVE_PROTOCOL_VERSION, proc: procedure, type: MessageType.Message, serial: 0, status: MessageStatus.Ok }, Buffer.alloc(0));
+    this.send(
+      { prog: KEEPALIVE_PROGRAM, vers: KEEPALIVE_PROTOCOL_VERSION, proc: procedure, type: MessageType.Message, serial: 0, status: MessageStatus.Ok },
+      Buffer.alloc(0),
+    );
   }
 
   /** Told once, when the connection ends. */
@@ -137,7 +147,11 @@ export class RpcConnection {
   }
 
   /** Ends the connection: calls in flight and open streams fail with `error`. Idempotent. */
-  close(error: BackendError = new BackendError(BackendErrorKind.Unreachable, `connection to libvirtd at ${this.target} was closed by the client`, { code: 'ConnectionClosed' })): void {
+  close(
+    error: BackendError = new BackendError(BackendErrorKind.Unreachable, `connection to libvirtd at ${this.target} was closed by the client`, {
+      code: 'ConnectionClosed',
+    }),
+  ): void {
     if (this.closedWith) return;
     this.closedWith = error;
     this.stream.destroy();
@@ -183,7 +197,10 @@ export class RpcConnection {
   }
 
   private protocolError(error: unknown): BackendError {
-    return new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${this.target} broke the protocol: ${(error as Error).message}`, { cause: error, code: 'ProtocolError' });
+    return new BackendError(BackendErrorKind.Unreachable, `libvirtd at ${this.target} broke the protocol: ${(error as Error).message}`, {
+      cause: error,
+      code: 'ProtocolError',
+    });
   }
 
   private dispatch({ header, payload }: Message): void {

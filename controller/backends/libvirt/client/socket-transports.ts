@@ -46,7 +46,10 @@ export async function dialTls(target: DialTarget, credentials: TlsCredentials): 
     context = createSecureContext({ cert: credentials.certPem, key: credentials.keyPem, ca: credentials.caPem });
   } catch (cause) {
     // Node's message names the PEM block that failed to parse, not its content.
-    throw new BackendError(BackendErrorKind.Unauthorized, `TLS credentials for ${where} are not usable: ${(cause as Error).message}`, { cause, code: 'BadCredentials' });
+    throw new BackendError(BackendErrorKind.Unauthorized, `TLS credentials for ${where} are not usable: ${(cause as Error).message}`, {
+      cause,
+      code: 'BadCredentials',
+    });
   }
   const socket = tlsConnect({ host: target.host, port: target.port, secureContext: context, servername: isIp(target.host) ? undefined : target.host });
   const started = Date.now();
@@ -100,7 +103,13 @@ function whenConnected(socket: Socket, event: 'connect' | 'secureConnect', where
 }
 
 /** A deadline and the caller's signal around one connection step; `fail` destroys the socket. */
-function settle(socket: Socket, timeoutMs: number, signal: AbortSignal | undefined, reject: (error: unknown) => void, timeoutMessage: string): { finish(): void; fail(error: unknown): void } {
+function settle(
+  socket: Socket,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  reject: (error: unknown) => void,
+  timeoutMessage: string,
+): { finish(): void; fail(error: unknown): void } {
   let settled = false;
   const timer = setTimeout(() => fail(new BackendError(BackendErrorKind.Unreachable, timeoutMessage, { code: 'Timeout' })), timeoutMs);
   timer.unref();

@@ -117,16 +117,24 @@ function keepStderr(channel: ClientChannel, where: string): void {
   channel.on('exit', (code: number | null) => {
     if (code === 0) return;
     const detail = stderr.trim() === '' ? '' : `: ${stderr.trim()}`;
-    (channel as Duplex).destroy(new BackendError(BackendErrorKind.Unreachable, `ssh ${where}: the libvirt proxy exited with ${code ?? 'a signal'}${detail}`, { code: 'ProxyExited' }));
+    (channel as Duplex).destroy(
+      new BackendError(BackendErrorKind.Unreachable, `ssh ${where}: the libvirt proxy exited with ${code ?? 'a signal'}${detail}`, { code: 'ProxyExited' }),
+    );
   });
 }
 
 function sshError(error: Error & { level?: string; code?: string }, where: string, user: string, hostKeyRejected: string | undefined): BackendError {
   if (hostKeyRejected !== undefined) {
-    return new BackendError(BackendErrorKind.Unreachable, `ssh ${where}: host key ${hostKeyRejected} is not the expected one`, { cause: error, code: 'HostKeyMismatch' });
+    return new BackendError(BackendErrorKind.Unreachable, `ssh ${where}: host key ${hostKeyRejected} is not the expected one`, {
+      cause: error,
+      code: 'HostKeyMismatch',
+    });
   }
   if (error.level === 'client-authentication') {
-    return new BackendError(BackendErrorKind.Unauthorized, `ssh ${where}: the server refused the key of user "${user}"`, { cause: error, code: 'AuthenticationFailed' });
+    return new BackendError(BackendErrorKind.Unauthorized, `ssh ${where}: the server refused the key of user "${user}"`, {
+      cause: error,
+      code: 'AuthenticationFailed',
+    });
   }
   if (error.level === 'client-timeout') {
     return new BackendError(BackendErrorKind.Unreachable, `ssh ${where}: no SSH handshake in time`, { cause: error, code: 'Timeout' });

@@ -34,7 +34,23 @@ const DEFAULT_PORT: Readonly<Record<Transport, number>> = { unix: 0, tcp: 16509,
 /** The legacy libvirtd socket, as libvirt's client defaults to it (remote_sockets.c). */
 const DEFAULT_SOCKET = '/var/run/libvirt/libvirt-sock';
 /** Parameters the remote driver consumes itself and never sends to the daemon (remote_driver.c). */
-const CLIENT_PARAMS = new Set(['name', 'command', 'socket', 'auth', 'netcat', 'keyfile', 'sshauth', 'no_verify', 'no_tty', 'pkipath', 'known_hosts', 'known_hosts_verify', 'tls_priority', 'mode', 'proxy']);
+const CLIENT_PARAMS = new Set([
+  'name',
+  'command',
+  'socket',
+  'auth',
+  'netcat',
+  'keyfile',
+  'sshauth',
+  'no_verify',
+  'no_tty',
+  'pkipath',
+  'known_hosts',
+  'known_hosts_verify',
+  'tls_priority',
+  'mode',
+  'proxy',
+]);
 const TRANSPORTS = new Set<string>(['unix', 'tcp', 'tls', 'ssh']);
 
 /** Parses a libvirt URI; throws TypeError naming what is wrong (the URI carries no secret). */
@@ -60,7 +76,8 @@ export function parseLibvirtUri(text: string): LibvirtUri {
   const daemonParams = [...params].filter(([key]) => !CLIENT_PARAMS.has(key));
   const query = daemonParams.length === 0 ? '' : `?${new URLSearchParams(daemonParams).toString()}`;
   const proxy = params.get('proxy') ?? 'auto';
-  if (proxy !== 'auto' && proxy !== 'native' && proxy !== 'netcat') throw new TypeError(`libvirt URI "${text}": proxy "${proxy}" is not auto, native or netcat`);
+  if (proxy !== 'auto' && proxy !== 'native' && proxy !== 'netcat')
+    throw new TypeError(`libvirt URI "${text}": proxy "${proxy}" is not auto, native or netcat`);
   return {
     driver,
     transport: transport as Transport,

@@ -26,24 +26,64 @@ function primitive<T>(spec: string, encode: (w: XdrWriter, v: T) => void, decode
   return { spec, encode, decode };
 }
 
-export const xdrInt = primitive<number>('int', (w, v) => w.int(v), (r) => r.int());
-export const xdrUint = primitive<number>('unsigned int', (w, v) => w.uint(v), (r) => r.uint());
-export const xdrHyper = primitive<bigint>('hyper', (w, v) => w.hyper(v), (r) => r.hyper());
-export const xdrUhyper = primitive<bigint>('unsigned hyper', (w, v) => w.uhyper(v), (r) => r.uhyper());
+export const xdrInt = primitive<number>(
+  'int',
+  (w, v) => w.int(v),
+  (r) => r.int(),
+);
+export const xdrUint = primitive<number>(
+  'unsigned int',
+  (w, v) => w.uint(v),
+  (r) => r.uint(),
+);
+export const xdrHyper = primitive<bigint>(
+  'hyper',
+  (w, v) => w.hyper(v),
+  (r) => r.hyper(),
+);
+export const xdrUhyper = primitive<bigint>(
+  'unsigned hyper',
+  (w, v) => w.uhyper(v),
+  (r) => r.uhyper(),
+);
 // rpcgen codes char and short as a whole 4-byte unit (xdr_char, xdr_u_short).
-export const xdrChar = primitive<number>('char', (w, v) => w.int(v), (r) => r.int());
-export const xdrUchar = primitive<number>('unsigned char', (w, v) => w.uint(v), (r) => r.uint());
-export const xdrUshort = primitive<number>('unsigned short', (w, v) => w.uint(v), (r) => r.uint());
+export const xdrChar = primitive<number>(
+  'char',
+  (w, v) => w.int(v),
+  (r) => r.int(),
+);
+export const xdrUchar = primitive<number>(
+  'unsigned char',
+  (w, v) => w.uint(v),
+  (r) => r.uint(),
+);
+export const xdrUshort = primitive<number>(
+  'unsigned short',
+  (w, v) => w.uint(v),
+  (r) => r.uint(),
+);
 
 /** No payload (a procedure without args or ret). */
-export const xdrVoid = primitive<void>('void', () => undefined, () => undefined);
+export const xdrVoid = primitive<void>(
+  'void',
+  () => undefined,
+  () => undefined,
+);
 
 export function xdrString(max: number): XdrType<string> {
-  return primitive(`string<${max}>`, (w, v) => w.string(v, max), (r) => r.string(max));
+  return primitive(
+    `string<${max}>`,
+    (w, v) => w.string(v, max),
+    (r) => r.string(max),
+  );
 }
 
 export function xdrFixedOpaque(size: number): XdrType<Buffer> {
-  return primitive(`opaque[${size}]`, (w, v) => w.fixedOpaque(v, size), (r) => r.fixedOpaque(size));
+  return primitive(
+    `opaque[${size}]`,
+    (w, v) => w.fixedOpaque(v, size),
+    (r) => r.fixedOpaque(size),
+  );
 }
 
 /** `T *`: a bool, then the value when true. Absent is `undefined`. */

@@ -85,7 +85,16 @@ export function toDomainXml(input: DomainInput): string {
     os: {
       ...(efi ? { '@firmware': 'efi' } : {}),
       type: { '@arch': 'x86_64', ...(machine ? { '@machine': machine } : {}), '#text': 'hvm' },
-      ...(secure ? { firmware: { feature: [{ '@enabled': 'yes', '@name': 'secure-boot' }, { '@enabled': 'yes', '@name': 'enrolled-keys' }] } } : {}),
+      ...(secure
+        ? {
+            firmware: {
+              feature: [
+                { '@enabled': 'yes', '@name': 'secure-boot' },
+                { '@enabled': 'yes', '@name': 'enrolled-keys' },
+              ],
+            },
+          }
+        : {}),
       boot: [...(input.installMedia ? [{ '@dev': 'cdrom' }] : []), { '@dev': 'hd' }],
     },
     features: { acpi: '', apic: '', ...(secure ? { smm: { '@state': 'on' } } : {}) },

@@ -54,7 +54,8 @@ function libvirtSteps(client: LibvirtClient, memory: MachineMemory): MachineStep
     power: (domain, seen, pass) => convergePower(client, memory, domain, seen, pass),
     report: async (domain, seen, { request }) => {
       const macs = (request.spec.network ?? []).map((nic) => macOf(request.uuid, nic));
-      const found = seen.power === 'PoweredOn' ? await readAddresses(client, domain, macs, memory.addressSource.get(request.uuid)) : { addresses: [], source: undefined };
+      const found =
+        seen.power === 'PoweredOn' ? await readAddresses(client, domain, macs, memory.addressSource.get(request.uuid)) : { addresses: [], source: undefined };
       if (found.source) memory.addressSource.set(request.uuid, found.source);
       return {
         ref: domain.name,
@@ -108,7 +109,13 @@ function seenOf(observed: ObservedPower): Seen {
  * One power step (power.ts), the domain observed again after it. A shutdown's grace period is
  * spread over passes: its start is remembered, and the note says when the domain is destroyed.
  */
-async function convergePower(client: LibvirtClient, memory: MachineMemory, domain: Owned<Domain>, seen: Seen, { request, desired, options }: Pass<LibvirtMachineSpec>): Promise<Step<Seen>> {
+async function convergePower(
+  client: LibvirtClient,
+  memory: MachineMemory,
+  domain: Owned<Domain>,
+  seen: Seen,
+  { request, desired, options }: Pass<LibvirtMachineSpec>,
+): Promise<Step<Seen>> {
   const { uuid } = request;
   // A shutdown asked for earlier no longer counts once the spec wants the domain on (or saved).
   if (desired !== 'PoweredOff') memory.shutdownSince.delete(uuid);
@@ -128,7 +135,9 @@ async function convergePower(client: LibvirtClient, memory: MachineMemory, domai
     if (step !== 'destroy') actions.push('PoweredOff');
   }
   const waiting = since !== undefined && isActive(observed.state);
-  const shutdownNote = waiting ? `the guest was asked to shut down; the domain is destroyed if it still runs ${Math.round((since + SHUTDOWN_GRACE_MS - Date.now()) / 1000)} s from now` : undefined;
+  const shutdownNote = waiting
+    ? `the guest was asked to shut down; the domain is destroyed if it still runs ${Math.round((since + SHUTDOWN_GRACE_MS - Date.now()) / 1000)} s from now`
+    : undefined;
   return { state: 'Done', seen: { ...seenOf(observed), ...(shutdownNote ? { shutdownNote } : {}) }, actions };
 }
 
@@ -176,7 +185,8 @@ async function convergeHardware(client: LibvirtClient, domain: Owned<Domain>, se
   const memoryDiffers = info.maxMemoryKiB !== memoryKiB;
   if (!cpusDiffer && !memoryDiffers) return { state: 'Done', seen };
   const change = [cpusDiffer ? `${spec.vcpus} vCPUs` : '', memoryDiffers ? `${spec.memoryMiB} MiB` : ''].filter(Boolean).join(', ');
-  if (isActive(seen.observed.state) || seen.observed.managedSave) return { state: 'Done', seen, pending: `CPU/memory change (${change}) applies once the domain is powered off` };
+  if (isActive(seen.observed.state) || seen.observed.managedSave)
+    return { state: 'Done', seen, pending: `CPU/memory change (${change}) applies once the domain is powered off` };
   const config = AffectFlags.Config;
   if (cpusDiffer) {
     const order = spec.vcpus > info.vcpus ? [config | MAXIMUM_FLAG, config] : [config, config | MAXIMUM_FLAG];

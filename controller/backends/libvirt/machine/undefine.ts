@@ -35,7 +35,8 @@ export async function undefineDomain(client: LibvirtClient, domain: Domain, requ
   } catch (err) {
     if (!isBackendError(err, BackendErrorKind.NotFound)) throw err;
   }
-  if (await lookup(client, request.uuid)) throw new BackendError(BackendErrorKind.Rejected, `domain ${domain.name} (UUID ${request.uuid}) is still defined after its undefine`);
+  if (await lookup(client, request.uuid))
+    throw new BackendError(BackendErrorKind.Rejected, `domain ${domain.name} (UUID ${request.uuid}) is still defined after its undefine`);
   options.log.info({ domain: domain.name, uuid: request.uuid }, 'Undefined the domain');
   await deleteVolumes(client, request, options);
   return { state: 'Gone', existed: true };
@@ -65,7 +66,8 @@ async function undefine(client: LibvirtClient, domain: Domain): Promise<void> {
       return;
     } catch (err) {
       // virCheckFlags: VIR_ERR_INVALID_ARG "unsupported flags (0x…)".
-      const unsupported = isLibvirtError(err, ErrorCode.INVALID_ARG) || isLibvirtError(err, ErrorCode.NO_SUPPORT) || isLibvirtError(err, ErrorCode.ARGUMENT_UNSUPPORTED);
+      const unsupported =
+        isLibvirtError(err, ErrorCode.INVALID_ARG) || isLibvirtError(err, ErrorCode.NO_SUPPORT) || isLibvirtError(err, ErrorCode.ARGUMENT_UNSUPPORTED);
       if (!unsupported || i === UNDEFINE_ATTEMPTS.length - 1) throw err;
     }
   }

@@ -37,7 +37,8 @@ export async function lookupPool(client: LibvirtClient, name: string): Promise<S
   try {
     return await client.pools.lookupByName(name);
   } catch (err) {
-    if (isBackendError(err, BackendErrorKind.NotFound)) throw new BackendError(BackendErrorKind.Rejected, `storage pool "${name}" (spec.pool) does not exist on this host`, { cause: err });
+    if (isBackendError(err, BackendErrorKind.NotFound))
+      throw new BackendError(BackendErrorKind.Rejected, `storage pool "${name}" (spec.pool) does not exist on this host`, { cause: err });
     throw err;
   }
 }
@@ -60,7 +61,13 @@ export async function imageFacts(client: LibvirtClient, ref: VolumeRef, field: s
  * returns them as the domain names them: the OS disk first, an overlay on
  * `image` when given.
  */
-export async function ensureDisks(client: LibvirtClient, pool: StoragePool, uuid: string, spec: LibvirtMachineSpec, image: VolumeFacts | undefined): Promise<DomainDisk[]> {
+export async function ensureDisks(
+  client: LibvirtClient,
+  pool: StoragePool,
+  uuid: string,
+  spec: LibvirtMachineSpec,
+  image: VolumeFacts | undefined,
+): Promise<DomainDisk[]> {
   const disks: DomainDisk[] = [];
   for (const [i, disk] of spec.disks.entries()) {
     const name = diskVolumeName(uuid, disk.name);
@@ -80,7 +87,13 @@ export async function ensureDisks(client: LibvirtClient, pool: StoragePool, uuid
  * host's driver has no volume streams (libvirt's test driver), so the volume
  * stays empty rather than failing the machine.
  */
-export async function writeSeed(client: LibvirtClient, pool: StoragePool, uuid: string, image: Buffer, tolerateNoUpload: () => Promise<boolean>): Promise<VolumeRef> {
+export async function writeSeed(
+  client: LibvirtClient,
+  pool: StoragePool,
+  uuid: string,
+  image: Buffer,
+  tolerateNoUpload: () => Promise<boolean>,
+): Promise<VolumeRef> {
   const name = seedVolumeName(uuid);
   await deleteIfPresent(client, pool, name);
   const volume = await client.volumes.create(pool, toVolumeXml(name, image.length, 'raw'));
@@ -109,7 +122,11 @@ export async function deleteMachineVolumes(client: LibvirtClient, pool: StorageP
     }
   }
   const left = await machineVolumes(client, pool, uuid);
-  if (left.length > 0) throw new BackendError(BackendErrorKind.Rejected, `volumes ${left.map((v) => v.name).join(', ')} are still in storage pool "${pool.name}" after their deletion`);
+  if (left.length > 0)
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `volumes ${left.map((v) => v.name).join(', ')} are still in storage pool "${pool.name}" after their deletion`,
+    );
   return volumes.map((v) => v.name);
 }
 

@@ -21,9 +21,13 @@ export interface TaskWaitOptions {
 /** The task failed: a BackendError of kind TaskFailed with PVE's exit status. */
 export class ProxmoxTaskError extends BackendError {
   constructor(readonly task: TaskStatus) {
-    super(BackendErrorKind.TaskFailed, `task ${task.type}${task.id === '' ? '' : ` ${task.id}`} on ${task.node} failed: ${task.exitstatus ?? 'no exit status'}`, {
-      code: 'TaskFailed',
-    });
+    super(
+      BackendErrorKind.TaskFailed,
+      `task ${task.type}${task.id === '' ? '' : ` ${task.id}`} on ${task.node} failed: ${task.exitstatus ?? 'no exit status'}`,
+      {
+        code: 'TaskFailed',
+      },
+    );
     this.name = 'ProxmoxTaskError';
   }
 }
@@ -46,7 +50,10 @@ export class Tasks {
     return pollUntilEnded(
       () => this.status(upid),
       (status) => (isTaskDone(status) ? status : undefined),
-      (status) => new BackendError(BackendErrorKind.Unreachable, `task ${status.type} ${status.id} on ${status.node} still running at the deadline`, { code: 'TaskDeadlineExceeded' }),
+      (status) =>
+        new BackendError(BackendErrorKind.Unreachable, `task ${status.type} ${status.id} on ${status.node} still running at the deadline`, {
+          code: 'TaskDeadlineExceeded',
+        }),
       { timeoutMs: options.timeoutMs ?? 300_000, initialPollMs: options.initialPollMs ?? 250, maxPollMs: options.maxPollMs ?? 2_000 },
     );
   }

@@ -19,7 +19,8 @@ export interface Upid {
   readonly user: string;
 }
 
-const UPID = /^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):(?:[0-9A-Fa-f]{8,9}:)?([0-9A-Fa-f]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
+const UPID =
+  /^UPID:([a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):(?:[0-9A-Fa-f]{8,9}:)?([0-9A-Fa-f]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
 
 /** Parses a UPID; undefined when it is not one. */
 export function parseUpid(upid: string): Upid | undefined {

@@ -16,5 +16,8 @@ export function staticAddresses(spec: Pick<ProxmoxMachineSpec, 'nics'>): Machine
 export function agentAddresses(interfaces: readonly GuestInterface[], macs: readonly string[]): MachineAddress[] {
   const ours = new Set(macs.map((m) => m.toLowerCase()));
   const ipsOf = (list: readonly GuestInterface[]): string[] => list.flatMap((i) => (i['ip-addresses'] ?? []).map((a) => a['ip-address']));
-  return ownNicAddresses(ipsOf(interfaces.filter((i) => ours.has(i['hardware-address']?.toLowerCase() ?? ''))), ipsOf(interfaces.filter((i) => i.name !== 'lo')));
+  return ownNicAddresses(
+    ipsOf(interfaces.filter((i) => ours.has(i['hardware-address']?.toLowerCase() ?? ''))),
+    ipsOf(interfaces.filter((i) => i.name !== 'lo')),
+  );
 }

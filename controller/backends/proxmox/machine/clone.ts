@@ -23,7 +23,11 @@ type Request = MachineRequest<ProxmoxMachineSpec>;
 /** The node the machine runs on: its spec's, else its failure domain's. */
 export function nodeOf(request: Request): string {
   const node = request.spec.node ?? request.raw.node;
-  if (!node) throw new BackendError(BackendErrorKind.Rejected, `ProxmoxMachine ${request.namespace}/${request.name} has no spec.node and its failure domain no raw node`);
+  if (!node)
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `ProxmoxMachine ${request.namespace}/${request.name} has no spec.node and its failure domain no raw node`,
+    );
   return node;
 }
 
@@ -37,7 +41,8 @@ export function nodeOf(request: Request): string {
 export function cloneSource(vms: readonly ClusterResource[], templateVmid: number, node: string): { source: VmRef; target?: string } {
   const template = vms.find((r) => r.vmid === templateVmid);
   if (!template?.node) throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid}: no such VM in the cluster`);
-  if (template.template !== true) throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid} (${template.name ?? ''}) is a VM, not a template`);
+  if (template.template !== true)
+    throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid} (${template.name ?? ''}) is a VM, not a template`);
   if (template.node === node) return { source: { node, vmid: templateVmid } };
   const local = vms.find((r) => r.template === true && r.node === node && r.name !== undefined && r.name === template.name && r.vmid !== undefined);
   if (local?.vmid !== undefined) return { source: { node, vmid: local.vmid } };

@@ -58,7 +58,10 @@ function proxmoxSteps(view: PassView, deletion: MachineDeletion): MachineSteps<P
     find: (request, look) => find(view, request, look.hint, look.provisioned),
     create: (request, options) => startClone(view, request, options),
     // A task we do not know of (ours, from before a crash, or someone's) holds the VM: look again soon.
-    busy: ({ ref, config }) => (config.lock === undefined ? undefined : { taskRef: `${ref.node}/${ref.vmid} lock:${config.lock}`, message: `VM ${ref.vmid} on ${ref.node} is locked (${config.lock})` }),
+    busy: ({ ref, config }) =>
+      config.lock === undefined
+        ? undefined
+        : { taskRef: `${ref.node}/${ref.vmid} lock:${config.lock}`, message: `VM ${ref.vmid} on ${ref.node} is locked (${config.lock})` },
     observe: async ({ ref }) => {
       const status = await reachable(ref.node, () => view.client.qemu.status(ref));
       return { power: powerStateOf(status), status };
@@ -68,7 +71,12 @@ function proxmoxSteps(view: PassView, deletion: MachineDeletion): MachineSteps<P
     power: (vm, seen, pass) => powerStep(view, vm, seen, pass),
     report: async ({ ref }, seen, pass) => {
       const { addresses, source } = await addressesOf(view, pass.request, ref, seen.status, seen.power);
-      return { ref: `${ref.node}/${ref.vmid}`, powerState: seen.power, addresses, statusFields: { node: ref.node, vmid: ref.vmid, ...(source ? { addressSource: source } : {}) } };
+      return {
+        ref: `${ref.node}/${ref.vmid}`,
+        powerState: seen.power,
+        addresses,
+        statusFields: { node: ref.node, vmid: ref.vmid, ...(source ? { addressSource: source } : {}) },
+      };
     },
     destroy: (vm, request, options) => deletion.destroy(view, vm, request, options),
     destroyLeftovers: (request, options) => deletion.leftovers(view, request, options),
@@ -95,7 +103,11 @@ async function powerStep(view: PassView, { ref }: Owned<FoundVm>, seen: Seen, pa
   if (!step) return { state: 'Done', seen };
   const upid = await startPowerStep(view, ref, step);
   pass.options.log.info({ vmid: ref.vmid, node: ref.node, step, task: upid }, 'Power task started');
-  return { state: 'Started', taskRef: formatTaskRef(ref, upid), message: `${step} of VM ${ref.vmid} on ${ref.node} started (the VM is ${seen.power}, to be ${pass.desired})` };
+  return {
+    state: 'Started',
+    taskRef: formatTaskRef(ref, upid),
+    message: `${step} of VM ${ref.vmid} on ${ref.node} started (the VM is ${seen.power}, to be ${pass.desired})`,
+  };
 }
 
 /** The next first-boot step of a VM that is off, one task: upload the seed, configure, grow a disk; undefined when all are done. */
@@ -104,7 +116,10 @@ async function firstBootStep(view: PassView, request: Request, { ref, config }: 
   const isoStorage = seedStorage(spec, request.raw);
   const wanted = needsSeed(spec, request.userData);
   if (wanted && isoStorage === undefined) {
-    throw new BackendError(BackendErrorKind.Rejected, `the machine has user-data or a static address but neither spec.isoStorage nor its failure domain names a storage for the seed ISO (a storage with iso content)`);
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `the machine has user-data or a static address but neither spec.isoStorage nor its failure domain names a storage for the seed ISO (a storage with iso content)`,
+    );
   }
   const seed = wanted && isoStorage !== undefined ? seedVolume(isoStorage, request.uuid) : undefined;
   if (seed && isoStorage && !config.ide2?.startsWith(seed)) {
@@ -115,7 +130,10 @@ async function firstBootStep(view: PassView, request: Request, { ref, config }: 
       return inProgress(ref, upid, `seed ISO upload to ${isoStorage} on ${ref.node} started`, ['GuestDataWritten']);
     }
   }
-  const change = { ...firstBootChange({ spec, uuid: request.uuid, ...(seed ? { seedVolume: seed } : {}) }, config), ...identityChange(config, request.uuid, request.owner) };
+  const change = {
+    ...firstBootChange({ spec, uuid: request.uuid, ...(seed ? { seedVolume: seed } : {}) }, config),
+    ...identityChange(config, request.uuid, request.owner),
+  };
   if (Object.keys(change).length > 0) {
     // POST: PVE allocates new disks in a task; no digest, the VM is ours and off.
     const upid = await view.client.qemu.configAsync(ref, change);
@@ -180,7 +198,13 @@ function startPowerStep(view: PassView, ref: VmRef, step: PowerStep): Promise<st
 }
 
 /** Static addresses when the spec has any; else the guest agent's, while the VM runs (an agent not answering yet is no error). */
-async function addressesOf(view: PassView, request: Request, ref: VmRef, status: QemuStatus, power: string): Promise<{ addresses: MachineAddress[]; source?: AddressSource }> {
+async function addressesOf(
+  view: PassView,
+  request: Request,
+  ref: VmRef,
+  status: QemuStatus,
+  power: string,
+): Promise<{ addresses: MachineAddress[]; source?: AddressSource }> {
   const fixed = staticAddresses(request.spec);
   if (fixed.length > 0) return { addresses: fixed, source: 'static' };
   if (power !== 'PoweredOn' || status.agent === false) return { addresses: [] };

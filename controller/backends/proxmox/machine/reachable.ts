@@ -8,9 +8,11 @@ export async function reachable<T>(node: string, read: () => Promise<T>): Promis
     return await read();
   } catch (err) {
     if (isProxmoxError(err) && err.status === 595) {
-      throw new BackendError(BackendErrorKind.Unreachable, `node ${node} is offline or unreachable from the API endpoint: ${err.message}`, { cause: err, code: 'NodeUnreachable' });
+      throw new BackendError(BackendErrorKind.Unreachable, `node ${node} is offline or unreachable from the API endpoint: ${err.message}`, {
+        cause: err,
+        code: 'NodeUnreachable',
+      });
     }
     throw err;
   }
 }
-

@@ -9,7 +9,14 @@ import { isTaskDone } from '../client/tasks.js';
 import { parseTaskRef, type TaskRef } from './task-ref.js';
 
 /** The action a finished task stands for, as an Event. */
-const DONE_ACTIONS: Readonly<Record<string, MachineAction>> = { qmclone: 'Created', qmstart: 'PoweredOn', qmresume: 'PoweredOn', qmshutdown: 'PoweredOff', qmstop: 'PoweredOff', qmsuspend: 'Suspended' };
+const DONE_ACTIONS: Readonly<Record<string, MachineAction>> = {
+  qmclone: 'Created',
+  qmstart: 'PoweredOn',
+  qmresume: 'PoweredOn',
+  qmshutdown: 'PoweredOff',
+  qmstop: 'PoweredOff',
+  qmsuspend: 'Suspended',
+};
 
 /** Throws ProxmoxTaskError (TaskFailed) when the task ended in error; a reference not of ours (hand-written, another version's) is no task. */
 export async function readTask(client: ProxmoxClient, taskRef: string): Promise<TaskReading> {
@@ -25,7 +32,13 @@ export async function readTask(client: ProxmoxClient, taskRef: string): Promise<
   }
   if (!isTaskDone(status)) return { state: 'Running', task: describeTask(task) };
   const done = DONE_ACTIONS[task.upid.type];
-  return { state: 'Ended', task: describeTask(task), target: `${task.vm.node}/${task.vm.vmid}`, creates: task.upid.type === 'qmclone', actions: done ? [done] : [] };
+  return {
+    state: 'Ended',
+    task: describeTask(task),
+    target: `${task.vm.node}/${task.vm.vmid}`,
+    creates: task.upid.type === 'qmclone',
+    actions: done ? [done] : [],
+  };
 }
 
 /** `qmclone` → `clone task of VM 101 on pve1`, for messages. */

@@ -112,9 +112,15 @@ export function firstBootChange(input: FirstBootInputs, config: Config): Change 
 
   spec.nics.forEach((nic, i) => {
     const key = `net${i}` as const;
-    const wanted = { model: nic.model ?? 'virtio', mac: macOf(input.uuid, nic), bridge: nic.bridge, tag: nic.vlan === undefined ? undefined : String(nic.vlan) };
+    const wanted = {
+      model: nic.model ?? 'virtio',
+      mac: macOf(input.uuid, nic),
+      bridge: nic.bridge,
+      tag: nic.vlan === undefined ? undefined : String(nic.vlan),
+    };
     const current = parseProperties(text(config, key));
-    const [model, mac] = [...current.entries()].find(([k]) => k !== 'bridge' && k !== 'tag' && /^[a-z0-9_-]+$/.test(k) && /^[0-9a-f:]{17}$/i.test(current.get(k) ?? '')) ?? [];
+    const [model, mac] =
+      [...current.entries()].find(([k]) => k !== 'bridge' && k !== 'tag' && /^[a-z0-9_-]+$/.test(k) && /^[0-9a-f:]{17}$/i.test(current.get(k) ?? '')) ?? [];
     const same = model === wanted.model && mac?.toLowerCase() === wanted.mac && current.get('bridge') === wanted.bridge && current.get('tag') === wanted.tag;
     if (!same) change[key] = `${wanted.model}=${wanted.mac},bridge=${wanted.bridge}${wanted.tag === undefined ? '' : `,tag=${wanted.tag}`}`;
   });

@@ -146,10 +146,13 @@ export class Inventory {
 
   /** uuid of every switch the port groups name, by the switch's refKey, in one call. */
   private switchUuids(contents: readonly ObjectContent[]): Promise<Map<string, string>> {
-    return this.textOf(contents.flatMap((c) => {
-      const dvs = c.props.get('config.distributedVirtualSwitch');
-      return dvs === undefined ? [] : [toMoRef(dvs)];
-    }), 'uuid');
+    return this.textOf(
+      contents.flatMap((c) => {
+        const dvs = c.props.get('config.distributedVirtualSwitch');
+        return dvs === undefined ? [] : [toMoRef(dvs)];
+      }),
+      'uuid',
+    );
   }
 
   /** One text property of each object, by refKey: one spec per concrete type (VmwareDistributedVirtualSwitch, …). */

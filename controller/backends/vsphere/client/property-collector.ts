@@ -90,10 +90,7 @@ export class PropertyCollector {
     const types = [...new Set(propSet.map((p) => p.type))];
     const view = await this.createContainerView(root, types, options.recursive ?? true);
     try {
-      return await this.retrieve(
-        [{ propSet, objectSet: [{ obj: view, skip: true, selectSet: [{ type: 'ContainerView', path: 'view' }] }] }],
-        options,
-      );
+      return await this.retrieve([{ propSet, objectSet: [{ obj: view, skip: true, selectSet: [{ type: 'ContainerView', path: 'view' }] }] }], options);
     } finally {
       await this.destroyView(view);
     }

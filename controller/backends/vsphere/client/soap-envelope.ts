@@ -57,7 +57,10 @@ function assertXmlChars(value: XmlValue, path: string): void {
     const bad = NOT_XML_CHAR.exec(value);
     if (bad) {
       const code = `U+${(bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-      throw new BackendError(BackendErrorKind.Rejected, `${path} holds ${code} at position ${bad.index}, a character XML 1.0 cannot carry: refused before it reaches vCenter`);
+      throw new BackendError(
+        BackendErrorKind.Rejected,
+        `${path} holds ${code} at position ${bad.index}, a character XML 1.0 cannot carry: refused before it reaches vCenter`,
+      );
     }
   } else if (Array.isArray(value)) {
     (value as readonly XmlValue[]).forEach((item, i) => assertXmlChars(item, `${path}[${i}]`));
@@ -67,9 +70,7 @@ function assertXmlChars(value: XmlValue, path: string): void {
   }
 }
 
-export type SoapResponse =
-  | { readonly kind: 'result'; readonly body: XmlElement }
-  | { readonly kind: 'fault'; readonly fault: XmlElement };
+export type SoapResponse = { readonly kind: 'result'; readonly body: XmlElement } | { readonly kind: 'fault'; readonly fault: XmlElement };
 
 /**
  * The `<methodResponse>` element, or the `<Fault>`. Throws when the document is

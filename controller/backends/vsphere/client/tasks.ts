@@ -49,7 +49,8 @@ export class Tasks {
     return pollUntilEnded(
       () => this.info(task),
       settled,
-      (info) => new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, { code: 'TaskDeadlineExceeded' }),
+      (info) =>
+        new BackendError(BackendErrorKind.Unreachable, `${info.name} (${task.value}) still ${info.state} at the deadline`, { code: 'TaskDeadlineExceeded' }),
       {
         timeoutMs: options.timeoutMs ?? 600_000,
         initialPollMs: options.initialPollMs ?? 100,

@@ -124,7 +124,9 @@ export class HttpsSoapTransport implements SoapCaller {
         readBoundedBody(res, MAX_RESPONSE_BYTES).then((body) => resolve({ status: res.statusCode ?? 0, body }), fail);
       });
       const timer = setTimeout(() => {
-        req.destroy(new BackendError(BackendErrorKind.Unreachable, `${method}: no response within ${this.timeoutMs} ms from ${this.url.host}`, { code: 'Timeout' }));
+        req.destroy(
+          new BackendError(BackendErrorKind.Unreachable, `${method}: no response within ${this.timeoutMs} ms from ${this.url.host}`, { code: 'Timeout' }),
+        );
       }, this.timeoutMs);
       timer.unref();
       function fail(error: unknown): void {

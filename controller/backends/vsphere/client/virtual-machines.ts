@@ -66,12 +66,7 @@ export class VirtualMachines {
 
   /** Sizing, firmware and devices in one read, so they describe one config version. */
   async hardware(vm: ManagedObjectReference): Promise<VmHardware> {
-    const content = await this.properties.retrieveOne(vm, [
-      'config.hardware.device',
-      'config.hardware.numCPU',
-      'config.hardware.memoryMB',
-      'config.firmware',
-    ]);
+    const content = await this.properties.retrieveOne(vm, ['config.hardware.device', 'config.hardware.numCPU', 'config.hardware.memoryMB', 'config.firmware']);
     const devices = content.props.get('config.hardware.device');
     return {
       numCPUs: toNumber(content.props.get('config.hardware.numCPU')),

@@ -2,15 +2,7 @@
 // `config.hardware.device` → EthernetCard, VirtualDiskInfo, DiskControllerInfo.
 import type { ObjectContent } from './property-collector.js';
 import { diskControllerBus } from './disk-units.js';
-import type {
-  DiskControllerInfo,
-  EthernetCard,
-  GuestNic,
-  NicBacking,
-  VirtualDiskInfo,
-  VirtualMachinePowerState,
-  VmSummary,
-} from './vim-types.js';
+import type { DiskControllerInfo, EthernetCard, GuestNic, NicBacking, VirtualDiskInfo, VirtualMachinePowerState, VmSummary } from './vim-types.js';
 import { localName, type XmlElement } from './xml-element.js';
 import { toBoolean, toMoRef, toNumber } from './wire-values.js';
 

@@ -115,9 +115,7 @@ export function configSpecFields(spec: VmConfigSpec): XmlFields {
     numCPUs: spec.numCPUs,
     memoryMB: spec.memoryMB,
     deviceChange: deviceChange.length === 0 ? undefined : deviceChange,
-    extraConfig: extraConfig.map(([key, value]) =>
-      typedFields('OptionValue', { key, value: { '@_xsi:type': 'xsd:string', '#text': value } }),
-    ),
+    extraConfig: extraConfig.map(([key, value]) => typedFields('OptionValue', { key, value: { '@_xsi:type': 'xsd:string', '#text': value } })),
     bootOptions: spec.efiSecureBoot === undefined ? undefined : { efiSecureBootEnabled: spec.efiSecureBoot },
     firmware: spec.firmware,
   };

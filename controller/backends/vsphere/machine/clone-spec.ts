@@ -46,10 +46,14 @@ function diskChanges(spec: VSphereMachineSpec, targets: CloneTargets, template: 
   const diskGrows = capacityKB > osDisk.capacityKB ? [{ disk: osDisk, capacityKB }] : [];
   if (extra.length === 0) return { diskGrows };
   const controller = template.diskControllers.find((c) => c.key === osDisk.controllerKey);
-  if (!controller) throw new BackendError(BackendErrorKind.Rejected, `template "${spec.template}": the OS disk's controller ${osDisk.controllerKey} is not a disk controller`);
+  if (!controller)
+    throw new BackendError(BackendErrorKind.Rejected, `template "${spec.template}": the OS disk's controller ${osDisk.controllerKey} is not a disk controller`);
   const units = nextFreeUnits(controller, template.disks, extra.length);
   if (units.length < extra.length) {
-    throw new BackendError(BackendErrorKind.Rejected, `template "${spec.template}": controller ${controller.deviceType} has room for ${units.length} more disks, spec.disks asks for ${extra.length}`);
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `template "${spec.template}": controller ${controller.deviceType} has room for ${units.length} more disks, spec.disks asks for ${extra.length}`,
+    );
   }
   const diskAdds = extra.map((disk, i) => ({
     controllerKey: controller.key,

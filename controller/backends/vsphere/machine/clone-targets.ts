@@ -51,13 +51,24 @@ function inventoryPath(dc: DatacenterInfo, root: 'vm' | 'host', path: string): s
   return trimmed.startsWith(`${dc.name}/`) ? trimmed : `${dc.name}/${root}/${trimmed}`;
 }
 
-async function resolvePool(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, wanted: string | undefined, rootName: string | undefined): Promise<ManagedObjectReference> {
+async function resolvePool(
+  client: VsphereClient,
+  dc: DatacenterInfo,
+  cluster: ClusterInfo,
+  wanted: string | undefined,
+  rootName: string | undefined,
+): Promise<ManagedObjectReference> {
   if (!wanted || wanted === rootName || wanted === 'Resources') return cluster.resourcePool;
   const path = wanted.includes('/') ? inventoryPath(dc, 'host', wanted) : `${dc.name}/host/${cluster.name}/Resources/${wanted}`;
   return byPath(client, path, `resource pool "${wanted}" (spec.resourcePool)`);
 }
 
-async function resolveDatastore(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, name: string): Promise<{ ref: ManagedObjectReference; name: string }> {
+async function resolveDatastore(
+  client: VsphereClient,
+  dc: DatacenterInfo,
+  cluster: ClusterInfo,
+  name: string,
+): Promise<{ ref: ManagedObjectReference; name: string }> {
   const reachable = new Set(cluster.datastores.map((r) => r.value));
   const datastores = (await client.inventory.datastores(dc.ref)).filter((ds) => reachable.has(ds.ref.value) && ds.accessible);
   const exact = datastores.find((ds) => ds.name === name);
@@ -77,7 +88,12 @@ async function resolveDatastore(client: VsphereClient, dc: DatacenterInfo, clust
  * (looked up in the target datacenter, then in every other); with
  * spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`.
  */
-async function resolveTemplate(client: VsphereClient, datacenters: readonly DatacenterInfo[], target: DatacenterInfo, spec: VSphereMachineSpec): Promise<ManagedObjectReference> {
+async function resolveTemplate(
+  client: VsphereClient,
+  datacenters: readonly DatacenterInfo[],
+  target: DatacenterInfo,
+  spec: VSphereMachineSpec,
+): Promise<ManagedObjectReference> {
   const what = `template "${spec.template}" (spec.template)`;
   if (spec.templateFolder) return byPath(client, `${inventoryPath(target, 'vm', spec.templateFolder)}/${spec.template}`, what);
   if (spec.template.includes('/')) {
@@ -96,17 +112,29 @@ async function resolveTemplate(client: VsphereClient, datacenters: readonly Data
   throw notFound(what);
 }
 
-async function resolveNics(client: VsphereClient, dc: DatacenterInfo, cluster: ClusterInfo, nics: NonNullable<VSphereMachineSpec['network']>): Promise<NicTarget[]> {
+async function resolveNics(
+  client: VsphereClient,
+  dc: DatacenterInfo,
+  cluster: ClusterInfo,
+  nics: NonNullable<VSphereMachineSpec['network']>,
+): Promise<NicTarget[]> {
   if (nics.length === 0) return [];
   const reachable = new Set(cluster.networks.map((r) => r.value));
   const networks = (await client.inventory.networks(dc.ref)).filter((n) => reachable.has(n.ref.value));
-  return nics.map((nic) => toNicTarget(networks.find((n) => n.name === nic.portGroup), nic.portGroup, cluster.name));
+  return nics.map((nic) =>
+    toNicTarget(
+      networks.find((n) => n.name === nic.portGroup),
+      nic.portGroup,
+      cluster.name,
+    ),
+  );
 }
 
 function toNicTarget(network: NetworkInfo | undefined, portGroup: string, cluster: string): NicTarget {
   if (!network) throw notFound(`port group "${portGroup}" reachable from cluster ${cluster} (spec.network[].portGroup)`);
   if (network.kind === 'distributed') return { kind: 'distributed', switchUuid: network.switchUuid, portgroupKey: network.portgroupKey };
-  if (network.kind === 'opaque') throw new BackendError(BackendErrorKind.Rejected, `port group "${portGroup}" is an NSX opaque network, which banlieue does not attach yet`);
+  if (network.kind === 'opaque')
+    throw new BackendError(BackendErrorKind.Rejected, `port group "${portGroup}" is an NSX opaque network, which banlieue does not attach yet`);
   return { kind: 'network', network: network.ref, deviceName: network.name };
 }
 

@@ -47,7 +47,10 @@ export async function readCloneTask(client: VsphereClient, request: Request, tas
     return { state: 'Ended', task, creates: true, actions: ['Created'], ...(target === '' ? {} : { target }) };
   } catch (err) {
     if (!isVsphereFault(err, 'DuplicateName')) throw err;
-    const missing = new BackendError(BackendErrorKind.Rejected, `a VM named ${request.name} already exists in the target folder and is not this machine's (its BIOS UUID is not ${request.uuid})`);
+    const missing = new BackendError(
+      BackendErrorKind.Rejected,
+      `a VM named ${request.name} already exists in the target folder and is not this machine's (its BIOS UUID is not ${request.uuid})`,
+    );
     return { state: 'Ended', task, creates: true, actions: ['Adopted'], missing };
   }
 }
@@ -56,7 +59,10 @@ export async function readCloneTask(client: VsphereClient, request: Request, tas
 export async function startClone(client: VsphereClient, cloneTargets: CloneTargetCache, request: Request, options: EnsureOptions): Promise<Creation> {
   // A name vCenter will refuse: no real task, started again at every retry, just to fail.
   if (request.name.length > MAX_VM_NAME_LENGTH) {
-    throw new BackendError(BackendErrorKind.Rejected, `the VM name ${request.name} has ${request.name.length} characters; vCenter takes at most ${MAX_VM_NAME_LENGTH} characters: give the machine a shorter name`);
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `the VM name ${request.name} has ${request.name.length} characters; vCenter takes at most ${MAX_VM_NAME_LENGTH} characters: give the machine a shorter name`,
+    );
   }
   const { targets, templateHardware } = await cloneTargets.resolve(client, request.spec, request.raw);
   const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, templateHardware);

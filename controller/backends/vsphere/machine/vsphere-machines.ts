@@ -134,7 +134,9 @@ async function convergeHardware(client: VsphereClient, vm: Owned<Vm>, seen: Seen
 }
 
 function describe(change: Resize['cpuMemory']): string {
-  return [change.numCPUs !== undefined ? `${change.numCPUs} CPUs` : '', change.memoryMB !== undefined ? `${change.memoryMB} MiB` : ''].filter(Boolean).join(', ');
+  return [change.numCPUs !== undefined ? `${change.numCPUs} CPUs` : '', change.memoryMB !== undefined ? `${change.memoryMB} MiB` : '']
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** The power operations that take the VM to `desired` (a hard power-off, as upstream), then the summary read again. */
@@ -191,5 +193,8 @@ const POWER_STATE: Record<VirtualMachinePowerState, PowerState> = { poweredOn: '
 /** Guest-reported addresses, primary first: those of the NICs backed by the VM's devices (Tools gives the guest's own interfaces deviceConfigId -1). */
 export function addressesOf(summary: VmSummary): MachineAddress[] {
   const ofVnics = summary.guestNics.filter((nic) => nic.deviceConfigId !== -1).flatMap((nic) => nic.ipAddresses);
-  return ownNicAddresses([summary.ipAddress, ...ofVnics], summary.guestNics.flatMap((nic) => nic.ipAddresses));
+  return ownNicAddresses(
+    [summary.ipAddress, ...ofVnics],
+    summary.guestNics.flatMap((nic) => nic.ipAddresses),
+  );
 }

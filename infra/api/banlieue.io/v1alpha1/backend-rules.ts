@@ -91,7 +91,12 @@ export function providerBackendRules(apis: readonly BackendApi[]): CelRule[] {
   for (const api of apis) {
     if (!grouped.has(schemeKey(api))) {
       grouped.add(schemeKey(api));
-      rules.push(endpointRule(apis.filter((b) => schemeKey(b) === schemeKey(api)), api.endpoint.schemes));
+      rules.push(
+        endpointRule(
+          apis.filter((b) => schemeKey(b) === schemeKey(api)),
+          api.endpoint.schemes,
+        ),
+      );
     }
     if (api.providerSettings) {
       const field = camelCase(api.name);
@@ -127,7 +132,9 @@ export function providerBackendDescriptions(apis: readonly BackendApi[]): {
 
 /** Settings blocks of the backends that have one, typed: `{ libvirt?: ... }`. */
 export type ProviderSettingsFields<T extends readonly BackendApi[]> = {
-  [B in T[number] as B extends BackendApi<string, TObject> ? CamelCase<B['name']> : never]: B extends BackendApi<string, infer S extends TObject> ? TOptional<S> : never;
+  [B in T[number] as B extends BackendApi<string, TObject> ? CamelCase<B['name']> : never]: B extends BackendApi<string, infer S extends TObject>
+    ? TOptional<S>
+    : never;
 };
 
 /** Each backend's settings block, as an optional Provider spec field named after it (camelCase). */

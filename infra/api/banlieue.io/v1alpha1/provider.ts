@@ -5,15 +5,7 @@ import { ListMap, ListSet, Name, StringEnum, StringMap, Type, type Static } from
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';
 import { providerBackendDescriptions, providerBackendRules, providerSettingsFields } from './backend-rules.js';
 
-
-export const FEATURES = [
-  'efiSecureBoot',
-  'vtpm',
-  'hotAddCPU',
-  'hotAddMemory',
-  'nestedVirtualization',
-  'gpuPassthrough',
-] as const;
+export const FEATURES = ['efiSecureBoot', 'vtpm', 'hotAddCPU', 'hotAddMemory', 'nestedVirtualization', 'gpuPassthrough'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 // Return type inferred: it carries the element type.
@@ -24,7 +16,9 @@ export function Features(description: string) {
 const ZoneTarget = Type.Object(
   {
     datacenter: Type.Optional(Type.String({ description: 'Datacenter the override applies to: a failure domain whose raw datacenter is this.' })),
-    cluster: Type.Optional(Type.String({ description: 'Cluster the override applies to: a failure domain whose raw cluster is this (what it names is the backend\'s).' })),
+    cluster: Type.Optional(
+      Type.String({ description: "Cluster the override applies to: a failure domain whose raw cluster is this (what it names is the backend's)." }),
+    ),
     target: StringMap({ description: 'Backend target in this zone, e.g. {datastore: ds-fast}.' }),
   },
   { description: 'A per-zone override of the class target.' },
@@ -51,16 +45,11 @@ const classFields = {
       description: DESCRIBED.classTarget,
     }),
   ),
-  perZone: Type.Optional(
-    Type.Array(ZoneTarget, { description: 'Per-zone targets; a matching zone wins over target.', maxItems: 64 }),
-  ),
+  perZone: Type.Optional(Type.Array(ZoneTarget, { description: 'Per-zone targets; a matching zone wins over target.', maxItems: 64 })),
 };
 
 export const StorageClassCapability = Type.Object(classFields, { description: 'A storage class this Provider offers.' });
-export const NetworkClassCapability = Type.Object(
-  { ...classFields, subnet: Type.Optional(Subnet) },
-  { description: 'A network class this Provider offers.' },
-);
+export const NetworkClassCapability = Type.Object({ ...classFields, subnet: Type.Optional(Subnet) }, { description: 'A network class this Provider offers.' });
 export type StorageClassCapability = Static<typeof StorageClassCapability>;
 export type NetworkClassCapability = Static<typeof NetworkClassCapability>;
 
@@ -81,16 +70,9 @@ const PROVIDER_SPEC_FIELDS = {
         description: DESCRIBED.endpoint,
         minLength: 1,
         maxLength: 2048,
-        'x-kubernetes-validations': [
-          { rule: "!self.contains('#') && !self.contains(' ')", message: 'endpoint must not contain # or spaces' },
-        ],
+        'x-kubernetes-validations': [{ rule: "!self.contains('#') && !self.contains(' ')", message: 'endpoint must not contain # or spaces' }],
       }),
-      credentialsRef: Type.Optional(
-        Type.Object(
-          { name: Name('Name of a Secret in the Provider namespace.') },
-          { description: DESCRIBED.credentialsRef },
-        ),
-      ),
+      credentialsRef: Type.Optional(Type.Object({ name: Name('Name of a Secret in the Provider namespace.') }, { description: DESCRIBED.credentialsRef })),
       caBundle: Type.Optional(CABundleSource),
       insecureSkipTLSVerify: Type.Optional(
         Type.Boolean({
@@ -104,12 +86,8 @@ const PROVIDER_SPEC_FIELDS = {
   capabilities: Type.Optional(
     Type.Object(
       {
-        storageClasses: Type.Optional(
-          ListMap(StorageClassCapability, ['name'], { description: 'Storage classes offered.', maxItems: 64 }),
-        ),
-        networkClasses: Type.Optional(
-          ListMap(NetworkClassCapability, ['name'], { description: 'Network classes offered.', maxItems: 64 }),
-        ),
+        storageClasses: Type.Optional(ListMap(StorageClassCapability, ['name'], { description: 'Storage classes offered.', maxItems: 64 })),
+        networkClasses: Type.Optional(ListMap(NetworkClassCapability, ['name'], { description: 'Network classes offered.', maxItems: 64 })),
         features: Type.Optional(Features('Features offered in every failure domain of this Provider.')),
       },
       { description: 'What this Provider offers; verified against the backend and published per failure domain.' },
@@ -122,19 +100,20 @@ const PROVIDER_SPEC_FIELDS = {
           datacenter: Type.Optional(Type.String({ description: 'Datacenter of the failure domain, on a backend whose failure domains have one.' })),
           cluster: Type.String({ description: 'Cluster, node or host of the failure domain, as its backend names it.' }),
           // Published as it is, never renamed: it is also the failure domain's `name` label value.
-          name: Name('Failure domain name to publish instead of the generated one: a DNS label (lower-case letters, digits and inner \'-\', at most 63 characters).', {
-            maxLength: 63,
-            pattern: DNS_LABEL_PATTERN,
-          }),
+          name: Name(
+            "Failure domain name to publish instead of the generated one: a DNS label (lower-case letters, digits and inner '-', at most 63 characters).",
+            {
+              maxLength: 63,
+              pattern: DNS_LABEL_PATTERN,
+            },
+          ),
         },
         { description: 'A failure domain name override.' },
       ),
       { description: 'Names to publish instead of <provider>-<datacenter>-<cluster>.', maxItems: 256 },
     ),
   ),
-  paused: Type.Optional(
-    Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false }),
-  ),
+  paused: Type.Optional(Type.Boolean({ description: 'Stop reconciling this Provider and its machines.', default: false })),
 };
 
 export const ProviderSpec = Type.Object(
@@ -145,22 +124,14 @@ export const ProviderSpec = Type.Object(
 export const FailureDomainStatus = Type.Object(
   {
     name: Name('Failure domain name, unique across Providers.', { maxLength: 63 }),
-    labels: Type.Optional(
-      StringMap({ description: 'Labels matched by failureDomainSelector; always includes name.' }),
-    ),
+    labels: Type.Optional(StringMap({ description: 'Labels matched by failureDomainSelector; always includes name.' })),
     attributes: Type.Optional(
       Type.Object(
         {
-          availableStorageClasses: Type.Optional(
-            ListSet(Type.String(), { description: 'Storage classes usable here.', maxItems: 64 }),
-          ),
-          availableNetworkClasses: Type.Optional(
-            ListSet(Type.String(), { description: 'Network classes usable here.', maxItems: 64 }),
-          ),
+          availableStorageClasses: Type.Optional(ListSet(Type.String(), { description: 'Storage classes usable here.', maxItems: 64 })),
+          availableNetworkClasses: Type.Optional(ListSet(Type.String(), { description: 'Network classes usable here.', maxItems: 64 })),
           features: Type.Optional(Features('Features available here.')),
-          raw: Type.Optional(
-            StringMap({ description: 'Backend placement facts, e.g. datacenter, cluster, node, resourcePool.' }),
-          ),
+          raw: Type.Optional(StringMap({ description: 'Backend placement facts, e.g. datacenter, cluster, node, resourcePool.' })),
         },
         { description: 'What the failure domain offers.' },
       ),

@@ -47,9 +47,7 @@ export const VirtualMachineSpec = Type.Object(
         {
           providerSelector: Type.Optional(LabelSelector),
           failureDomainSelector: Type.Optional(LabelSelector),
-          antiAffinity: Type.Optional(
-            Type.Array(AntiAffinityTerm, { description: 'Anti-affinity terms.', maxItems: 8 }),
-          ),
+          antiAffinity: Type.Optional(Type.Array(AntiAffinityTerm, { description: 'Anti-affinity terms.', maxItems: 8 })),
         },
         {
           description:
@@ -102,9 +100,7 @@ export const VirtualMachineSpec = Type.Object(
       Type.Object(
         {
           cpus: Type.Optional(Type.Integer({ description: 'Virtual CPUs instead of the class value.', minimum: 1, maximum: 256 })),
-          memoryMiB: Type.Optional(
-            Type.Integer({ description: 'Memory in MiB instead of the class value.', minimum: 128, maximum: 4194304 }),
-          ),
+          memoryMiB: Type.Optional(Type.Integer({ description: 'Memory in MiB instead of the class value.', minimum: 128, maximum: 4194304 })),
           diskOverrides: Type.Optional(
             ListMap(
               Type.Object(
@@ -122,9 +118,7 @@ export const VirtualMachineSpec = Type.Object(
         { description: 'Changes to the class hardware for this VM only.' },
       ),
     ),
-    folder: Type.Optional(
-      Type.String({ description: virtualMachineFolderDescription(BACKEND_APIS), maxLength: 1024 }),
-    ),
+    folder: Type.Optional(Type.String({ description: virtualMachineFolderDescription(BACKEND_APIS), maxLength: 1024 })),
   },
   { description: 'Desired state of the VirtualMachine.' },
 );

@@ -10,9 +10,7 @@ export const ClassDisk = Type.Object(
     name: Name('Disk name, unique in the class; overrides refer to it.', { maxLength: 63 }),
     sizeGiB: SizeGiB('Size in GiB. For the first (OS) disk, a minimum: the image may be larger.'),
     storageClass: Name('Storage class (offered by a Provider in capabilities.storageClasses).', { maxLength: 63 }),
-    provisioning: Type.Optional(
-      StringEnum(DISK_PROVISIONINGS, { description: 'Disk provisioning: thin, thick or eagerZeroed.', default: 'thin' }),
-    ),
+    provisioning: Type.Optional(StringEnum(DISK_PROVISIONINGS, { description: 'Disk provisioning: thin, thick or eagerZeroed.', default: 'thin' })),
   },
   { description: 'A disk. The first disk is the OS disk, backed by the image.' },
 );

@@ -5,7 +5,6 @@ import { IMAGE_SOURCE_KINDS } from '../../backend-api.js';
 import { BACKEND_APIS, BACKENDS } from '../../backends.js';
 import { imageSourceBackendDescriptions, imageSourceBackendRules } from './backend-rules.js';
 
-
 // Field descriptions that list backends, from the backend list.
 const DESCRIBED = imageSourceBackendDescriptions(BACKEND_APIS, IMAGE_SOURCE_KINDS);
 
@@ -14,9 +13,7 @@ export const ImageSource = Type.Object(
     providerClass: StringEnum(BACKENDS, { description: 'Backend this source is for; one source per backend.' }),
     kind: StringEnum(IMAGE_SOURCE_KINDS, { description: DESCRIBED.kind }),
     ref: Type.String({ description: 'Template name, VMID, volume name, path or URL.', minLength: 1, maxLength: 2048 }),
-    cloneMode: Type.Optional(
-      StringEnum(['Full', 'Linked'] as const, { description: DESCRIBED.cloneMode }),
-    ),
+    cloneMode: Type.Optional(StringEnum(['Full', 'Linked'] as const, { description: DESCRIBED.cloneMode })),
     checksum: Type.Optional(
       Type.String({
         description: 'Expected digest of a Url image, as sha256:<hex> or sha512:<hex>.',

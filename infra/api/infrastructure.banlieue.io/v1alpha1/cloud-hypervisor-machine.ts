@@ -91,11 +91,27 @@ export type CloudHypervisorMachineStatus = Static<typeof CloudHypervisorMachineS
 export type CloudHypervisorMachine = ObjectOf<typeof CloudHypervisorMachineKind>;
 export type CloudHypervisorMachineTemplate = ObjectOf<typeof CloudHypervisorMachineTemplateKind>;
 
-export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds('CloudHypervisor', 'chc', 'Cloud Hypervisor');
+export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds(
+  'CloudHypervisor',
+  'chc',
+  'Cloud Hypervisor',
+);
 
-const CLOUD_HYPERVISOR_IMAGE = stringVariable({ name: 'CLOUD_HYPERVISOR_IMAGE', description: 'Disk image (name or path on the host) copied as the OS disk.', sample: 'ubuntu-2404-kube-v1.34.1.raw' });
-const CLOUD_HYPERVISOR_STORAGE_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_STORAGE_CLASS', description: 'Host-declared storage class for the disks.', sample: 'local' });
-const CLOUD_HYPERVISOR_NETWORK_CLASS = stringVariable({ name: 'CLOUD_HYPERVISOR_NETWORK_CLASS', description: 'Host-declared network class (bridge) of the machines\' one NIC (DHCP).', sample: 'lan' });
+const CLOUD_HYPERVISOR_IMAGE = stringVariable({
+  name: 'CLOUD_HYPERVISOR_IMAGE',
+  description: 'Disk image (name or path on the host) copied as the OS disk.',
+  sample: 'ubuntu-2404-kube-v1.34.1.raw',
+});
+const CLOUD_HYPERVISOR_STORAGE_CLASS = stringVariable({
+  name: 'CLOUD_HYPERVISOR_STORAGE_CLASS',
+  description: 'Host-declared storage class for the disks.',
+  sample: 'local',
+});
+const CLOUD_HYPERVISOR_NETWORK_CLASS = stringVariable({
+  name: 'CLOUD_HYPERVISOR_NETWORK_CLASS',
+  description: "Host-declared network class (bridge) of the machines' one NIC (DHCP).",
+  sample: 'lan',
+});
 
 export const cloudHypervisorApi = defineBackendApi({
   name: 'cloud-hypervisor',

@@ -16,7 +16,8 @@ const CREATED =
 const onceCreated = (rule: string): string => `!(${CREATED}) || (${rule})`;
 
 /** `a.f` and `b.f` are both unset or equal (an unset optional field is not the same as any value). */
-const same = (a: string, b: string, field: string): string => `(has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field}))`;
+const same = (a: string, b: string, field: string): string =>
+  `(has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field}))`;
 
 const HOW = 'delete the machine (or the VirtualMachine) to recreate the VM with it';
 

@@ -1,6 +1,14 @@
 // What every InfraMachine kind shares (CAPI v1beta2 InfraMachine contract),
 // and the *MachineTemplate built from a machine spec.
-import { Addresses, DeletionPolicy, DesiredPowerState, MachineInitializationStatus, ObservedPowerState, PROVIDER_ID_IMMUTABLE, ProviderID } from '../../machine-fields.js';
+import {
+  Addresses,
+  DeletionPolicy,
+  DesiredPowerState,
+  MachineInitializationStatus,
+  ObservedPowerState,
+  PROVIDER_ID_IMMUTABLE,
+  ProviderID,
+} from '../../machine-fields.js';
 import { Conditions, KeySelector, LocalObjectReference, ObservedGeneration } from '../../meta.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
 import { Name, StringEnum, StringMap, Type, type CelRule, type Static, type TSchema, type TObject, type TProperties } from '../../schema.js';
@@ -16,7 +24,11 @@ export function machineSpecFields(providerIDScheme: string) {
     ),
     providerID: Type.Optional(ProviderID(providerIDScheme)),
     failureDomain: Type.Optional(
-      Type.String({ description: 'Failure domain (as published by a Provider) to place the VM in; omit it rather than leave it empty.', minLength: 1, maxLength: 256 }),
+      Type.String({
+        description: 'Failure domain (as published by a Provider) to place the VM in; omit it rather than leave it empty.',
+        minLength: 1,
+        maxLength: 256,
+      }),
     ),
     desiredPowerState: Type.Optional(DesiredPowerState()),
     deletionPolicy: Type.Optional(DeletionPolicy('machine')),
@@ -59,7 +71,8 @@ export const machineStatusFields = {
   observedPowerState: Type.Optional(ObservedPowerState()),
   taskRef: Type.Optional(
     Type.String({
-      description: 'Backend task creating the VM (the backend\'s own reference to it), started by an earlier pass; the provider picks up its result and clears it.',
+      description:
+        "Backend task creating the VM (the backend's own reference to it), started by an earlier pass; the provider picks up its result and clears it.",
       maxLength: 256,
     }),
   ),
@@ -160,10 +173,7 @@ type Validation = { readonly rule: string; readonly message: string };
 export function templateSpec<S extends TSchema>(kind: string, spec: S, rules: readonly Validation[] = []) {
   return Type.Object(
     {
-      template: Type.Object(
-        { metadata: Type.Optional(TemplateMetadata), spec },
-        { description: `Template of the ${kind} objects cloned from it.` },
-      ),
+      template: Type.Object({ metadata: Type.Optional(TemplateMetadata), spec }, { description: `Template of the ${kind} objects cloned from it.` }),
     },
     {
       description: `Desired state of the ${kind}Template. Immutable: create a new template to change machines.`,
@@ -212,7 +222,10 @@ function nameWithin(limit: MachineNameLimit): CelRule {
  * get the same value, and so claim one VM or one address (tenant isolation).
  */
 function templateRules(nicsField: string | undefined): Validation[] {
-  const providerID = { rule: '!has(self.template.spec.providerID)', message: 'a machine template may not set providerID: the provider writes it for each machine' };
+  const providerID = {
+    rule: '!has(self.template.spec.providerID)',
+    message: 'a machine template may not set providerID: the provider writes it for each machine',
+  };
   if (nicsField === undefined) return [providerID];
   const nics = `self.template.spec.${nicsField}`;
   return [
@@ -239,9 +252,7 @@ function distinctMacs(nicsField: string): CelRule {
 }
 
 /** The machine kind and its template kind. */
-export function defineMachineKinds<Spec extends TObject<TProperties>, Status extends TObject<TProperties>>(
-  input: MachineKindsInput<Spec, Status>,
-) {
+export function defineMachineKinds<Spec extends TObject<TProperties>, Status extends TObject<TProperties>>(input: MachineKindsInput<Spec, Status>) {
   const lower = input.kind.toLowerCase();
   const machine = defineKind({
     group: INFRA_GROUP,

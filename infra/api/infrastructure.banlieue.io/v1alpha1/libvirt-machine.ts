@@ -34,7 +34,11 @@ export const LibvirtMachineSpec = Type.Object(
         kind: StringEnum(['backingVolume', 'installMedia'] as const, {
           description: 'backingVolume: the OS disk is a qcow2 overlay on this volume; installMedia: boot an installer ISO.',
         }),
-        volume: Type.String({ description: 'Volume name in spec.pool, or <pool>/<volume> for a volume in another pool of the host.', minLength: 1, maxLength: 253 }),
+        volume: Type.String({
+          description: 'Volume name in spec.pool, or <pool>/<volume> for a volume in another pool of the host.',
+          minLength: 1,
+          maxLength: 253,
+        }),
       },
       { description: 'What the OS disk starts from.' },
     ),
@@ -84,9 +88,7 @@ export const LibvirtMachineStatus = Type.Object(
   {
     ...machineStatusFields,
     domainUuid: Type.Optional(Type.String({ description: 'UUID of the libvirt domain.' })),
-    addressSource: Type.Optional(
-      StringEnum(['guestAgent', 'dhcpLease', 'arpTable', 'static'] as const, { description: 'Where status.addresses came from.' }),
-    ),
+    addressSource: Type.Optional(StringEnum(['guestAgent', 'dhcpLease', 'arpTable', 'static'] as const, { description: 'Where status.addresses came from.' })),
   },
   { description: 'Observed state of the libvirt domain.' },
 );
@@ -123,8 +125,7 @@ export const LibvirtProviderSettings = Type.Object(
   {
     domainType: Type.Optional(
       StringEnum(['kvm', 'qemu'] as const, {
-        description:
-          'The <domain type> of the machines this host runs: kvm (hardware virtualisation) or qemu (TCG emulation, for hosts without usable KVM).',
+        description: 'The <domain type> of the machines this host runs: kvm (hardware virtualisation) or qemu (TCG emulation, for hosts without usable KVM).',
         default: 'kvm',
       }),
     ),
@@ -148,9 +149,23 @@ const driverSchemes = (driver: string, onlyFor?: string): EndpointScheme[] =>
     ...(onlyFor === undefined ? {} : { onlyFor }),
   }));
 
-const LIBVIRT_POOL = stringVariable({ name: 'LIBVIRT_POOL', description: 'Storage pool for the disks and the seed ISO.', default: 'default', sample: 'default' });
-const LIBVIRT_BASE_VOLUME = stringVariable({ name: 'LIBVIRT_BASE_VOLUME', description: 'qcow2 volume in the pool the OS disk is an overlay of.', sample: 'ubuntu-2404-kube-v1.34.1.qcow2' });
-const LIBVIRT_NETWORK = stringVariable({ name: 'LIBVIRT_NETWORK', description: 'libvirt network of the machines\' one NIC (DHCP).', default: 'default', sample: 'default' });
+const LIBVIRT_POOL = stringVariable({
+  name: 'LIBVIRT_POOL',
+  description: 'Storage pool for the disks and the seed ISO.',
+  default: 'default',
+  sample: 'default',
+});
+const LIBVIRT_BASE_VOLUME = stringVariable({
+  name: 'LIBVIRT_BASE_VOLUME',
+  description: 'qcow2 volume in the pool the OS disk is an overlay of.',
+  sample: 'ubuntu-2404-kube-v1.34.1.qcow2',
+});
+const LIBVIRT_NETWORK = stringVariable({
+  name: 'LIBVIRT_NETWORK',
+  description: "libvirt network of the machines' one NIC (DHCP).",
+  default: 'default',
+  sample: 'default',
+});
 
 export const libvirtApi = defineBackendApi({
   name: 'libvirt',

@@ -33,7 +33,7 @@ export const ProxmoxMachineSpec = Type.Object(
     cloneMode: Type.Optional(
       StringEnum(['Full', 'Linked'] as const, {
         description:
-          'Full: the disks are copied to spec.storage. Linked: they share the template\'s base volumes (copy-on-write, on the template\'s storage; spec.storage is unused).',
+          "Full: the disks are copied to spec.storage. Linked: they share the template's base volumes (copy-on-write, on the template's storage; spec.storage is unused).",
         default: 'Full',
       }),
     ),
@@ -68,9 +68,7 @@ export const ProxmoxMachineSpec = Type.Object(
           name: InterfaceName('Interface name in the guest (a Linux interface name).'),
           bridge: Type.String({ description: 'Linux bridge or SDN vnet, e.g. vmbr0.', minLength: 1, maxLength: 64, pattern: PVE_BRIDGE_ID_PATTERN }),
           vlan: Type.Optional(Type.Integer({ description: 'VLAN tag.', minimum: 1, maximum: 4094 })),
-          model: Type.Optional(
-            StringEnum(['virtio', 'e1000', 'rtl8139', 'vmxnet3'] as const, { description: 'NIC model.', default: 'virtio' }),
-          ),
+          model: Type.Optional(StringEnum(['virtio', 'e1000', 'rtl8139', 'vmxnet3'] as const, { description: 'NIC model.', default: 'virtio' })),
           macAddress: Type.Optional(MacAddress()),
           ipam: Type.Optional(Ipam),
         },
@@ -136,9 +134,18 @@ export type ProxmoxMachineTemplate = ObjectOf<typeof ProxmoxMachineTemplateKind>
 
 export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'pvec', 'Proxmox VE');
 
-const PROXMOX_TEMPLATE_VMID = integerVariable({ name: 'PROXMOX_TEMPLATE_VMID', description: 'VMID of the template to clone, usable from every node (shared storage).', sample: 9000 });
-const PROXMOX_BRIDGE = stringVariable({ name: 'PROXMOX_BRIDGE', description: 'Bridge of the machines\' one NIC (DHCP).', default: 'vmbr0', sample: 'vmbr0' });
-const PROXMOX_ISO_STORAGE = stringVariable({ name: 'PROXMOX_ISO_STORAGE', description: 'Storage with `iso` content for the cloud-init seed ISO that carries the bootstrap data.', default: 'local', sample: 'local' });
+const PROXMOX_TEMPLATE_VMID = integerVariable({
+  name: 'PROXMOX_TEMPLATE_VMID',
+  description: 'VMID of the template to clone, usable from every node (shared storage).',
+  sample: 9000,
+});
+const PROXMOX_BRIDGE = stringVariable({ name: 'PROXMOX_BRIDGE', description: "Bridge of the machines' one NIC (DHCP).", default: 'vmbr0', sample: 'vmbr0' });
+const PROXMOX_ISO_STORAGE = stringVariable({
+  name: 'PROXMOX_ISO_STORAGE',
+  description: 'Storage with `iso` content for the cloud-init seed ISO that carries the bootstrap data.',
+  default: 'local',
+  sample: 'local',
+});
 
 export const proxmoxApi = defineBackendApi({
   name: 'proxmox',

@@ -14,15 +14,9 @@ export const VSphereMachineSpec = Type.Object(
     ...machineSpecFields('vsphere://<BIOS UUID>'),
     template: Type.String({ description: 'Name of the VM template to clone.', minLength: 1, maxLength: 1024 }),
     templateFolder: Type.Optional(Type.String({ description: 'Inventory folder that holds the template.', maxLength: 1024 })),
-    datacenter: Type.Optional(
-      Type.String({ description: 'Datacenter; from the failure domain raw attributes when unset.', maxLength: 256 }),
-    ),
-    cluster: Type.Optional(
-      Type.String({ description: 'Compute cluster; from the failure domain raw attributes when unset.', maxLength: 256 }),
-    ),
-    resourcePool: Type.Optional(
-      Type.String({ description: 'Resource pool; the cluster root pool when unset.', maxLength: 1024 }),
-    ),
+    datacenter: Type.Optional(Type.String({ description: 'Datacenter; from the failure domain raw attributes when unset.', maxLength: 256 })),
+    cluster: Type.Optional(Type.String({ description: 'Compute cluster; from the failure domain raw attributes when unset.', maxLength: 256 })),
+    resourcePool: Type.Optional(Type.String({ description: 'Resource pool; the cluster root pool when unset.', maxLength: 1024 })),
     folder: Type.Optional(Type.String({ description: 'VM folder; the datacenter VM folder when unset.', maxLength: 1024 })),
     datastore: Type.Optional(
       Type.String({ description: 'Datastore (or datastore cluster) for the disks; the template datastore when unset.', maxLength: 256 }),
@@ -107,8 +101,12 @@ export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>
 
 export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
 
-const VSPHERE_TEMPLATE = stringVariable({ name: 'VSPHERE_TEMPLATE', description: 'VM template to clone, present under this name in every vCenter of the cluster.', sample: 'ubuntu-2404-kube-v1.34.1' });
-const VSPHERE_NETWORK = stringVariable({ name: 'VSPHERE_NETWORK', description: 'Port group of the machines\' one NIC (DHCP).', sample: 'VM Network' });
+const VSPHERE_TEMPLATE = stringVariable({
+  name: 'VSPHERE_TEMPLATE',
+  description: 'VM template to clone, present under this name in every vCenter of the cluster.',
+  sample: 'ubuntu-2404-kube-v1.34.1',
+});
+const VSPHERE_NETWORK = stringVariable({ name: 'VSPHERE_NETWORK', description: "Port group of the machines' one NIC (DHCP).", sample: 'VM Network' });
 
 export const vsphereApi = defineBackendApi({
   name: 'vsphere',

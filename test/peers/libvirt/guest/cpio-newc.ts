@@ -45,8 +45,19 @@ function member(name: string, inode: number, mode: number, data: Uint8Array, rde
   const hex = (n: number): string => n.toString(16).padStart(8, '0');
   const nameBytes = Buffer.from(`${name}\0`);
   const fields = [
-    inode, mode, 0 /* uid */, 0 /* gid */, (mode & S_IFMT) === S_IFDIR ? 2 : 1 /* nlink */, 0 /* mtime */,
-    data.length, 0, 0 /* dev major, minor */, rdev[0], rdev[1], nameBytes.length, 0 /* check */,
+    inode,
+    mode,
+    0 /* uid */,
+    0 /* gid */,
+    (mode & S_IFMT) === S_IFDIR ? 2 : 1 /* nlink */,
+    0 /* mtime */,
+    data.length,
+    0,
+    0 /* dev major, minor */,
+    rdev[0],
+    rdev[1],
+    nameBytes.length,
+    0 /* check */,
   ];
   const header = Buffer.from(`070701${fields.map(hex).join('')}`, 'latin1');
   return Buffer.concat([header, nameBytes, padding(header.length + nameBytes.length), data, padding(data.length)]);

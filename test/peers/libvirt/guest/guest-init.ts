@@ -27,9 +27,7 @@ export const GUEST_KERNEL_CMDLINE = 'console=ttyS0 panic=-1';
 export const GUEST_MARKER_LINE = '#banlieue-marker:';
 
 /** Modules /init loads (plus their dependencies). */
-export const GUEST_MODULES = [
-  'virtio_pci', 'virtio_blk', 'virtio_net', 'virtio_scsi', 'ata_piix', 'sr_mod', 'isofs', 'button', 'evdev',
-] as const;
+export const GUEST_MODULES = ['virtio_pci', 'virtio_blk', 'virtio_net', 'virtio_scsi', 'ata_piix', 'sr_mod', 'isofs', 'button', 'evdev'] as const;
 
 /** The console prefix of the guest's report lines. */
 const PREFIX = 'banlieue-guest: ';

@@ -20,7 +20,10 @@ export interface KernelModule {
 export function resolveModules(modulesDir: string, wanted: readonly string[]): KernelModule[] {
   const index = indexModules(join(modulesDir, 'kernel'));
   const builtin = new Set(
-    readFileSync(join(modulesDir, 'modules.builtin'), 'utf8').split('\n').filter(Boolean).map((p) => moduleName(p)),
+    readFileSync(join(modulesDir, 'modules.builtin'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((p) => moduleName(p)),
   );
   const ordered: KernelModule[] = [];
   const visiting = new Set<string>();
@@ -70,7 +73,10 @@ export function modinfo(elf: Buffer): Map<string, string> {
     const s = section(i);
     const nameStart = names.offset + s.name;
     if (elf.toString('latin1', nameStart, elf.indexOf(0, nameStart)) !== '.modinfo') continue;
-    const pairs = elf.toString('latin1', s.offset, s.offset + s.size).split('\0').filter(Boolean);
+    const pairs = elf
+      .toString('latin1', s.offset, s.offset + s.size)
+      .split('\0')
+      .filter(Boolean);
     return new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
   }
   throw new Error('module has no .modinfo section');

@@ -8,7 +8,10 @@ const neighbour = (address: string, extra: Partial<Neighbour> = {}): Neighbour =
 
 describe('machine addresses', () => {
   it('takes the static addresses when every NIC has one', () => {
-    expect(toAddresses([{ mac: MAC, bridge: 'br0', staticAddress: '10.0.0.5' }], [neighbour('10.0.0.99')])).toEqual({ addresses: [{ type: 'InternalIP', address: '10.0.0.5' }], source: 'static' });
+    expect(toAddresses([{ mac: MAC, bridge: 'br0', staticAddress: '10.0.0.5' }], [neighbour('10.0.0.99')])).toEqual({
+      addresses: [{ type: 'InternalIP', address: '10.0.0.5' }],
+      source: 'static',
+    });
   });
 
   it.each([

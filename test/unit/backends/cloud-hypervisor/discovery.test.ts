@@ -25,12 +25,18 @@ const facts: HostFacts = {
   imageDirPresent: true,
 };
 const provider = (capabilities: Record<string, unknown>, endpoint = 'unix://kvm1/var/lib/banlieue/cloud-hypervisor'): Provider =>
-  ({ metadata: { name: 'kvm1-provider', namespace: 'vms' }, spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint }, capabilities } }) as unknown as Provider;
+  ({
+    metadata: { name: 'kvm1-provider', namespace: 'vms' },
+    spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint }, capabilities },
+  }) as unknown as Provider;
 
 describe('Cloud Hypervisor discovery', () => {
   it('publishes one failure domain with the classes whose directory has room and whose bridge exists', () => {
     const { failureDomains } = toFailureDomains(
-      provider({ storageClasses: [{ name: 'fast' }, { name: 'archive', target: { hostClass: 'slow' } }], networkClasses: [{ name: 'lan', target: { bridge: 'br0' } }, { name: 'dmz' }] }),
+      provider({
+        storageClasses: [{ name: 'fast' }, { name: 'archive', target: { hostClass: 'slow' } }],
+        networkClasses: [{ name: 'lan', target: { bridge: 'br0' } }, { name: 'dmz' }],
+      }),
       config,
       facts,
     );
@@ -41,7 +47,15 @@ describe('Cloud Hypervisor discovery', () => {
         attributes: {
           availableStorageClasses: ['fast'],
           availableNetworkClasses: ['lan'],
-          raw: { host: 'kvm1', cpus: '8', memoryMiB: '32768', storageFreeGiB: 'fast=100,slow=3', nestedVirtualization: 'false', 'storageClass.fast': 'fast', 'networkClass.lan': 'lan' },
+          raw: {
+            host: 'kvm1',
+            cpus: '8',
+            memoryMiB: '32768',
+            storageFreeGiB: 'fast=100,slow=3',
+            nestedVirtualization: 'false',
+            'storageClass.fast': 'fast',
+            'networkClass.lan': 'lan',
+          },
         },
       },
     ]);
@@ -70,7 +84,9 @@ describe('Cloud Hypervisor discovery', () => {
   });
 
   it('refuses a host that cannot run VMs, saying why', () => {
-    expect(() => toFailureDomains(provider({}), config, { ...facts, unusable: ['/dev/kvm is missing'] })).toThrow(/host kvm1 cannot run VMs: \/dev\/kvm is missing/);
+    expect(() => toFailureDomains(provider({}), config, { ...facts, unusable: ['/dev/kvm is missing'] })).toThrow(
+      /host kvm1 cannot run VMs: \/dev\/kvm is missing/,
+    );
   });
 
   it.each([

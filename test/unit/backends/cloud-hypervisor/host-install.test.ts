@@ -28,12 +28,16 @@ describe('banlieue host install', () => {
   it('runs the provider for its own Provider only, with a Lease of its own, and stops only the provider with the unit', () => {
     const unit = fileNamed('banlieue-provider-cloud-hypervisor.service');
     expect(unit).toContain('Environment=BANLIEUE_CH_HOST_CONFIG=/etc/banlieue/cloud-hypervisor.yaml');
-    expect(unit).toMatch(/ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --provider=kvm1 --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/);
+    expect(unit).toMatch(
+      /ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --provider=kvm1 --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/,
+    );
     expect(unit).toContain('KillMode=process');
   });
 
-  it("gives the host an identity of its own, writing the status (and finalizer) of its own Provider only", () => {
-    const docs = parseAllDocuments(fileNamed('rbac-kvm1.yaml')).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules?: unknown[]; roleRef?: { name: string } });
+  it('gives the host an identity of its own, writing the status (and finalizer) of its own Provider only', () => {
+    const docs = parseAllDocuments(fileNamed('rbac-kvm1.yaml')).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules?: unknown[]; roleRef?: { name: string } },
+    );
     expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
       'ServiceAccount/banlieue-host-kvm1',
       'RoleBinding/banlieue-host-kvm1',
@@ -45,7 +49,11 @@ describe('banlieue host install', () => {
       { apiGroups: ['banlieue.io'], resources: ['providers/status'], verbs: ['get', 'update', 'patch'], resourceNames: ['kvm1'] },
       { apiGroups: ['banlieue.io'], resources: ['providers'], verbs: ['patch'], resourceNames: ['kvm1'] },
     ]);
-    expect(docs.filter((d) => d.roleRef).map((d) => d.roleRef?.name)).toEqual(['banlieue-provider-cloud-hypervisor', 'banlieue-host-kvm1-provider', 'banlieue-provider-cloud-hypervisor-images']);
+    expect(docs.filter((d) => d.roleRef).map((d) => d.roleRef?.name)).toEqual([
+      'banlieue-provider-cloud-hypervisor',
+      'banlieue-host-kvm1-provider',
+      'banlieue-provider-cloud-hypervisor-images',
+    ]);
   });
 
   it('prints every file, the directories and the steps left for review', () => {

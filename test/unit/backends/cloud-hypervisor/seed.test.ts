@@ -8,12 +8,23 @@ const base = { uuid: UUID, hostname: 'web-1', providerID: `cloudhypervisor://${U
 
 describe('NoCloud seed of a machine', () => {
   it('names the instance by the UUID and renders static addressing matched by MAC', () => {
-    const files = toSeedFiles({ ...base, nics: [{ name: 'eth0', mac: '02:aa:bb:cc:dd:ee', ipam: { static: { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1', nameservers: ['10.0.0.2'] } } }] });
+    const files = toSeedFiles({
+      ...base,
+      nics: [{ name: 'eth0', mac: '02:aa:bb:cc:dd:ee', ipam: { static: { address: '10.0.0.5', prefix: 24, gateway: '10.0.0.1', nameservers: ['10.0.0.2'] } } }],
+    });
     expect(parse(files.metaData)).toEqual({ 'instance-id': UUID, 'local-hostname': 'web-1', 'provider-id': `cloudhypervisor://${UUID}` });
     expect(parse(files.networkConfig)).toEqual({
       version: 2,
       ethernets: {
-        eth0: { match: { macaddress: '02:aa:bb:cc:dd:ee' }, 'set-name': 'eth0', dhcp4: false, dhcp6: false, addresses: ['10.0.0.5/24'], routes: [{ to: '0.0.0.0/0', via: '10.0.0.1' }], nameservers: { addresses: ['10.0.0.2'] } },
+        eth0: {
+          match: { macaddress: '02:aa:bb:cc:dd:ee' },
+          'set-name': 'eth0',
+          dhcp4: false,
+          dhcp6: false,
+          addresses: ['10.0.0.5/24'],
+          routes: [{ to: '0.0.0.0/0', via: '10.0.0.1' }],
+          nameservers: { addresses: ['10.0.0.2'] },
+        },
       },
     });
     expect(files.userData).toBe('#cloud-config\n');

@@ -42,6 +42,9 @@ describe('VmConfig of a machine', () => {
   it('is resized to a changed spec, and left alone by an unchanged one', () => {
     const config = toVmConfig(input);
     expect(resizedConfig(config, input.spec)).toBeUndefined();
-    expect(resizedConfig(config, { cpus: { boot: 3 }, memory: { sizeMiB: 2048 } })).toMatchObject({ cpus: { boot_vcpus: 3, max_vcpus: 3 }, memory: { size: 2048 * 1024 * 1024 } });
+    expect(resizedConfig(config, { cpus: { boot: 3 }, memory: { sizeMiB: 2048 } })).toMatchObject({
+      cpus: { boot_vcpus: 3, max_vcpus: 3 },
+      memory: { size: 2048 * 1024 * 1024 },
+    });
   });
 });

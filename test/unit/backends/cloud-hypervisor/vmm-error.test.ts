@@ -5,8 +5,16 @@ import { errorChain, VmmApiError } from '../../../../controller/backends/cloud-h
 
 describe('VMM error bodies', () => {
   it.each([
-    ['a v53 JSON error chain', '["Error from API","The VM could not boot","VM config is missing"]', ['Error from API', 'The VM could not boot', 'VM config is missing']],
-    ["micro_http's own error object", '{ "error": "Invalid HTTP Method: Unsupported HTTP method.\nAll previous unanswered requests will be dropped." }', ['Invalid HTTP Method: Unsupported HTTP method.\nAll previous unanswered requests will be dropped.']],
+    [
+      'a v53 JSON error chain',
+      '["Error from API","The VM could not boot","VM config is missing"]',
+      ['Error from API', 'The VM could not boot', 'VM config is missing'],
+    ],
+    [
+      "micro_http's own error object",
+      '{ "error": "Invalid HTTP Method: Unsupported HTTP method.\nAll previous unanswered requests will be dropped." }',
+      ['Invalid HTTP Method: Unsupported HTTP method.\nAll previous unanswered requests will be dropped.'],
+    ],
     ["an older release's plain text", 'VM is not booted\n', ['VM is not booted']],
     ['no body', '', []],
     ['JSON that is not a chain', '{"x":1}', ['{"x":1}']],
@@ -22,7 +30,18 @@ describe('VMM errors', () => {
     [404, ['Not Found'], 'NotFound', 'VmmError'],
     [500, ['Error from API', 'The VM could not be paused', 'VM is not running'], 'Rejected', 'VmNotRunning'],
     [500, ['Error from API', 'The VM could not be created', 'VM is already created'], 'Rejected', 'VmAlreadyCreated'],
-    [500, ['Error from API', 'The VM could not resume', 'Cannot resume VM', 'Failed to resume migratable component', 'Invalid transition: InvalidStateTransition(Running, Running)'], 'Rejected', 'InvalidStateTransition'],
+    [
+      500,
+      [
+        'Error from API',
+        'The VM could not resume',
+        'Cannot resume VM',
+        'Failed to resume migratable component',
+        'Invalid transition: InvalidStateTransition(Running, Running)',
+      ],
+      'Rejected',
+      'InvalidStateTransition',
+    ],
     [500, ['Error from API', 'The VM could not boot', 'Cannot open kernel file', 'No such file or directory (os error 2)'], 'Rejected', 'VmmError'],
     [400, ['Failed to deserialize JSON', 'missing field `max_vcpus` at line 1 column 24'], 'Rejected', 'BadRequest'],
     [405, ['The VM is not booted'], 'Rejected', 'VmmError'],

@@ -21,6 +21,8 @@ describe('VMM version gate', () => {
     ['48.0.0', 'is older than the supported floor v53.0'],
     ['', 'is not a version; need at least the supported floor v53.0'],
   ])('refuses %j as Rejected VmmVersionUnsupported, naming the floor', (version, message) => {
-    expect(() => checkVmmVersion({ version }, '/run/x/api.sock')).toThrow(expect.objectContaining({ kind: 'Rejected', code: 'VmmVersionUnsupported', message: expect.stringContaining(message) }));
+    expect(() => checkVmmVersion({ version }, '/run/x/api.sock')).toThrow(
+      expect.objectContaining({ kind: 'Rejected', code: 'VmmVersionUnsupported', message: expect.stringContaining(message) }),
+    );
   });
 });

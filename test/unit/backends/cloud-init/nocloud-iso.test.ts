@@ -138,7 +138,11 @@ describe('NoCloud seed ISO', () => {
   });
 
   it('leaves the 16 sectors of the system area empty', () => {
-    expect(toNoCloudIso(seed).subarray(0, 16 * SECTOR).every((byte) => byte === 0)).toBe(true);
+    expect(
+      toNoCloudIso(seed)
+        .subarray(0, 16 * SECTOR)
+        .every((byte) => byte === 0),
+    ).toBe(true);
   });
 
   it('marks Rock Ridge in the root "." record with SP first and an RRIP_1991A ER entry', () => {
@@ -181,7 +185,7 @@ describe('NoCloud seed ISO', () => {
     const image = toNoCloudIso(seed);
     const [primary] = primaryAndJoliet(image);
     const [dot, , file] = directory(image, primary.root);
-    const mode = (r: Record | undefined): number | undefined => (r && susp(r).get('PX')?.readUInt32LE(0));
+    const mode = (r: Record | undefined): number | undefined => r && susp(r).get('PX')?.readUInt32LE(0);
 
     expect(mode(dot)).toBe(0o40555);
     expect(mode(file)).toBe(0o100444);
@@ -192,7 +196,9 @@ describe('NoCloud seed ISO', () => {
   it('writes no network-config or vendor-data file unless given', () => {
     const image = toNoCloudIso({ userData: seed.userData, metaData: '' });
     const [primary] = primaryAndJoliet(image);
-    const names = directory(image, primary.root).map(rockRidgeName).filter((n) => n !== undefined);
+    const names = directory(image, primary.root)
+      .map(rockRidgeName)
+      .filter((n) => n !== undefined);
 
     expect(names.sort()).toEqual(['meta-data', 'user-data']);
   });
@@ -265,7 +271,17 @@ describe('ISO 9660 image', () => {
 
   it.each([
     ['a name with a slash', { volumeId: 'X', files: [{ name: 'a/b', data: Buffer.alloc(0) }] }, /file name "a\/b"/],
-    ['two names with one 8.3 form', { volumeId: 'X', files: [{ name: 'user-data', data: Buffer.alloc(0) }, { name: 'user_data', data: Buffer.alloc(0) }] }, /both map to the ISO 9660 name USER_DAT\.;1/],
+    [
+      'two names with one 8.3 form',
+      {
+        volumeId: 'X',
+        files: [
+          { name: 'user-data', data: Buffer.alloc(0) },
+          { name: 'user_data', data: Buffer.alloc(0) },
+        ],
+      },
+      /both map to the ISO 9660 name USER_DAT\.;1/,
+    ],
     ['a label longer than Joliet allows', { volumeId: 'a-label-of-17-chr', files: [] }, /volumeId "a-label-of-17-chr"/],
     ['an empty label', { volumeId: '', files: [] }, /volumeId ""/],
   ])('refuses %s', (_, props, message) => {

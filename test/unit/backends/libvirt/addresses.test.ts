@@ -17,7 +17,14 @@ describe('libvirt domain addresses', () => {
           ],
         },
         { name: 'docker0', mac: '02:42:00:00:00:01', addresses: [{ type: 'ipv4', address: '172.17.0.1', prefix: 16 }] },
-        { name: 'vnet3', mac: undefined, addresses: [{ type: 'ipv4', address: '169.254.1.1', prefix: 16 }, { type: 'ipv4', address: '10.200.0.101', prefix: 24 }] },
+        {
+          name: 'vnet3',
+          mac: undefined,
+          addresses: [
+            { type: 'ipv4', address: '169.254.1.1', prefix: 16 },
+            { type: 'ipv4', address: '10.200.0.101', prefix: 24 },
+          ],
+        },
       ],
       ['02:aa:bb:cc:dd:ee'],
     );

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { BackendErrorKind, isBackendError } from '../../../../controller/backends/backend-error.js';
 import { toClientOptions } from '../../../../controller/backends/libvirt/credentials.js';
 
-const connection = (endpoint: string, credentials: Record<string, string>, caPem?: string) => ({ endpoint, credentials, insecureSkipTLSVerify: false, ...(caPem ? { caPem } : {}) });
+const connection = (endpoint: string, credentials: Record<string, string>, caPem?: string) => ({
+  endpoint,
+  credentials,
+  insecureSkipTLSVerify: false,
+  ...(caPem ? { caPem } : {}),
+});
 
 function refusal(run: () => unknown): string {
   try {

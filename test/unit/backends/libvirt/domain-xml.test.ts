@@ -2,7 +2,16 @@
 // ownership mark read back from what libvirt returns.
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { marksOf, METADATA_NAMESPACE, ownerMarkOf, releasedMetadataXml, toDomainXml, toVolumeXml, volumeFactsOf, type DomainInput } from '../../../../controller/backends/libvirt/machine/domain-xml.js';
+import {
+  marksOf,
+  METADATA_NAMESPACE,
+  ownerMarkOf,
+  releasedMetadataXml,
+  toDomainXml,
+  toVolumeXml,
+  volumeFactsOf,
+  type DomainInput,
+} from '../../../../controller/backends/libvirt/machine/domain-xml.js';
 
 const UUID = '6f1c1e0a-1b2c-5d3e-8f40-123456789abc';
 
@@ -47,7 +56,9 @@ describe('LibvirtMachine domain XML', () => {
 
   it('gives disks pool volumes, vdX on virtio and sdX shared by SCSI disks and the CD-ROMs on a virtio-scsi controller', () => {
     const { devices } = parse(toDomainXml(input()));
-    expect(devices.disk.map((d: { target: { '@dev': string; '@bus': string }; '@device': string }) => [d['@device'], d.target['@dev'], d.target['@bus']])).toEqual([
+    expect(
+      devices.disk.map((d: { target: { '@dev': string; '@bus': string }; '@device': string }) => [d['@device'], d.target['@dev'], d.target['@bus']]),
+    ).toEqual([
       ['disk', 'vda', 'virtio'],
       ['disk', 'sda', 'scsi'],
       ['cdrom', 'sdb', 'scsi'],
@@ -55,15 +66,23 @@ describe('LibvirtMachine domain XML', () => {
     expect(devices.disk[0].source).toEqual({ '@pool': 'nvme', '@volume': `${UUID}-os.qcow2` });
     expect(devices.disk[2].readonly).toBe('');
     expect(devices.controller).toEqual({ '@type': 'scsi', '@index': '0', '@model': 'virtio-scsi' });
-    expect(devices.interface).toEqual([{ '@type': 'network', source: { '@network': 'default' }, mac: { '@address': '02:aa:bb:cc:dd:ee' }, model: { '@type': 'virtio' } }]);
+    expect(devices.interface).toEqual([
+      { '@type': 'network', source: { '@network': 'default' }, mac: { '@address': '02:aa:bb:cc:dd:ee' }, model: { '@type': 'virtio' } },
+    ]);
     expect(devices.serial).toMatchObject({ '@type': 'pty', log: { '@file': '/var/log/libvirt/qemu/vms-web-1-console.log', '@append': 'on' } });
     expect(devices.channel.target['@name']).toBe('org.qemu.guest_agent.0');
   });
 
   it('boots the installer first when there is one, and plugs bridge NICs into their bridge', () => {
-    const { os, devices } = parse(toDomainXml(input({ installMedia: { pool: 'isos', volume: 'debian.iso' }, nics: [{ kind: 'bridge', source: 'br0', mac: '02:00:00:00:00:01', model: 'e1000' }] })));
+    const { os, devices } = parse(
+      toDomainXml(
+        input({ installMedia: { pool: 'isos', volume: 'debian.iso' }, nics: [{ kind: 'bridge', source: 'br0', mac: '02:00:00:00:00:01', model: 'e1000' }] }),
+      ),
+    );
     expect(os.boot).toEqual([{ '@dev': 'cdrom' }, { '@dev': 'hd' }]);
-    expect(devices.disk.filter((d: { '@device': string }) => d['@device'] === 'cdrom').map((d: { source: { '@volume': string } }) => d.source['@volume'])).toEqual(['debian.iso', `${UUID}-cidata.iso`]);
+    expect(
+      devices.disk.filter((d: { '@device': string }) => d['@device'] === 'cdrom').map((d: { source: { '@volume': string } }) => d.source['@volume']),
+    ).toEqual(['debian.iso', `${UUID}-cidata.iso`]);
     expect(devices.interface[0]).toMatchObject({ '@type': 'bridge', source: { '@bridge': 'br0' }, model: { '@type': 'e1000' } });
   });
 

@@ -59,9 +59,12 @@ describe('libvirt protocol table', () => {
     expectLayout(event.msg, structName(event.name, 'msg'));
   });
 
-  it.each([remoteNonnullDomain, remoteNonnullNetwork, remoteNonnullStoragePool, remoteNonnullStorageVol, remoteError])('lays out $name as the .x does', (type) => {
-    expect(type.spec).toBe(spec.spec(type.name));
-  });
+  it.each([remoteNonnullDomain, remoteNonnullNetwork, remoteNonnullStoragePool, remoteNonnullStorageVol, remoteError])(
+    'lays out $name as the .x does',
+    (type) => {
+      expect(type.spec).toBe(spec.spec(type.name));
+    },
+  );
 
   it('reads the error record as virNetMessageError and the header as virNetMessageHeader', () => {
     expect(remoteError.spec).toBe(spec.spec('virNetMessageError'));

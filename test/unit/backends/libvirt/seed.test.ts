@@ -12,7 +12,11 @@ const input: SeedInput = {
   userData: '#cloud-config\nhostname: web-1\n',
   nics: [
     { name: 'eth0', mac: '02:aa:bb:cc:dd:ee', ipam: undefined },
-    { name: 'eth1', mac: '02:aa:bb:cc:dd:ef', ipam: { static: { address: '198.51.100.50', prefix: 24, gateway: '198.51.100.1', nameservers: ['198.51.100.53'], domain: 'lab.example.com' } } },
+    {
+      name: 'eth1',
+      mac: '02:aa:bb:cc:dd:ef',
+      ipam: { static: { address: '198.51.100.50', prefix: 24, gateway: '198.51.100.1', nameservers: ['198.51.100.53'], domain: 'lab.example.com' } },
+    },
   ],
 };
 
@@ -55,7 +59,11 @@ describe('LibvirtMachine NoCloud seed', () => {
   it.each([
     ['a hostname that is no DNS name', { hostname: 'web_1\nruncmd' }, 'metadata.name'],
     ['an interface name with a slash', { nics: [{ name: 'eth0/x', mac: '02:00:00:00:00:01', ipam: undefined }] }, 'spec.network[0].name'],
-    ['a static address that is no IP', { nics: [{ name: 'eth0', mac: '02:00:00:00:00:01', ipam: { static: { address: '1.2.3.4\n', prefix: 24 } } }] }, 'spec.network[0].ipam.static.address'],
+    [
+      'a static address that is no IP',
+      { nics: [{ name: 'eth0', mac: '02:00:00:00:00:01', ipam: { static: { address: '1.2.3.4\n', prefix: 24 } } }] },
+      'spec.network[0].ipam.static.address',
+    ],
   ])('refuses %s, naming the field', (_what, change, field) => {
     let error: unknown;
     try {

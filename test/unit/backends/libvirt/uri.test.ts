@@ -8,7 +8,10 @@ describe('libvirt URI', () => {
     ['qemu+tls://host.example/system', { transport: 'tls', host: 'host.example', port: 16514, daemonUri: 'qemu:///system' }],
     ['qemu://host.example:1234/system', { transport: 'tls', host: 'host.example', port: 1234, daemonUri: 'qemu:///system' }],
     ['qemu+tcp://10.0.0.1/system', { transport: 'tcp', host: '10.0.0.1', port: 16509, daemonUri: 'qemu:///system' }],
-    ['qemu+ssh://admin@[fd00::1]:2222/system?keyfile=/k', { transport: 'ssh', host: 'fd00::1', port: 2222, user: 'admin', keyfile: '/k', daemonUri: 'qemu:///system' }],
+    [
+      'qemu+ssh://admin@[fd00::1]:2222/system?keyfile=/k',
+      { transport: 'ssh', host: 'fd00::1', port: 2222, user: 'admin', keyfile: '/k', daemonUri: 'qemu:///system' },
+    ],
     ['qemu+unix:///system?socket=/run/x/sock', { transport: 'unix', host: '', socket: '/run/x/sock', daemonUri: 'qemu:///system' }],
     ['qemu:///system', { transport: 'unix', socket: '/var/run/libvirt/libvirt-sock', daemonUri: 'qemu:///system' }],
     ['test+tcp://127.0.0.1:16509/default', { driver: 'test', transport: 'tcp', daemonUri: 'test:///default' }],
@@ -36,7 +39,10 @@ describe('libvirt URI', () => {
   it.each([
     ['native', `virt-ssh-helper 'qemu:///system'`],
     ['netcat', `'nc' -U '/var/run/libvirt/libvirt-sock'`],
-    ['auto', `sh -c 'if which virt-ssh-helper >/dev/null 2>&1; then virt-ssh-helper '\\''qemu:///system'\\''; else '\\''nc'\\'' -U '\\''/var/run/libvirt/libvirt-sock'\\''; fi'`],
+    [
+      'auto',
+      `sh -c 'if which virt-ssh-helper >/dev/null 2>&1; then virt-ssh-helper '\\''qemu:///system'\\''; else '\\''nc'\\'' -U '\\''/var/run/libvirt/libvirt-sock'\\''; fi'`,
+    ],
   ])('runs the proxy=%s command on the far side of ssh', (proxy, command) => {
     expect(remoteCommand(parseLibvirtUri(`qemu+ssh://h/system?proxy=${proxy}`))).toBe(command);
   });

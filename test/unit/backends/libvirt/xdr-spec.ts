@@ -25,7 +25,11 @@ interface Declaration {
   readonly type: string;
   readonly name: string;
   /** `<MAX>` (max: undefined for `<>`), `[N]`, `*`, or none. */
-  readonly shape: { readonly kind: 'var'; readonly max: string | undefined } | { readonly kind: 'fixed'; readonly size: string } | { readonly kind: 'pointer' } | { readonly kind: 'plain' };
+  readonly shape:
+    | { readonly kind: 'var'; readonly max: string | undefined }
+    | { readonly kind: 'fixed'; readonly size: string }
+    | { readonly kind: 'pointer' }
+    | { readonly kind: 'plain' };
 }
 
 export class XdrSpec {
@@ -114,7 +118,10 @@ export class XdrSpec {
       this.typedefs.set(declaration.name, declaration);
     }
     for (const match of source.matchAll(/\bstruct\s+(\w+)\s*\{([^}]*)\}\s*;/g)) {
-      const body = (match[2] as string).split(';').map((part) => part.trim()).filter((part) => part !== '');
+      const body = (match[2] as string)
+        .split(';')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
       this.structs.set(match[1] as string, body.map(parseDeclaration));
     }
   }
@@ -126,7 +133,13 @@ function parseDeclaration(text: string): Declaration {
   if (!match) throw new Error(`cannot read the declaration "${normalized}"`);
   const [, type = '', pointer, name = '', max, size] = match;
   const shape: Declaration['shape'] =
-    pointer === '*' ? { kind: 'pointer' } : max !== undefined ? { kind: 'var', max: max === '' ? undefined : max } : size !== undefined ? { kind: 'fixed', size } : { kind: 'plain' };
+    pointer === '*'
+      ? { kind: 'pointer' }
+      : max !== undefined
+        ? { kind: 'var', max: max === '' ? undefined : max }
+        : size !== undefined
+          ? { kind: 'fixed', size }
+          : { kind: 'plain' };
   return { type: type.trim(), name, shape };
 }
 

@@ -52,7 +52,10 @@ describe('libvirt XDR', () => {
     for (const cut of [1, 3, 4, 5, 28, 31, 32, 33, stream.length - 1]) {
       const decoder = new FrameDecoder();
       const messages = [...decoder.push(stream.subarray(0, cut)), ...decoder.push(stream.subarray(cut))];
-      expect(messages.map((m) => [m.header.serial, m.payload.toString()])).toEqual([[7, 'abcd'], [8, '']]);
+      expect(messages.map((m) => [m.header.serial, m.payload.toString()])).toEqual([
+        [7, 'abcd'],
+        [8, ''],
+      ]);
     }
   });
 

@@ -53,7 +53,11 @@ const node = (name: string, overrides: Partial<NodeInventory> = {}): NodeInvento
 
 describe('Proxmox failure domains', () => {
   it('makes one failure domain per node, labelled with node and cluster, with the classes the node reaches', () => {
-    const fds = toFailureDomains(provider(), [node('pve2'), node('pve1', { storages: node('x').storages.filter((s) => s.storage !== 'ceph') })], 'https://pve:8006');
+    const fds = toFailureDomains(
+      provider(),
+      [node('pve2'), node('pve1', { storages: node('x').storages.filter((s) => s.storage !== 'ceph') })],
+      'https://pve:8006',
+    );
     expect(fds.map((fd) => fd.name)).toEqual(['pve-pve1', 'pve-pve2']);
     const [pve1, pve2] = fds;
     expect(pve1?.labels).toEqual({ name: 'pve-pve1', node: 'pve1', cluster: 'lab' });
@@ -107,7 +111,11 @@ describe('Proxmox VMImage rows', () => {
   const source = (ref: string, kind: 'Template' | 'Url' = 'Template') => ({ providerClass: 'proxmox' as const, kind, ref });
 
   it('is ready for a template, saying on which nodes it is found', () => {
-    expect(resolveTemplate(source('9000'), vms)).toEqual({ ready: true, resolvedRef: '9000', message: 'template ubuntu on pve1; clonable without a cross-node clone on pve1, pve3' });
+    expect(resolveTemplate(source('9000'), vms)).toEqual({
+      ready: true,
+      resolvedRef: '9000',
+      message: 'template ubuntu on pve1; clonable without a cross-node clone on pve1, pve3',
+    });
   });
 
   it.each([

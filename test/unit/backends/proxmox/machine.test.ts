@@ -8,8 +8,28 @@ import { derivedMac, macOf } from '../../../../controller/backends/proxmox/machi
 import { nextPowerStep, powerStateOf } from '../../../../controller/backends/proxmox/machine/power.js';
 import { needsSeed, seedFiles, seedStorage, seedVolume } from '../../../../controller/backends/proxmox/machine/seed.js';
 import { formatTaskRef, parseTaskRef } from '../../../../controller/backends/proxmox/machine/task-ref.js';
-import { diskGrowths, diskSizeGiB, firstBootChange, hardwareChange, identityChange, unattachedDisks } from '../../../../controller/backends/proxmox/machine/vm-config.js';
-import { addTag, cloneDescription, descriptionUuid, markOf, matchVm, marksOf, ownerTag, releasedDescription, smbiosUuid, withMarks, withoutTag, withSmbiosUuid } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
+import {
+  diskGrowths,
+  diskSizeGiB,
+  firstBootChange,
+  hardwareChange,
+  identityChange,
+  unattachedDisks,
+} from '../../../../controller/backends/proxmox/machine/vm-config.js';
+import {
+  addTag,
+  cloneDescription,
+  descriptionUuid,
+  markOf,
+  matchVm,
+  marksOf,
+  ownerTag,
+  releasedDescription,
+  smbiosUuid,
+  withMarks,
+  withoutTag,
+  withSmbiosUuid,
+} from '../../../../controller/backends/proxmox/machine/vm-marks.js';
 import { formatUpid } from '../../../../controller/backends/proxmox/client/upid.js';
 import { isBackendError } from '../../../../controller/backends/backend-error.js';
 
@@ -61,10 +81,26 @@ describe('ProxmoxMachine ownership marks', () => {
   const OTHER = 'uuid=11111111-1111-4111-8111-111111111111';
   it.each([
     ['its smbios1 UUID is the machine’s', { smbios1: `uuid=${UUID.toUpperCase()}` }, 'Identity'],
-    ['its smbios1 UUID is the machine’s, whatever its description and tags say', { smbios1: `uuid=${UUID}`, description: cloneDescription(owner, UUID), tags: ownerTag(owner) }, 'Identity'],
-    ['only its description names the machine, untagged: a clone of ours not yet configured', { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: 'template;linux' }, 'UnconfiguredClone'],
-    ['only its description names the machine, and it has the machine’s tag: a PVE copy of a configured VM', { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: `prod;${ownerTag(owner).toUpperCase()}` }, undefined],
-    ['its smbios1 and description name another UUID', { smbios1: OTHER, description: cloneDescription(owner, '22222222-2222-4222-8222-222222222222') }, undefined],
+    [
+      'its smbios1 UUID is the machine’s, whatever its description and tags say',
+      { smbios1: `uuid=${UUID}`, description: cloneDescription(owner, UUID), tags: ownerTag(owner) },
+      'Identity',
+    ],
+    [
+      'only its description names the machine, untagged: a clone of ours not yet configured',
+      { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: 'template;linux' },
+      'UnconfiguredClone',
+    ],
+    [
+      'only its description names the machine, and it has the machine’s tag: a PVE copy of a configured VM',
+      { smbios1: OTHER, description: cloneDescription(owner, UUID), tags: `prod;${ownerTag(owner).toUpperCase()}` },
+      undefined,
+    ],
+    [
+      'its smbios1 and description name another UUID',
+      { smbios1: OTHER, description: cloneDescription(owner, '22222222-2222-4222-8222-222222222222') },
+      undefined,
+    ],
     ['it says nothing', {}, undefined],
   ] as const)('takes a VM for the machine’s when %s', (_, config, expected) => {
     expect(matchVm(config, UUID, owner)).toBe(expected);
@@ -134,7 +170,9 @@ describe('ProxmoxMachine config', () => {
       tags: 'banlieue.proxmoxmachine.team-a.web-1',
     };
     delete converged.net1;
-    expect({ ...firstBootChange({ spec, uuid: UUID, seedVolume: 'local:iso/banlieue-x.iso' }, converged), ...identityChange(converged, UUID, owner) }).toEqual({});
+    expect({ ...firstBootChange({ spec, uuid: UUID, seedVolume: 'local:iso/banlieue-x.iso' }, converged), ...identityChange(converged, UUID, owner) }).toEqual(
+      {},
+    );
   });
 
   it.each([
@@ -203,17 +241,20 @@ describe('ProxmoxMachine task references', () => {
 
 describe('ProxmoxMachine addresses and MACs', () => {
   it('reports the agent addresses without loopback or link-local ones', () => {
-    const addresses = agentAddresses([
-      { name: 'lo', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] },
-      {
-        name: 'eth0',
-        'ip-addresses': [
-          { 'ip-address': '10.0.0.5', 'ip-address-type': 'ipv4', prefix: 24 },
-          { 'ip-address': 'fe80::1', 'ip-address-type': 'ipv6', prefix: 64 },
-          { 'ip-address': '2001:DB8::5', 'ip-address-type': 'ipv6', prefix: 64 },
-        ],
-      },
-    ], []);
+    const addresses = agentAddresses(
+      [
+        { name: 'lo', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] },
+        {
+          name: 'eth0',
+          'ip-addresses': [
+            { 'ip-address': '10.0.0.5', 'ip-address-type': 'ipv4', prefix: 24 },
+            { 'ip-address': 'fe80::1', 'ip-address-type': 'ipv6', prefix: 64 },
+            { 'ip-address': '2001:DB8::5', 'ip-address-type': 'ipv6', prefix: 64 },
+          ],
+        },
+      ],
+      [],
+    );
     expect(addresses).toEqual([
       { type: 'InternalIP', address: '10.0.0.5' },
       { type: 'InternalIP', address: '2001:db8::5' },
@@ -221,7 +262,8 @@ describe('ProxmoxMachine addresses and MACs', () => {
   });
 
   it("reports only its own NICs' addresses (by MAC) when they have any: not a Kubernetes node's kube-ipvs0, CNI bridge or docker0", () => {
-    const ips = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ 'ip-address': `${prefix}${i + 1}`, 'ip-address-type': 'ipv4' as const, prefix: 32 }));
+    const ips = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ 'ip-address': `${prefix}${i + 1}`, 'ip-address-type': 'ipv4' as const, prefix: 32 }));
     const node = [
       { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': ips('127.0.0.', 1) },
       { name: 'kube-ipvs0', 'hardware-address': '6e:12:34:56:78:9a', 'ip-addresses': ips('10.96.0.', 200) },
@@ -234,9 +276,14 @@ describe('ProxmoxMachine addresses and MACs', () => {
   });
 
   it('reports static addresses from the spec', () => {
-    expect(staticAddresses({ nics: [{ name: 'eth0', bridge: 'vmbr0', ipam: { static: { address: '192.0.2.10', prefix: 24 } } }, { name: 'eth1', bridge: 'vmbr1' }] })).toEqual([
-      { type: 'InternalIP', address: '192.0.2.10' },
-    ]);
+    expect(
+      staticAddresses({
+        nics: [
+          { name: 'eth0', bridge: 'vmbr0', ipam: { static: { address: '192.0.2.10', prefix: 24 } } },
+          { name: 'eth1', bridge: 'vmbr1' },
+        ],
+      }),
+    ).toEqual([{ type: 'InternalIP', address: '192.0.2.10' }]);
   });
 
   it('derives a stable unicast MAC in Proxmox’s OUI per UUID and NIC, unless the spec fixes one', () => {

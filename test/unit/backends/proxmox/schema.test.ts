@@ -36,7 +36,8 @@ function compare(ours: TSchema, pve: PveSchema, where: string): string[] {
     }
     // string | null: PVE's "optional string" answer.
     const kinds = anyOf.map((member) => member.type as string).sort();
-    if (kinds.join() === 'null,string') return pve.type === 'string' && isOptional(pve) ? [] : [`${where}: string|null vs PVE ${pve.type}${isOptional(pve) ? '?' : ''}`];
+    if (kinds.join() === 'null,string')
+      return pve.type === 'string' && isOptional(pve) ? [] : [`${where}: string|null vs PVE ${pve.type}${isOptional(pve) ? '?' : ''}`];
     return [`${where}: union not understood by this test`];
   }
   if (ours.type !== pve.type) return [`${where}: ${String(ours.type)} vs PVE ${String(pve.type)}`];
@@ -103,12 +104,14 @@ describe('Proxmox client calls against the PVE API schema', () => {
     const wrongReturns = Type.Object({ status: Type.String(), exitstatus: Type.String(), result: Type.Optional(Type.String()) });
     expect(compare(wrongReturns, status?.returns ?? {}, 'returns')).toEqual([
       'returns.exitstatus: required here, optional in PVE',
-      'returns.result: not in PVE\'s answer',
+      "returns.result: not in PVE's answer",
     ]);
   });
 
   it('fails loudly, naming PROXMOX_APIDATA, when the schema file is not there', () => {
-    expect(() => loadPveApiSchema('/nonexistent/proxmox-ve.apidata.json')).toThrow(/not found at \/nonexistent\/proxmox-ve\.apidata\.json: set PROXMOX_APIDATA/);
+    expect(() => loadPveApiSchema('/nonexistent/proxmox-ve.apidata.json')).toThrow(
+      /not found at \/nonexistent\/proxmox-ve\.apidata\.json: set PROXMOX_APIDATA/,
+    );
   });
 
   it.each(calls)('$name: the call accepts API tokens', ({ endpoint }) => {

@@ -61,7 +61,11 @@ describe('vSphere machine addresses', () => {
   });
 
   it("reports only its own NICs' addresses when they have any: not a Kubernetes node's kube-ipvs0 or docker0 (deviceConfigId -1)", () => {
-    const ipvs = guestNic(Array.from({ length: 200 }, (_, i) => `10.96.0.${i + 1}`), '6e:12:34:56:78:9a', -1);
+    const ipvs = guestNic(
+      Array.from({ length: 200 }, (_, i) => `10.96.0.${i + 1}`),
+      '6e:12:34:56:78:9a',
+      -1,
+    );
     const docker = guestNic(['172.17.0.1'], '02:42:ac:11:00:01', -1);
     expect(addresses(summary('10.0.0.5', [ipvs, guestNic(['10.0.0.5']), docker]))).toEqual(['10.0.0.5']);
     // Tools has not named a primary yet and no NIC of the VM has an address (it is on a guest bridge): the others'.

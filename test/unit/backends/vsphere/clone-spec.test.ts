@@ -76,7 +76,13 @@ function targets(change: Partial<CloneTargets> = {}): CloneTargets {
       datastoreFolder: moref('Folder', 'group-s6'),
       networkFolder: moref('Folder', 'group-n7'),
     },
-    cluster: { ref: moref('ClusterComputeResource', 'domain-c9'), name: 'c1', resourcePool: moref('ResourcePool', 'resgroup-10'), datastores: [], networks: [] },
+    cluster: {
+      ref: moref('ClusterComputeResource', 'domain-c9'),
+      name: 'c1',
+      resourcePool: moref('ResourcePool', 'resgroup-10'),
+      datastores: [],
+      networks: [],
+    },
     pool: moref('ResourcePool', 'resgroup-10'),
     folder: moref('Folder', 'group-v4'),
     datastore: undefined,
@@ -187,7 +193,10 @@ describe('vSphere CloneSpec', () => {
     });
 
     it('puts added disks on the resolved datastore', () => {
-      const disks = [{ name: 'os', sizeGiB: 10 }, { name: 'data', sizeGiB: 100 }];
+      const disks = [
+        { name: 'os', sizeGiB: 10 },
+        { name: 'data', sizeGiB: 100 },
+      ];
       expect(buildCloneSpec(spec({ disks }), UUID, MARK, targets({ datastore: DATASTORE }), TEMPLATE).config?.diskAdds).toEqual([
         { controllerKey: 1000, unitNumber: 2, capacityKB: 100 * GIB_KB, provisioning: 'thin', datastore: DATASTORE },
       ]);
@@ -214,8 +223,23 @@ describe('vSphere CloneSpec', () => {
     });
 
     it('is Rejected when extra disks are asked and the OS disk is on a controller disks cannot be added to', () => {
-      const ide = hardware(`<VirtualDevice xsi:type="VirtualIDEController"><key>200</key><busNumber>0</busNumber></VirtualDevice>${disk(3000, 200, 0, 10 * GIB_KB)}`);
-      const err = rejection(() => buildCloneSpec(spec({ disks: [{ name: 'os', sizeGiB: 20 }, { name: 'data', sizeGiB: 1 }] }), UUID, MARK, targets(), ide));
+      const ide = hardware(
+        `<VirtualDevice xsi:type="VirtualIDEController"><key>200</key><busNumber>0</busNumber></VirtualDevice>${disk(3000, 200, 0, 10 * GIB_KB)}`,
+      );
+      const err = rejection(() =>
+        buildCloneSpec(
+          spec({
+            disks: [
+              { name: 'os', sizeGiB: 20 },
+              { name: 'data', sizeGiB: 1 },
+            ],
+          }),
+          UUID,
+          MARK,
+          targets(),
+          ide,
+        ),
+      );
 
       expect(err.kind).toBe(BackendErrorKind.Rejected);
       expect(err.message).toContain('template "ubuntu-2404"');
@@ -267,7 +291,10 @@ describe('vSphere CloneSpec', () => {
 
     it('adds every NIC to a template without any', () => {
       const bare = hardware(PVSCSI + disk(2000, 1000, 0, 10 * GIB_KB));
-      const network = [{ name: 'eth0', portGroup: 'prod', macAddress: '00:50:56:3f:00:01' }, { name: 'eth1', portGroup: 'backup' }];
+      const network = [
+        { name: 'eth0', portGroup: 'prod', macAddress: '00:50:56:3f:00:01' },
+        { name: 'eth1', portGroup: 'backup' },
+      ];
       const config = buildCloneSpec(spec({ network }), UUID, MARK, targets({ nics: [PROD, BACKUP] }), bare).config;
 
       expect(config?.nicEdits).toEqual([]);

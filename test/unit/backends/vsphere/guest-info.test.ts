@@ -46,7 +46,10 @@ describe('vSphere guestinfo', () => {
   it('quotes values YAML 1.1 (what cloud-init reads) would retype: a host named "on", an all-digit MAC', () => {
     const config = guestInfoExtraConfig(input({ hostname: 'on', nics: [{ name: 'eth0', macAddress: '52:54:00:12:34:56', ipam: undefined }] }));
     const metadata = decode(config['guestinfo.metadata']);
-    expect(parse(metadata, { version: '1.1' })).toMatchObject({ 'local-hostname': 'on', network: { ethernets: { eth0: { match: { macaddress: '52:54:00:12:34:56' } } } } });
+    expect(parse(metadata, { version: '1.1' })).toMatchObject({
+      'local-hostname': 'on',
+      network: { ethernets: { eth0: { match: { macaddress: '52:54:00:12:34:56' } } } },
+    });
   });
 
   it('names the instance by its UUID, the host by the machine name, and carries the providerID', () => {
@@ -151,16 +154,21 @@ describe('vSphere guestinfo', () => {
       }
     }
 
-    it.each([['eth0'], ['ens192'], ['eth0.100'], ['bond_0-a'], ['a23456789012345'], ['on'], ['0755']])('keys and names a NIC %j with exactly its own keys', (name) => {
-      const config = guestInfoExtraConfig(input({ nics: [{ name, macAddress: '00:50:56:00:00:01', ipam: { static: { address: '10.0.0.5', prefix: 24, domain: 'lab.example' } } }] }));
-      // As cloud-init reads it: YAML 1.1, where a bare `on` or `0755` would be retyped.
-      const meta = parse(decode(config['guestinfo.metadata']), { version: '1.1' }) as Metadata;
-      expect(Object.keys(meta)).toEqual(METADATA_KEYS);
-      expect(Object.keys(meta.network)).toEqual(['version', 'ethernets']);
-      expect(Object.keys(meta.network.ethernets)).toEqual([name]);
-      expect(Object.keys(meta.network.ethernets[name] ?? {})).toEqual(['match', 'set-name', 'dhcp4', 'dhcp6', 'addresses', 'nameservers']);
-      expect(meta.network.ethernets[name]?.['set-name']).toBe(name);
-    });
+    it.each([['eth0'], ['ens192'], ['eth0.100'], ['bond_0-a'], ['a23456789012345'], ['on'], ['0755']])(
+      'keys and names a NIC %j with exactly its own keys',
+      (name) => {
+        const config = guestInfoExtraConfig(
+          input({ nics: [{ name, macAddress: '00:50:56:00:00:01', ipam: { static: { address: '10.0.0.5', prefix: 24, domain: 'lab.example' } } }] }),
+        );
+        // As cloud-init reads it: YAML 1.1, where a bare `on` or `0755` would be retyped.
+        const meta = parse(decode(config['guestinfo.metadata']), { version: '1.1' }) as Metadata;
+        expect(Object.keys(meta)).toEqual(METADATA_KEYS);
+        expect(Object.keys(meta.network)).toEqual(['version', 'ethernets']);
+        expect(Object.keys(meta.network.ethernets)).toEqual([name]);
+        expect(Object.keys(meta.network.ethernets[name] ?? {})).toEqual(['match', 'set-name', 'dhcp4', 'dhcp6', 'addresses', 'nameservers']);
+        expect(meta.network.ethernets[name]?.['set-name']).toBe(name);
+      },
+    );
 
     it('keys a NIC whose name is longer than an interface name allows (a class from before the pattern) but does not rename it', () => {
       expect(ethernets([{ name: 'management-network', macAddress: '00:50:56:00:00:01', ipam: undefined }])).toEqual({
@@ -169,7 +177,14 @@ describe('vSphere guestinfo', () => {
     });
 
     it.each(PAYLOADS)('refuses a NIC name with %s, naming the field', (_what, name) => {
-      expect(refusal({ nics: [{ name: 'eth0', macAddress: undefined, ipam: undefined }, { name, macAddress: '00:50:56:00:00:01', ipam: undefined }] })).toEqual({
+      expect(
+        refusal({
+          nics: [
+            { name: 'eth0', macAddress: undefined, ipam: undefined },
+            { name, macAddress: '00:50:56:00:00:01', ipam: undefined },
+          ],
+        }),
+      ).toEqual({
         kind: BackendErrorKind.Rejected,
         message: expect.stringContaining(`spec.network[1].name ${JSON.stringify(name)} is not a Linux interface name`) as string,
       });

@@ -2,11 +2,7 @@
 // overrides, truncation, class availability per target key, sorting, duplicates.
 import { describe, expect, it } from 'vitest';
 import type { Provider, ProviderSpec } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import {
-  failureDomainName,
-  toFailureDomains,
-  type ClusterInventory,
-} from '../../../../controller/backends/vsphere/mapping.js';
+import { failureDomainName, toFailureDomains, type ClusterInventory } from '../../../../controller/backends/vsphere/mapping.js';
 
 type Capabilities = NonNullable<ProviderSpec['capabilities']>;
 
@@ -92,11 +88,7 @@ describe('failureDomainName', () => {
 describe('toFailureDomains', () => {
   it('publishes one domain per cluster with labels, raw and features, sorted by name', () => {
     const p = provider('vc', { capabilities: { features: ['vtpm', 'efiSecureBoot'] } });
-    const domains = toFailureDomains(p, [
-      zone('DC1', 'C0'),
-      zone('DC0', 'C1', { resourcePool: 'Resources' }),
-      zone('DC0', 'C0'),
-    ]);
+    const domains = toFailureDomains(p, [zone('DC1', 'C0'), zone('DC0', 'C1', { resourcePool: 'Resources' }), zone('DC0', 'C0')]);
 
     expect(domains.map((d) => d.name)).toEqual(['vc-dc0-c0', 'vc-dc0-c1', 'vc-dc1-c0']);
     expect(domains[1]).toEqual({
@@ -118,20 +110,61 @@ describe('toFailureDomains', () => {
   });
 
   const storage: [string, Capabilities['storageClasses'], string[]][] = [
-    ['datastore: exact name', [{ name: 'a', target: { datastore: 'ds-local' } }, { name: 'b', target: { datastore: 'DS-LOCAL' } }], ['a']],
-    ['datastoreCluster: the StoragePod name', [{ name: 'a', target: { datastoreCluster: 'pod-fast' } }, { name: 'b', target: { datastoreCluster: 'ds-local' } }], ['a']],
+    [
+      'datastore: exact name',
+      [
+        { name: 'a', target: { datastore: 'ds-local' } },
+        { name: 'b', target: { datastore: 'DS-LOCAL' } },
+      ],
+      ['a'],
+    ],
+    [
+      'datastoreCluster: the StoragePod name',
+      [
+        { name: 'a', target: { datastoreCluster: 'pod-fast' } },
+        { name: 'b', target: { datastoreCluster: 'ds-local' } },
+      ],
+      ['a'],
+    ],
     ['datastore is not matched by a StoragePod name', [{ name: 'a', target: { datastore: 'pod-fast' } }], []],
-    ['tagCategory / tag: unsupported', [{ name: 'a', target: { tagCategory: 'tier', tag: 'gold' } }, { name: 'b', target: { tag: 'gold' } }], []],
+    [
+      'tagCategory / tag: unsupported',
+      [
+        { name: 'a', target: { tagCategory: 'tier', tag: 'gold' } },
+        { name: 'b', target: { tag: 'gold' } },
+      ],
+      [],
+    ],
     ['no target: unavailable', [{ name: 'a' }], []],
     ['every key must match', [{ name: 'a', target: { datastore: 'ds-local', tag: 'gold' } }], []],
-    ['perZone for this datacenter + cluster wins over target',
-      [{ name: 'a', target: { datastore: 'missing' }, perZone: [{ datacenter: 'DC0', cluster: 'C0', target: { datastore: 'ds-local' } }] }], ['a']],
-    ['perZone for this cluster (any datacenter) wins over target',
-      [{ name: 'a', target: { datastore: 'ds-local' }, perZone: [{ cluster: 'C0', target: { datastore: 'missing' } }] }], []],
-    ['perZone for another zone does not apply',
-      [{ name: 'a', target: { datastore: 'ds-local' }, perZone: [{ datacenter: 'DC1', cluster: 'C0', target: { datastore: 'missing' } }] }], ['a']],
-    ['the most specific perZone entry wins',
-      [{ name: 'a', perZone: [{ datacenter: 'DC0', target: { datastore: 'missing' } }, { datacenter: 'DC0', cluster: 'C0', target: { datastore: 'ds-local' } }] }], ['a']],
+    [
+      'perZone for this datacenter + cluster wins over target',
+      [{ name: 'a', target: { datastore: 'missing' }, perZone: [{ datacenter: 'DC0', cluster: 'C0', target: { datastore: 'ds-local' } }] }],
+      ['a'],
+    ],
+    [
+      'perZone for this cluster (any datacenter) wins over target',
+      [{ name: 'a', target: { datastore: 'ds-local' }, perZone: [{ cluster: 'C0', target: { datastore: 'missing' } }] }],
+      [],
+    ],
+    [
+      'perZone for another zone does not apply',
+      [{ name: 'a', target: { datastore: 'ds-local' }, perZone: [{ datacenter: 'DC1', cluster: 'C0', target: { datastore: 'missing' } }] }],
+      ['a'],
+    ],
+    [
+      'the most specific perZone entry wins',
+      [
+        {
+          name: 'a',
+          perZone: [
+            { datacenter: 'DC0', target: { datastore: 'missing' } },
+            { datacenter: 'DC0', cluster: 'C0', target: { datastore: 'ds-local' } },
+          ],
+        },
+      ],
+      ['a'],
+    ],
   ];
   it.each(storage)('storage class %s', (_title, storageClasses, expected) => {
     const [domain] = toFailureDomains(provider('vc', { capabilities: { storageClasses } }), [zone('DC0', 'C0')]);
@@ -139,11 +172,28 @@ describe('toFailureDomains', () => {
   });
 
   const networks: [string, Capabilities['networkClasses'], string[]][] = [
-    ['portGroup: a standard network', [{ name: 'a', target: { portGroup: 'VM Network' } }, { name: 'b', target: { portGroup: 'dvpg-prod' } }], ['a']],
-    ['distributedPortGroup: a distributed port group', [{ name: 'a', target: { distributedPortGroup: 'dvpg-prod' } }, { name: 'b', target: { distributedPortGroup: 'VM Network' } }], ['a']],
+    [
+      'portGroup: a standard network',
+      [
+        { name: 'a', target: { portGroup: 'VM Network' } },
+        { name: 'b', target: { portGroup: 'dvpg-prod' } },
+      ],
+      ['a'],
+    ],
+    [
+      'distributedPortGroup: a distributed port group',
+      [
+        { name: 'a', target: { distributedPortGroup: 'dvpg-prod' } },
+        { name: 'b', target: { distributedPortGroup: 'VM Network' } },
+      ],
+      ['a'],
+    ],
     ['unknown key: unavailable', [{ name: 'a', target: { network: 'VM Network' } }], []],
-    ['perZone wins over target',
-      [{ name: 'a', target: { portGroup: 'VM Network' }, perZone: [{ datacenter: 'DC0', cluster: 'C0', target: { portGroup: 'gone' } }] }], []],
+    [
+      'perZone wins over target',
+      [{ name: 'a', target: { portGroup: 'VM Network' }, perZone: [{ datacenter: 'DC0', cluster: 'C0', target: { portGroup: 'gone' } }] }],
+      [],
+    ],
   ];
   it.each(networks)('network class %s', (_title, networkClasses, expected) => {
     const [domain] = toFailureDomains(provider('vc', { capabilities: { networkClasses } }), [zone('DC0', 'C0')]);
@@ -161,8 +211,12 @@ describe('toFailureDomains', () => {
 
   it.each([
     ['two clusters whose slugs collide', provider('vc'), [zone('DC0', 'C_1'), zone('DC0', 'c-1')], 'vc-dc0-c-1'],
-    ['an override equal to another generated name', provider('vc', { failureDomainNameOverrides: [{ cluster: 'C9', name: 'vc-dc0-c0' }] }),
-      [zone('DC0', 'C0'), zone('DC0', 'C9')], 'vc-dc0-c0'],
+    [
+      'an override equal to another generated name',
+      provider('vc', { failureDomainNameOverrides: [{ cluster: 'C9', name: 'vc-dc0-c0' }] }),
+      [zone('DC0', 'C0'), zone('DC0', 'C9')],
+      'vc-dc0-c0',
+    ],
   ])('throws naming the duplicate: %s', (_title, p, inventory, duplicate) => {
     expect(() => toFailureDomains(p, inventory)).toThrow(new RegExp(`duplicate failure domain name ${duplicate}\\b`));
   });

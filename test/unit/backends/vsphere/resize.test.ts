@@ -49,21 +49,53 @@ describe('resizeOf', () => {
   });
 
   it('grows the disk at the spec index, in key order; never shrinks one', () => {
-    const grow = resizeOf(spec({ disks: [{ name: 'os', sizeGiB: 30 }, { name: 'data', sizeGiB: 1 }] }), VM);
+    const grow = resizeOf(
+      spec({
+        disks: [
+          { name: 'os', sizeGiB: 30 },
+          { name: 'data', sizeGiB: 1 },
+        ],
+      }),
+      VM,
+    );
     expect(grow.disks.diskGrows?.map((g) => [g.disk.key, g.capacityKB])).toEqual([[2000, 30 * GIB_KB]]);
     expect(grow.cpuMemory).toEqual({});
   });
 
-  it('pairs the spec\'s extra disks with the disks the clone added, after all the template\'s disks', () => {
+  it("pairs the spec's extra disks with the disks the clone added, after all the template's disks", () => {
     // A template with an OS disk (2000) and a second disk (2001); the clone added "data" (2002).
-    const vm: VmHardware = { ...VM, disks: toVirtualDisks(parseXml(`<val xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${disk(2000, 0, 20 * GIB_KB)}${disk(2001, 1, 8 * GIB_KB)}${disk(2002, 2, 5 * GIB_KB)}</val>`)) };
-    const grow = resizeOf(spec({ disks: [{ name: 'os', sizeGiB: 20 }, { name: 'data', sizeGiB: 10 }] }), vm);
+    const vm: VmHardware = {
+      ...VM,
+      disks: toVirtualDisks(
+        parseXml(
+          `<val xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">${disk(2000, 0, 20 * GIB_KB)}${disk(2001, 1, 8 * GIB_KB)}${disk(2002, 2, 5 * GIB_KB)}</val>`,
+        ),
+      ),
+    };
+    const grow = resizeOf(
+      spec({
+        disks: [
+          { name: 'os', sizeGiB: 20 },
+          { name: 'data', sizeGiB: 10 },
+        ],
+      }),
+      vm,
+    );
     expect(grow.disks.diskGrows?.map((g) => [g.disk.key, g.capacityKB])).toEqual([[2002, 10 * GIB_KB]]);
     expect(grow.unattachedDisks).toEqual([]);
   });
 
   it('reports spec disks the VM has no disk for, by name', () => {
-    const resize = resizeOf(spec({ disks: [{ name: 'os', sizeGiB: 20 }, { name: 'data', sizeGiB: 5 }, { name: 'logs', sizeGiB: 10 }] }), VM);
+    const resize = resizeOf(
+      spec({
+        disks: [
+          { name: 'os', sizeGiB: 20 },
+          { name: 'data', sizeGiB: 5 },
+          { name: 'logs', sizeGiB: 10 },
+        ],
+      }),
+      VM,
+    );
     expect(resize.unattachedDisks).toEqual(['logs']);
     expect(isNoop(resize)).toBe(true);
   });

@@ -18,9 +18,31 @@ function refusal(method: string, fields: XmlFields): unknown {
 describe('vim25 request encoding', () => {
   it.each([
     ['a NUL in a VM name', 'CloneVM_Task', { name: 'web\u00001' }, 'CloneVM_Task.name holds U+0000 at position 3'],
-    ['an escape character in a folder path', 'FindByInventoryPath', { inventoryPath: 'dc/vm/\u001b[31m' }, 'FindByInventoryPath.inventoryPath holds U+001B at position 6'],
-    ['a vertical tab in an extraConfig value', 'ReconfigVM_Task', { spec: { extraConfig: [{ key: 'a', value: { '@_xsi:type': 'xsd:string', '#text': 'ok' } }, { key: 'b', value: { '@_xsi:type': 'xsd:string', '#text': 'x\u000b' } }] } }, 'ReconfigVM_Task.spec.extraConfig[1].value holds U+000B at position 1'],
-    ['U+FFFF in an attribute', 'Destroy_Task', { _this: { '@_type': 'Virtual\uFFFFMachine', '#text': 'vm-1' } }, 'Destroy_Task._this.@type holds U+FFFF at position 7'],
+    [
+      'an escape character in a folder path',
+      'FindByInventoryPath',
+      { inventoryPath: 'dc/vm/\u001b[31m' },
+      'FindByInventoryPath.inventoryPath holds U+001B at position 6',
+    ],
+    [
+      'a vertical tab in an extraConfig value',
+      'ReconfigVM_Task',
+      {
+        spec: {
+          extraConfig: [
+            { key: 'a', value: { '@_xsi:type': 'xsd:string', '#text': 'ok' } },
+            { key: 'b', value: { '@_xsi:type': 'xsd:string', '#text': 'x\u000b' } },
+          ],
+        },
+      },
+      'ReconfigVM_Task.spec.extraConfig[1].value holds U+000B at position 1',
+    ],
+    [
+      'U+FFFF in an attribute',
+      'Destroy_Task',
+      { _this: { '@_type': 'Virtual\uFFFFMachine', '#text': 'vm-1' } },
+      'Destroy_Task._this.@type holds U+FFFF at position 7',
+    ],
     ['a lone surrogate', 'CloneVM_Task', { name: 'web-\uD800' }, 'CloneVM_Task.name holds U+D800 at position 4'],
   ])('refuses %s, naming the field', (_, method, fields, message) => {
     const err = refusal(method, fields);

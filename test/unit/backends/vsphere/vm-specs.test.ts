@@ -103,7 +103,17 @@ describe('NIC device changes', () => {
   it('sets a manual MAC in place on an edited NIC, keeping the rest as read', () => {
     const device = onlyDevice({ nicEdits: [{ card: required(VMXNET3), target: PORTGROUP, macAddress: '00:50:56:3f:00:01' }] });
 
-    expect(names(device)).toEqual(['key', 'deviceInfo', 'backing', 'connectable', 'controllerKey', 'unitNumber', 'addressType', 'macAddress', 'wakeOnLanEnabled']);
+    expect(names(device)).toEqual([
+      'key',
+      'deviceInfo',
+      'backing',
+      'connectable',
+      'controllerKey',
+      'unitNumber',
+      'addressType',
+      'macAddress',
+      'wakeOnLanEnabled',
+    ]);
     expect(device.childText('addressType')).toBe('manual');
     expect(device.childText('macAddress')).toBe('00:50:56:3f:00:01');
     expect(child(device, 'backing').xsiType).toBe('VirtualEthernetCardDistributedVirtualPortBackingInfo');
@@ -177,7 +187,13 @@ describe('disk device changes', () => {
   it('names only the datastore of a new disk placed on one, so the server names the vmdk', () => {
     const device = onlyDevice({
       diskAdds: [
-        { controllerKey: 1000, unitNumber: 2, capacityKB: 1024, provisioning: 'thin', datastore: { ref: { type: 'Datastore', value: 'datastore-2' }, name: 'LocalDS_1' } },
+        {
+          controllerKey: 1000,
+          unitNumber: 2,
+          capacityKB: 1024,
+          provisioning: 'thin',
+          datastore: { ref: { type: 'Datastore', value: 'datastore-2' }, name: 'LocalDS_1' },
+        },
       ],
     });
     const backing = child(device, 'backing');

@@ -6,7 +6,8 @@ import { parseDocuments } from '../../../../controller/cli/validate/read-documen
 
 const CORE = 'banlieue.io/v1alpha1';
 const checker = new OfflineChecker();
-const vm = (change: (o: Record<string, any>) => void = () => undefined): Record<string, unknown> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const vm = (change: (o: Record<string, any>) => void = () => undefined): Record<string, unknown> => {
   const o = { apiVersion: CORE, kind: 'VirtualMachine', metadata: { name: 'web-1' }, spec: { classRef: { name: 'small' }, imageRef: { name: 'ubuntu' } } };
   change(o);
   return o;

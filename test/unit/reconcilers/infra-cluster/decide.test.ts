@@ -6,10 +6,7 @@ import type { InfraCluster, InfraClusterSpec, InfraClusterStatus } from '../../.
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation } from '../../../../infra/api/well-known.js';
 import { findCondition } from '../../../../controller/runtime/conditions.js';
-import {
-  MAX_CLUSTER_FAILURE_DOMAINS,
-  decideInfraClusterStatus,
-} from '../../../../controller/reconcilers/infra-cluster/decide.js';
+import { MAX_CLUSTER_FAILURE_DOMAINS, decideInfraClusterStatus } from '../../../../controller/reconcilers/infra-cluster/decide.js';
 import { isPaused, pausedCondition } from '../../../../controller/reconcilers/paused.js';
 
 const NS = 'team-a';
@@ -92,11 +89,7 @@ describe('InfraCluster status', () => {
     });
 
     it('marks control-plane eligibility by spec.controlPlaneFailureDomainSelector', () => {
-      const status = decide(
-        cluster({ controlPlaneFailureDomainSelector: { matchLabels: { tier: 'cp' } } }),
-        [east, west],
-        T0,
-      );
+      const status = decide(cluster({ controlPlaneFailureDomainSelector: { matchLabels: { tier: 'cp' } } }), [east, west], T0);
       const eligible = (status.failureDomains ?? []).filter((f) => f.controlPlane).map((f) => f.name);
       expect(eligible).toEqual(['east-a', 'west-a']);
       expect(status.failureDomains?.find((f) => f.name === 'east-b')?.controlPlane).toBe(false);
@@ -105,7 +98,10 @@ describe('InfraCluster status', () => {
     it('keeps the failure domain of the first Provider by name when two publish the same name', () => {
       const a = provider('a', [fd('shared', { from: 'a' })]);
       const b = provider('b', [fd('shared', { from: 'b' }), fd('only-b')]);
-      for (const order of [[a, b], [b, a]]) {
+      for (const order of [
+        [a, b],
+        [b, a],
+      ]) {
         const status = decide(cluster(), order, T0);
         expect(names(status)).toEqual(['only-b', 'shared']);
         expect(status.failureDomains?.[1]?.attributes).toMatchObject({ from: 'a', provider: 'a' });
@@ -139,20 +135,12 @@ describe('InfraCluster status', () => {
     });
 
     it('uses exactly spec.providerRefs when non-empty, ignoring spec.providerSelector', () => {
-      const status = decide(
-        cluster({ providerRefs: [{ name: 'east' }], providerSelector: { matchLabels: { region: 'west' } } }),
-        [east, west],
-        T0,
-      );
+      const status = decide(cluster({ providerRefs: [{ name: 'east' }], providerSelector: { matchLabels: { region: 'west' } } }), [east, west], T0);
       expect(names(status)).toEqual(['east-a', 'east-b', 'east-c']);
     });
 
     it('falls back to spec.providerSelector when spec.providerRefs is empty', () => {
-      const status = decide(
-        cluster({ providerRefs: [], providerSelector: { matchLabels: { region: 'west' } } }),
-        [east, west],
-        T0,
-      );
+      const status = decide(cluster({ providerRefs: [], providerSelector: { matchLabels: { region: 'west' } } }), [east, west], T0);
       expect(names(status)).toEqual(['west-a', 'west-b', 'west-c']);
     });
 
@@ -216,13 +204,19 @@ describe('InfraCluster status', () => {
       expect(ready(none)).toMatchObject({
         status: 'False',
         reason: Reason.NoProviders,
-        message: 'No libvirt Provider named in spec.providerRefs exists in namespace team-a; spec.providerRefs not of class libvirt, ignored: vsphere-site (vsphere)',
+        message:
+          'No libvirt Provider named in spec.providerRefs exists in namespace team-a; spec.providerRefs not of class libvirt, ignored: vsphere-site (vsphere)',
       });
       expect(none.failureDomains).toBeUndefined();
     });
 
     it('is NoProviders, naming the backend, when only Providers of other backends exist', () => {
-      const status = decideInfraClusterStatus(cluster(), 'libvirt', mixed.filter((p) => p.spec.providerClassRef.name !== 'libvirt'), T0);
+      const status = decideInfraClusterStatus(
+        cluster(),
+        'libvirt',
+        mixed.filter((p) => p.spec.providerClassRef.name !== 'libvirt'),
+        T0,
+      );
       expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.NoProviders, message: 'No libvirt Provider exists in namespace team-a' });
     });
   });
@@ -267,16 +261,17 @@ describe('InfraCluster status', () => {
 
     it('pauses, naming it, when the owning CAPI Cluster has spec.paused (clusterctl move)', () => {
       const status = decide(cluster({}, { status: published }), [east, west], T1, 'work');
-      expect(findCondition(status.conditions, ConditionType.Paused)).toMatchObject({ status: 'True', message: 'Reconciliation is paused: Cluster work has spec.paused' });
+      expect(findCondition(status.conditions, ConditionType.Paused)).toMatchObject({
+        status: 'True',
+        message: 'Reconciliation is paused: Cluster work has spec.paused',
+      });
       expect({ ...status, conditions: undefined }).toEqual({ ...published, conditions: undefined });
     });
 
     it('names both when spec.paused and the annotation are set', () => {
       const both = cluster({ paused: true }, { annotations: { [Annotation.capiPaused]: 'true' } });
       expect(isPaused(both)).toBe(true);
-      expect(pausedCondition(both).message).toBe(
-        `Reconciliation is paused: spec.paused is true and annotation ${Annotation.capiPaused} is set`,
-      );
+      expect(pausedCondition(both).message).toBe(`Reconciliation is paused: spec.paused is true and annotation ${Annotation.capiPaused} is set`);
     });
 
     it('marks Paused False with NotPaused when neither is set', () => {

@@ -1,7 +1,13 @@
 // What a machine's deletion does to its VM and its IPAddressClaims as spec.deletionPolicy says,
 // and the Events that tell the user (decide-deletion.ts).
 import { describe, expect, it } from 'vitest';
-import { deletingMessage, deletionEvents, deletionPolicyOf, keepsClaims, type VmFate } from '../../../../controller/reconcilers/infra-machine/decide-deletion.js';
+import {
+  deletingMessage,
+  deletionEvents,
+  deletionPolicyOf,
+  keepsClaims,
+  type VmFate,
+} from '../../../../controller/reconcilers/infra-machine/decide-deletion.js';
 
 const UUID = '4b8f2c1e-7a3d-5e6f-8a9b-0c1d2e3f4a5b';
 const retained: VmFate = { kind: 'retained', ref: 'vm-42', provider: 'vc1' };
@@ -67,7 +73,11 @@ describe('machine deletion Events', () => {
     ['beyond a Provider gone', providerGone, 'ProviderNotFound', `Provider vc1 not found; the VM (UUID ${UUID}), if any, is left on the backend`],
   ])('warns of a VM left %s, and of the claims kept for it', (_case, fate, reason, message) => {
     expect(deletionEvents(fate, UUID, { kept: true, names: ['web-1-0-0'] })).toEqual([
-      { type: 'Warning', reason, message: `${message}; its IPAddressClaims web-1-0-0 are kept, their addresses still allocated (delete them once the VM no longer needs them)` },
+      {
+        type: 'Warning',
+        reason,
+        message: `${message}; its IPAddressClaims web-1-0-0 are kept, their addresses still allocated (delete them once the VM no longer needs them)`,
+      },
     ]);
   });
 

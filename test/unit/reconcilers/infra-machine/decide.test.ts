@@ -63,7 +63,14 @@ function observation(change: Partial<MachineObservation> = {}): MachineObservati
 const PLACEMENT = { provider: 'north', failureDomain: 'fd-2', location: { datacenter: 'dc-1' } };
 
 function observed(found: MachineObservation | undefined, placementChange?: string): PassOutcome {
-  return { kind: 'observed', observation: found, placement: PLACEMENT, ...(placementChange ? { placementChange } : {}), backendStatus: found?.statusFields ?? {}, uuid: UUID };
+  return {
+    kind: 'observed',
+    observation: found,
+    placement: PLACEMENT,
+    ...(placementChange ? { placementChange } : {}),
+    backendStatus: found?.statusFields ?? {},
+    uuid: UUID,
+  };
 }
 
 const ready = (status: InfraMachineStatus): Condition | undefined => findCondition(status.conditions, ConditionType.Ready);
@@ -98,13 +105,21 @@ describe('InfraMachine status', () => {
     });
 
     it('does not record the generation as observed', () => {
-      const status = decideMachineStatus(machine({ annotations: { 'cluster.x-k8s.io/paused': '' }, status: PROVISIONED, generation: 5 }), { kind: 'paused' }, T0);
+      const status = decideMachineStatus(
+        machine({ annotations: { 'cluster.x-k8s.io/paused': '' }, status: PROVISIONED, generation: 5 }),
+        { kind: 'paused' },
+        T0,
+      );
       expect(status.observedGeneration).toBe(1);
     });
   });
 
   describe('blocked', () => {
-    const blocked: PassOutcome = { kind: 'blocked', reason: Reason.ProviderNotFound, message: 'Provider north (spec.providerRef) not found in namespace team-a' };
+    const blocked: PassOutcome = {
+      kind: 'blocked',
+      reason: Reason.ProviderNotFound,
+      message: 'Provider north (spec.providerRef) not found in namespace team-a',
+    };
 
     it('keeps addresses, provisioned and backend fields and sets Ready False with the reason and message', () => {
       const status = decideMachineStatus(machine({ status: PROVISIONED }), blocked, T0);
@@ -137,13 +152,21 @@ describe('InfraMachine status', () => {
   describe('deleting', () => {
     it('keeps what is known and sets Ready False with Deleting and the message, until the finalizer goes', () => {
       const status = decideMachineStatus(machine({ status: PROVISIONED }), { kind: 'deleting', message: `deleting the VM with UUID ${UUID}` }, T1);
-      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({ status: 'False', reason: Reason.Deleting, message: `deleting the VM with UUID ${UUID}` });
+      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({
+        status: 'False',
+        reason: Reason.Deleting,
+        message: `deleting the VM with UUID ${UUID}`,
+      });
       expect(status).toMatchObject({ initialization: { provisioned: true }, addresses: PROVISIONED.addresses, vmRef: 'vm-41', failureDomain: 'fd-1' });
     });
 
     it('says what the backend awaits when it names a reason', () => {
       const status = decideMachineStatus(machine({ status: PROVISIONED }), { kind: 'deleting', message: 'the guest powers off', reason: Reason.Stopping }, T1);
-      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({ status: 'False', reason: Reason.Stopping, message: 'the guest powers off' });
+      expect(findCondition(status.conditions, ConditionType.Ready)).toMatchObject({
+        status: 'False',
+        reason: Reason.Stopping,
+        message: 'the guest powers off',
+      });
     });
 
     it.each([
@@ -154,7 +177,13 @@ describe('InfraMachine status', () => {
       [Reason.WaitingForAddress, false],
       [Reason.Provisioning, false],
     ])('counts Ready %s as a deletion already reported: %s', (reason, reported) => {
-      const ready: Condition = { type: ConditionType.Ready, status: reason === Reason.Reconciled ? 'True' : 'False', reason, message: '', lastTransitionTime: '2025-01-01T00:00:00Z' };
+      const ready: Condition = {
+        type: ConditionType.Ready,
+        status: reason === Reason.Reconciled ? 'True' : 'False',
+        reason,
+        message: '',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+      };
       expect(isDeletionReported({ conditions: [ready] })).toBe(reported);
     });
 
@@ -174,7 +203,11 @@ describe('InfraMachine status', () => {
     it('keeps the record with the create task, and through a blocked pass', () => {
       const started = decideMachineStatus(machine(), { kind: 'inProgress', taskRef: 'task-1', message: 'cloning', placement: PLACEMENT }, T0);
       expect(started).toMatchObject({ taskRef: 'task-1', placement: PLACEMENT });
-      const blocked = decideMachineStatus(machine({ status: started }), { kind: 'blocked', reason: Reason.ProvisionFailed, message: 'refused', taskEnded: true }, T1);
+      const blocked = decideMachineStatus(
+        machine({ status: started }),
+        { kind: 'blocked', reason: Reason.ProvisionFailed, message: 'refused', taskEnded: true },
+        T1,
+      );
       expect(blocked.placement).toEqual(PLACEMENT);
       expect(blocked.taskRef).toBeUndefined();
     });
@@ -212,7 +245,14 @@ describe('InfraMachine status', () => {
         observedGeneration: 2,
         conditions: [
           { type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '', lastTransitionTime: '2025-01-01T00:00:00Z' },
-          { type: ConditionType.Paused, status: 'False', reason: Reason.NotPaused, message: '', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 2 },
+          {
+            type: ConditionType.Paused,
+            status: 'False',
+            reason: Reason.NotPaused,
+            message: '',
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+            observedGeneration: 2,
+          },
         ],
       });
       expect(isProvisioned({ status })).toBe(true);

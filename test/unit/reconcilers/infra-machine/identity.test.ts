@@ -50,12 +50,21 @@ describe('InfraMachine identity', () => {
     });
 
     it('says a providerID is not derived after a move or a hand edit (adopt a marked VM only, never create)', () => {
-      expect(machineIdentity('vsphere', machine({ providerID: providerIdFor('vsphere', 'old-cluster-uid'), owners: [vmOwner()] }))).toMatchObject({ ok: true, derived: false });
+      expect(machineIdentity('vsphere', machine({ providerID: providerIdFor('vsphere', 'old-cluster-uid'), owners: [vmOwner()] }))).toMatchObject({
+        ok: true,
+        derived: false,
+      });
     });
 
     it('lower-cases the UUID and keeps spec.providerID as written', () => {
       const written = `vsphere://${UUID.toUpperCase()}`;
-      expect(machineIdentity('vsphere', machine({ providerID: written }))).toEqual({ ok: true, uuid: UUID, providerID: written, unwritten: false, derived: false });
+      expect(machineIdentity('vsphere', machine({ providerID: written }))).toEqual({
+        ok: true,
+        uuid: UUID,
+        providerID: written,
+        unwritten: false,
+        derived: false,
+      });
     });
 
     it('wins over the owner VirtualMachine uid and the machine uid (it survives clusterctl move)', () => {

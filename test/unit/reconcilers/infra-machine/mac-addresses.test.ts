@@ -26,7 +26,10 @@ const machine = (namespace: string, name: string, created: string, spec: Record<
     ...(status ? { status } : {}),
   }) as InfraMachine;
 
-const withMac = (mac: string, providerName = 'vc'): Record<string, unknown> => ({ providerRef: { name: providerName }, network: [{ name: 'eth0', portGroup: 'lan', macAddress: mac }] });
+const withMac = (mac: string, providerName = 'vc'): Record<string, unknown> => ({
+  providerRef: { name: providerName },
+  network: [{ name: 'eth0', portGroup: 'lan', macAddress: mac }],
+});
 
 const providers: Record<string, Provider[]> = {
   a: [provider('a', 'vc', 'https://vc.example.com/sdk'), provider('a', 'other', 'https://other.example.com/sdk')],
@@ -51,9 +54,17 @@ describe('fixed MAC addresses', () => {
     ['an older machine with another MAC', [machine('a', 'old', '2030-01-01T00:00:00Z', withMac('02:00:00:0a:0b:0d'))], undefined],
     ['an older machine with the MAC on another endpoint', [machine('a', 'old', '2030-01-01T00:00:00Z', withMac(MAC, 'other'))], undefined],
     ['an older machine with the MAC on the same Provider', [machine('a', 'old', '2030-01-01T00:00:00Z', withMac(MAC))], 'a/old'],
-    ['an older machine with the MAC in capitals on another Provider of the endpoint', [machine('b', 'old', '2030-01-01T00:00:00Z', withMac(MAC.toUpperCase()))], 'b/old'],
+    [
+      'an older machine with the MAC in capitals on another Provider of the endpoint',
+      [machine('b', 'old', '2030-01-01T00:00:00Z', withMac(MAC.toUpperCase()))],
+      'b/old',
+    ],
     ['a younger machine with the MAC and no VM', [machine('a', 'young', '2030-01-03T00:00:00Z', withMac(MAC))], undefined],
-    ['a younger machine with the MAC whose VM may exist', [machine('a', 'young', '2030-01-03T00:00:00Z', withMac(MAC), { placement: { provider: 'vc', failureDomain: 'dc1' } })], 'a/young'],
+    [
+      'a younger machine with the MAC whose VM may exist',
+      [machine('a', 'young', '2030-01-03T00:00:00Z', withMac(MAC), { placement: { provider: 'vc', failureDomain: 'dc1' } })],
+      'a/young',
+    ],
   ])('with %s: held by %s', (_, others, heldBy) => {
     const m = machine('a', 'm', '2030-01-02T00:00:00Z', withMac(MAC));
     const found = findMacInUse(m, vcA, around([m, ...others]));

@@ -29,9 +29,7 @@ function place(providers: Provider[], opts: Partial<Omit<MachinePlacementInput, 
 
 /** The chosen provider and failure domain names, or the reason and message. */
 function summary(result: ReturnType<typeof place>) {
-  return result.ok
-    ? { provider: result.provider.metadata.name, failureDomain: result.failureDomain.name }
-    : { reason: result.reason, message: result.message };
+  return result.ok ? { provider: result.provider.metadata.name, failureDomain: result.failureDomain.name } : { reason: result.reason, message: result.message };
 }
 
 const east = provider('east', ['east-a', 'east-b']);
@@ -92,7 +90,10 @@ describe('InfraMachine placement', () => {
   describe("the owning CAPI Machine's failure domain", () => {
     it('wins over spec.failureDomain (InfraMachine contract: placed in the Machine’s failure domain)', () => {
       expect(summary(place([east, west], { failureDomain: 'west-a', machineFailureDomain: 'east-b' }))).toEqual({ provider: 'east', failureDomain: 'east-b' });
-      expect(summary(place([east, west], { providerName: 'east', failureDomain: 'east-a', machineFailureDomain: 'east-b' }))).toEqual({ provider: 'east', failureDomain: 'east-b' });
+      expect(summary(place([east, west], { providerName: 'east', failureDomain: 'east-a', machineFailureDomain: 'east-b' }))).toEqual({
+        provider: 'east',
+        failureDomain: 'east-b',
+      });
     });
 
     it('is used when spec.failureDomain is unset', () => {

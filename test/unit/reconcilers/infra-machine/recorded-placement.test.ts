@@ -32,7 +32,11 @@ function machine(spec: Record<string, unknown>, status?: Record<string, unknown>
 describe('a recorded placement', () => {
   it('resolves the recorded Provider and failure domain, located where the VM was created', () => {
     const placed = resolveRecordedPlacement('vsphere', 'team-a', RECORD, [provider('south', ['fd-1']), provider('north', ['fd-1', 'fd-2'])]);
-    expect(placed).toMatchObject({ ok: true, provider: { metadata: { name: 'north' } }, failureDomain: { name: 'fd-1', attributes: { raw: { datacenter: 'dc-then' }, availableStorageClasses: ['fast'] } } });
+    expect(placed).toMatchObject({
+      ok: true,
+      provider: { metadata: { name: 'north' } },
+      failureDomain: { name: 'fd-1', attributes: { raw: { datacenter: 'dc-then' }, availableStorageClasses: ['fast'] } },
+    });
   });
 
   it('still locates the VM when the Provider no longer publishes that failure domain', () => {
@@ -42,7 +46,11 @@ describe('a recorded placement', () => {
 
   it.each([
     ['gone', [provider('south', ['fd-1'])], 'Provider north, where the VM was created (status.placement), not found in namespace team-a'],
-    ['of another backend', [provider('north', ['fd-1'], 'proxmox')], 'Provider north, where the VM was created (status.placement), is of class proxmox, this machine needs vsphere'],
+    [
+      'of another backend',
+      [provider('north', ['fd-1'], 'proxmox')],
+      'Provider north, where the VM was created (status.placement), is of class proxmox, this machine needs vsphere',
+    ],
   ])('is ProviderNotFound when the Provider is %s', (_what, providers, message) => {
     expect(resolveRecordedPlacement('vsphere', 'team-a', RECORD, providers)).toEqual({ ok: false, reason: Reason.ProviderNotFound, message });
   });
@@ -67,10 +75,18 @@ describe('a Provider in use', () => {
 
   it.each([
     ['its VM was created there', machine({ providerRef: { name: 'south' } }, { placement: RECORD }), true],
-    ['its VM was created elsewhere, whatever its spec names', machine({ providerRef: { name: 'north' } }, { placement: { ...RECORD, provider: 'south' } }), false],
+    [
+      'its VM was created elsewhere, whatever its spec names',
+      machine({ providerRef: { name: 'north' } }, { placement: { ...RECORD, provider: 'south' } }),
+      false,
+    ],
     ['it names the Provider (it may be about to create there)', machine({ providerRef: { name: 'north' } }), true],
     ['it names another Provider', machine({ providerRef: { name: 'south' } }), false],
-    ['provisioned by a version that kept no record, in a failure domain of the Provider', machine({ failureDomain: 'fd-1' }, { initialization: { provisioned: true } }), true],
+    [
+      'provisioned by a version that kept no record, in a failure domain of the Provider',
+      machine({ failureDomain: 'fd-1' }, { initialization: { provisioned: true } }),
+      true,
+    ],
     ['it names a failure domain of the Provider but created nothing', machine({ failureDomain: 'fd-1' }), false],
   ])('is held by a machine when %s: %s', (_what, m, held) => {
     expect(isOnProvider(m, north, 'vsphere', all)).toBe(held);

@@ -34,7 +34,11 @@ describe('Provider status', () => {
     const status = decideProviderStatus(provider, { ok: true, failureDomains: [], withdrawn }, now);
     expect(status.failureDomains).toBeUndefined();
     expect(condition(status, 'ProviderReachable')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
-    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'CapacityExceeded', message: `failure domains withdrawn: ${withdrawn.message}` });
+    expect(condition(status, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'CapacityExceeded',
+      message: `failure domains withdrawn: ${withdrawn.message}`,
+    });
     expect(status.observedGeneration).toBe(2);
   });
 
@@ -42,7 +46,9 @@ describe('Provider status', () => {
     const older = { ...provider, metadata: { name: 'host-a', namespace: 'ops' } } as Provider;
     const status = decideProviderStatus(provider, { ok: true, failureDomains: [{ name: 'host-a' }] }, now, older);
     expect(condition(status, 'EndpointExclusive')).toMatchObject({ status: 'False', reason: Reason.EndpointShared });
-    expect((condition(status, 'EndpointExclusive') as { message: string }).message).toContain('Provider ops/host-a names the same endpoint (unix://host-a/var/lib/ch)');
+    expect((condition(status, 'EndpointExclusive') as { message: string }).message).toContain(
+      'Provider ops/host-a names the same endpoint (unix://host-a/var/lib/ch)',
+    );
     expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
     expect(condition(decideProviderStatus(provider, { ok: true, failureDomains: [] }, now), 'EndpointExclusive')).toMatchObject({ status: 'True' });
   });

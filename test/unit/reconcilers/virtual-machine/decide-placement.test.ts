@@ -30,7 +30,13 @@ const vcenterAWithoutHome = provider('vcenter-a', { failureDomains: [vsphereDoma
 /** vcenter-a mapping storage class "fast" to another datastore. */
 const vcenterARemapped: Provider = {
   ...vcenterA,
-  spec: { ...vcenterA.spec, capabilities: { ...vcenterA.spec.capabilities, storageClasses: STORAGE_CLASSES.map((c) => (c.name === 'fast' ? { name: 'fast', target: { datastore: 'ds-new' } } : c)) } },
+  spec: {
+    ...vcenterA.spec,
+    capabilities: {
+      ...vcenterA.spec.capabilities,
+      storageClasses: STORAGE_CLASSES.map((c) => (c.name === 'fast' ? { name: 'fast', target: { datastore: 'ds-new' } } : c)),
+    },
+  },
 };
 
 type Policy = NonNullable<VirtualMachine['spec']['migrationPolicy']>;
@@ -53,7 +59,8 @@ function observed(vm: VirtualMachine, infra: InfraState[], providers: Provider[]
 }
 
 const absent = (): InfraState[] => KINDS.map((kind) => ({ kind, state: 'Absent' }));
-const running = (machine: InfraMachine): InfraState[] => KINDS.map((kind): InfraState => (kind === machine.kind ? { kind, state: 'Present', object: machine } : { kind, state: 'Absent' }));
+const running = (machine: InfraMachine): InfraState[] =>
+  KINDS.map((kind): InfraState => (kind === machine.kind ? { kind, state: 'Present', object: machine } : { kind, state: 'Absent' }));
 
 /** `vm` after a first pass on vcenter-a: the machine the controller built (made, with a uid) and the status it recorded. */
 function placed(vm: VirtualMachine, providers: Provider[] = [vcenterA]): { vm: VirtualMachine; machine: InfraMachine; record: ScheduledPlacement } {
@@ -69,12 +76,21 @@ function withRecord(vm: VirtualMachine, scheduled: ScheduledPlacement | undefine
 }
 
 const condition = (plan: VmPlan, type: string): Condition | undefined => plan.status?.conditions?.find((c) => c.type === type);
-const restored = (message: string): PlannedEvent => ({ type: 'Warning', reason: Reason.ScheduledRestored, message: expect.stringContaining(message) as unknown as string });
+const restored = (message: string): PlannedEvent => ({
+  type: 'Warning',
+  reason: Reason.ScheduledRestored,
+  message: expect.stringContaining(message) as unknown as string,
+});
 
 describe('VirtualMachine placement record', () => {
   it('writes the placement it chose, and nothing more while the record and the machine agree', () => {
     const { vm, machine, record } = placed(aPolicyVm());
-    expect(record).toMatchObject({ providerName: 'vcenter-a', providerClass: 'vsphere', failureDomain: 'vcenter-a-dc1-c1', resolvedStorage: [{ className: 'fast', backendId: 'ds-ssd' }] });
+    expect(record).toMatchObject({
+      providerName: 'vcenter-a',
+      providerClass: 'vsphere',
+      failureDomain: 'vcenter-a-dc1-c1',
+      resolvedStorage: [{ className: 'fast', backendId: 'ds-ssd' }],
+    });
     const plan = decideVirtualMachine(observed(vm, running(machine)), NOW);
     expect(plan.events).toEqual([]);
     expect(plan.deleteInfra).toEqual([]);
@@ -85,8 +101,16 @@ describe('VirtualMachine placement record', () => {
     ['another Provider', (r) => ({ ...r, providerName: 'vcenter-b', failureDomain: 'vcenter-b-dc1-c1' }), 'status.scheduled (vcenter-b/vcenter-b-dc1-c1)'],
     ['another failure domain', (r) => ({ ...r, failureDomain: 'vcenter-a-dc2-c1' }), 'status.scheduled (vcenter-a/vcenter-a-dc2-c1)'],
     ['another backend', (r) => ({ ...r, providerClass: 'proxmox' }), `status.scheduled (${HOME})`],
-    ['another storage target', (r) => ({ ...r, resolvedStorage: [{ className: 'fast', backendId: 'ds-hdd' }] }), `status.scheduled (${HOME} with other class targets)`],
-    ['another network target', (r) => ({ ...r, resolvedNetworks: [{ className: 'prod', backendId: 'pg-elsewhere' }] }), `status.scheduled (${HOME} with other class targets)`],
+    [
+      'another storage target',
+      (r) => ({ ...r, resolvedStorage: [{ className: 'fast', backendId: 'ds-hdd' }] }),
+      `status.scheduled (${HOME} with other class targets)`,
+    ],
+    [
+      'another network target',
+      (r) => ({ ...r, resolvedNetworks: [{ className: 'prod', backendId: 'pg-elsewhere' }] }),
+      `status.scheduled (${HOME} with other class targets)`,
+    ],
     ['nothing (removed)', () => undefined, 'status.scheduled (unset)'],
   ])('restores a record naming %s from the machine, with a Warning, and moves nothing', (_, forge, said) => {
     for (const policy of ['automatic', 'manual', 'never'] as const) {
@@ -95,7 +119,11 @@ describe('VirtualMachine placement record', () => {
       expect(plan.deleteInfra).toEqual([]);
       expect(plan.applyInfra?.metadata.uid).toBe('machine-uid');
       expect(plan.status?.scheduled).toEqual({ ...record, scheduledAt: MADE });
-      expect(plan.events).toEqual([restored(`${said} does not match VSphereMachine web-1, which runs the VirtualMachine on ${HOME}: restored from the machine; the VirtualMachine is not moved`)]);
+      expect(plan.events).toEqual([
+        restored(
+          `${said} does not match VSphereMachine web-1, which runs the VirtualMachine on ${HOME}: restored from the machine; the VirtualMachine is not moved`,
+        ),
+      ]);
       expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'True', reason: Reason.PlacementMatches });
     }
   });
@@ -134,16 +162,40 @@ const vcenterAOverCapacity: Provider = {
 
 describe('a running VirtualMachine stays where it runs', () => {
   const labelled = (p: Provider, labels: Record<string, string>): Provider => ({ ...p, metadata: { ...p.metadata, labels } });
-  const imageNotReady = (): VmObserved['image'] => vmImage('ubuntu-24.04', { rows: [{ ...readyRow(vcenterA), ready: false, reason: Reason.ImageSourceNotFound, message: 'no template' }] });
+  const imageNotReady = (): VmObserved['image'] =>
+    vmImage('ubuntu-24.04', { rows: [{ ...readyRow(vcenterA), ready: false, reason: Reason.ImageSourceNotFound, message: 'no template' }] });
 
-  const selecting = (o: VmObserved): VmObserved => ({ ...o, vm: { ...o.vm, spec: { ...o.vm.spec, placement: { providerSelector: { matchLabels: { env: 'prod' } } } } } });
+  const selecting = (o: VmObserved): VmObserved => ({
+    ...o,
+    vm: { ...o.vm, spec: { ...o.vm.spec, placement: { providerSelector: { matchLabels: { env: 'prod' } } } } },
+  });
   it.each<[string, (o: VmObserved) => VmObserved, Provider[]?]>([
-    ['a Provider that sorts first appears', (o) => ({ ...o, providers: [provider('vcenter-0'), vcenterA], image: vmImage('ubuntu-24.04', { rows: [readyRow(provider('vcenter-0')), readyRow(vcenterA)] }) })],
-    ['a failure domain that sorts first appears', (o) => ({ ...o, providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc0', 'c1'), vsphereDomain('vcenter-a', 'dc1', 'c1')] })] })],
+    [
+      'a Provider that sorts first appears',
+      (o) => ({
+        ...o,
+        providers: [provider('vcenter-0'), vcenterA],
+        image: vmImage('ubuntu-24.04', { rows: [readyRow(provider('vcenter-0')), readyRow(vcenterA)] }),
+      }),
+    ],
+    [
+      'a failure domain that sorts first appears',
+      (o) => ({
+        ...o,
+        providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc0', 'c1'), vsphereDomain('vcenter-a', 'dc1', 'c1')] })],
+      }),
+    ],
     ['its storage class now maps to another datastore', (o) => ({ ...o, providers: [vcenterARemapped] })],
-    ['its failure domain no longer offers its storage class', (o) => ({ ...o, providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { storage: ['slow'] })] })] })],
+    [
+      'its failure domain no longer offers its storage class',
+      (o) => ({ ...o, providers: [provider('vcenter-a', { failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c1', { storage: ['slow'] })] })] }),
+    ],
     ['its VMImage is no longer ready on its Provider', (o) => ({ ...o, image: imageNotReady() })],
-    ['its Provider loses the labels its selector matched', (o) => ({ ...selecting(o), providers: [labelled(vcenterA, { env: 'test' })] }), [labelled(vcenterA, { env: 'prod' })]],
+    [
+      'its Provider loses the labels its selector matched',
+      (o) => ({ ...selecting(o), providers: [labelled(vcenterA, { env: 'test' })] }),
+      [labelled(vcenterA, { env: 'prod' })],
+    ],
     ['its Provider is paused', (o) => ({ ...o, providers: [{ ...vcenterA, spec: { ...vcenterA.spec, paused: true } }] })],
   ])('keeps its machine, the same spec, when %s', (_, change, placedOn = [vcenterA]) => {
     for (const policy of ['automatic', 'manual', 'never', undefined] as const) {
@@ -165,7 +217,11 @@ describe('a running VirtualMachine stays where it runs', () => {
     const plan = decideVirtualMachine(observed(resized, running(recorded(machine)), [vcenterAOverCapacity]), NOW);
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.applyInfra?.spec).toEqual({ ...machine.spec, numCpus: 8 });
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'True', reason: Reason.FailureDomainWithdrawn, message: expect.stringContaining('CapacityExceeded: memory 95% > 90%') as unknown as string });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({
+      status: 'True',
+      reason: Reason.FailureDomainWithdrawn,
+      message: expect.stringContaining('CapacityExceeded: memory 95% > 90%') as unknown as string,
+    });
     expect(condition(plan, ConditionType.Ready)?.reason).not.toBe(Reason.PlacementInvalid);
   });
 
@@ -183,7 +239,12 @@ describe('a running VirtualMachine whose placement is impossible', () => {
   const cases: [string, Provider[], (m: InfraMachine) => InfraMachine, Reason][] = [
     ['its Provider is gone', [vcenterB], (m) => m, Reason.ProviderGone],
     ['its Provider is being deleted', [{ ...vcenterA, metadata: { ...vcenterA.metadata, deletionTimestamp: MADE } }, vcenterB], (m) => m, Reason.ProviderGone],
-    ['its failure domain is gone and its machine reports the backend unreachable', [vcenterAWithoutHome], (m) => recorded(m, provisioningUnreachable), Reason.FailureDomainGone],
+    [
+      'its failure domain is gone and its machine reports the backend unreachable',
+      [vcenterAWithoutHome],
+      (m) => recorded(m, provisioningUnreachable),
+      Reason.FailureDomainGone,
+    ],
   ];
 
   it.each(cases)('stays, PlacementValid=False and a Warning once, under the default policy (manual) when %s', (_, providers, machineOf, reason) => {
@@ -191,7 +252,11 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const plan = decideVirtualMachine(observed(vm, running(machineOf(machine)), providers), NOW);
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.applyInfra).toBeUndefined();
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason, message: expect.stringContaining(`annotate ${Annotation.migrate}=true to recreate it on`) as unknown as string });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({
+      status: 'False',
+      reason,
+      message: expect.stringContaining(`annotate ${Annotation.migrate}=true to recreate it on`) as unknown as string,
+    });
     expect(plan.events).toEqual([{ type: 'Warning', reason, message: condition(plan, ConditionType.PlacementValid)?.message }]);
     const again = decideVirtualMachine(observed({ ...vm, status: plan.status }, running(machineOf(machine)), providers), NOW);
     expect(again.events).toEqual([]);
@@ -201,7 +266,11 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const { vm, machine } = placed(aPolicyVm('never'));
     const plan = decideVirtualMachine(observed(vm, running(machineOf(machine)), providers), NOW);
     expect(plan.deleteInfra).toEqual([]);
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason, message: expect.stringContaining(`migrationPolicy never keeps it on ${HOME}`) as unknown as string });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({
+      status: 'False',
+      reason,
+      message: expect.stringContaining(`migrationPolicy never keeps it on ${HOME}`) as unknown as string,
+    });
   });
 
   it.each(cases)('announces a recreate first, then deletes the machine, under migrationPolicy automatic when %s', (_, providers, machineOf, reason) => {
@@ -212,7 +281,9 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     expect(announce.takesRecreate).toBe(true);
     const said = condition(announce, ConditionType.PlacementValid);
     expect(said).toMatchObject({ status: 'False', reason: Reason.Recreating });
-    expect(said?.message).toMatch(new RegExp(`^.+: recreating it on vcenter-[ab]/vcenter-[ab]-dc1-c[12]: VSphereMachine web-1 on ${HOME} is deleted with its VM and disks`));
+    expect(said?.message).toMatch(
+      new RegExp(`^.+: recreating it on vcenter-[ab]/vcenter-[ab]-dc1-c[12]: VSphereMachine web-1 on ${HOME} is deleted with its VM and disks`),
+    );
     expect(announce.events).toEqual([{ type: 'Warning', reason: Reason.Recreating, message: said?.message }]);
     expect(announce.status?.scheduled).toBe(record);
     // The next pass sees the announcement on the VM: the machine goes.
@@ -237,7 +308,13 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const plan = decideVirtualMachine({ ...observed(vm, running(machine), [vcenterB]), recreateBudget: { limit: 5, available: false, nextAt } }, NOW);
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.takesRecreate).toBeUndefined();
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.RecreateDeferred, message: expect.stringContaining(`5 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`) as unknown as string });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({
+      status: 'False',
+      reason: Reason.RecreateDeferred,
+      message: expect.stringContaining(
+        `5 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`,
+      ) as unknown as string,
+    });
     expect(plan.requeueAfterMs).toBeGreaterThanOrEqual(42_000);
   });
 
@@ -245,14 +322,24 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const { vm, machine } = placed(aPolicyVm('automatic'));
     const plan = decideVirtualMachine(observed(vm, running(machine), []), NOW);
     expect(plan.deleteInfra).toEqual([]);
-    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.ProviderGone, message: expect.stringContaining('there is nowhere to move it (No Provider exists in namespace team-a)') as unknown as string });
+    expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({
+      status: 'False',
+      reason: Reason.ProviderGone,
+      message: expect.stringContaining('there is nowhere to move it (No Provider exists in namespace team-a)') as unknown as string,
+    });
   });
 
   it('moves a VM whose spec.placement the user changed to exclude where it runs, and only then', () => {
     const { vm, machine } = placed(aPolicyVm('automatic'));
     const elsewhere = { ...vm, spec: { ...vm.spec, placement: { failureDomainSelector: { matchLabels: { cluster: 'c2' } } } } };
     const announce = decideVirtualMachine(observed(elsewhere, running(machine)), NOW);
-    expect(condition(announce, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.Recreating, message: expect.stringContaining('spec.placement.failureDomainSelector cluster=c2 no longer matches failure domain vcenter-a/vcenter-a-dc1-c1') as unknown as string });
+    expect(condition(announce, ConditionType.PlacementValid)).toMatchObject({
+      status: 'False',
+      reason: Reason.Recreating,
+      message: expect.stringContaining(
+        'spec.placement.failureDomainSelector cluster=c2 no longer matches failure domain vcenter-a/vcenter-a-dc1-c1',
+      ) as unknown as string,
+    });
     // A machine that does not say what it was placed for (made by an older version) is not moved.
     const unannotated = { ...machine, metadata: { ...machine.metadata, annotations: {} } };
     const kept = decideVirtualMachine(observed(elsewhere, running(unannotated)), NOW);
@@ -271,7 +358,13 @@ describe('a running VirtualMachine whose placement is impossible', () => {
   it('deletes neither of two machines of different kinds the VM controls, and says which to delete', () => {
     const { vm, machine } = placed(aPolicyVm());
     const second = { ...machine, kind: 'ProxmoxMachine', metadata: { ...machine.metadata, uid: 'second-uid' } } as InfraMachine;
-    const infra = KINDS.map((kind): InfraState => (kind === 'VSphereMachine' ? { kind, state: 'Present', object: machine } : kind === 'ProxmoxMachine' ? { kind, state: 'Present', object: second } : { kind, state: 'Absent' }));
+    const infra = KINDS.map((kind): InfraState =>
+      kind === 'VSphereMachine'
+        ? { kind, state: 'Present', object: machine }
+        : kind === 'ProxmoxMachine'
+          ? { kind, state: 'Present', object: second }
+          : { kind, state: 'Absent' },
+    );
     const plan = decideVirtualMachine(observed(vm, infra), NOW);
     expect(plan.deleteInfra).toEqual([]);
     const message = `the VirtualMachine controls VSphereMachine web-1 on ${HOME} and also ProxmoxMachine web-1: delete the one that is not wanted (its VM is deleted with it)`;

@@ -23,7 +23,14 @@ const KINDS = ['VSphereMachine', 'ProxmoxMachine', 'LibvirtMachine', 'CloudHyper
 
 const vcenter = provider('vcenter-a');
 const vm = aVm({ userData: { secretRef: { name: 'cloud-init' } } }, { finalizers: [Finalizer.virtualMachine], generation: 1 });
-const ours: OwnerReference = { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', name: 'web-1', uid: VM_UID, controller: true, blockOwnerDeletion: true };
+const ours: OwnerReference = {
+  apiVersion: 'banlieue.io/v1alpha1',
+  kind: 'VirtualMachine',
+  name: 'web-1',
+  uid: VM_UID,
+  controller: true,
+  blockOwnerDeletion: true,
+};
 
 /** The VM placeable on vcenter-a, its user-data source readable; `change` replaces parts. */
 function observed(change: Partial<VmObserved> = {}): VmObserved {
@@ -91,17 +98,29 @@ describe('VirtualMachine rendered user-data Secret', () => {
   });
 
   it.each<[string, LiveSecret, string]>([
-    ['a TLS Secret', secret({ type: 'kubernetes.io/tls', metadata: { name: 'web-1-user-data', uid: 'x' } }), 'its type is kubernetes.io/tls, not banlieue.io/user-data'],
+    [
+      'a TLS Secret',
+      secret({ type: 'kubernetes.io/tls', metadata: { name: 'web-1-user-data', uid: 'x' } }),
+      'its type is kubernetes.io/tls, not banlieue.io/user-data',
+    ],
     ['an Opaque Secret the VM controls (an earlier banlieue)', secret({ type: 'Opaque' }), 'its type is Opaque, not banlieue.io/user-data'],
     ['a Secret of unset type', secret({ type: undefined } as Partial<LiveSecret>), 'its type is Opaque'],
     ['a banlieue Secret with no controller', secret({ metadata: { name: 'web-1-user-data', uid: 'x' } }), 'it has no controller'],
-    ['a banlieue Secret the VM only owns, not controls', secret({ metadata: { uid: 'x', ownerReferences: [{ ...ours, controller: false }] } }), 'it has no controller'],
+    [
+      'a banlieue Secret the VM only owns, not controls',
+      secret({ metadata: { uid: 'x', ownerReferences: [{ ...ours, controller: false }] } }),
+      'it has no controller',
+    ],
     [
       'a banlieue Secret of an earlier VM of the same name',
       secret({ metadata: { uid: 'x', ownerReferences: [{ ...ours, uid: 'old-vm-uid' }] } }),
       'it is controlled by VirtualMachine web-1 of uid old-vm-uid, not this one',
     ],
-    ['a banlieue Secret another object controls', secret({ metadata: { uid: 'x', ownerReferences: [capiMachine] } }), 'it is controlled by Machine workers-abc'],
+    [
+      'a banlieue Secret another object controls',
+      secret({ metadata: { uid: 'x', ownerReferences: [capiMachine] } }),
+      'it is controlled by Machine workers-abc',
+    ],
   ])('marks Scheduled False with UserDataSecretConflict and writes nothing for %s', (_, live, why) => {
     const plan = decideVirtualMachine(observed({ renderedSecret: { state: 'Present', secret: live } }), NOW);
     expect(plan.userDataSecret).toBeUndefined();
@@ -123,7 +142,13 @@ describe('VirtualMachine rendered user-data Secret', () => {
 
   it('keeps the running infra machine while its Secret is in conflict, and does not rewrite it', () => {
     const running = machine('VSphereMachine', [ours]);
-    const plan = decideVirtualMachine(observed({ infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: running }), renderedSecret: { state: 'Present', secret: secret({ type: 'Opaque' }) } }), NOW);
+    const plan = decideVirtualMachine(
+      observed({
+        infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: running }),
+        renderedSecret: { state: 'Present', secret: secret({ type: 'Opaque' }) },
+      }),
+      NOW,
+    );
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.applyInfra).toBeUndefined();
     expect(condition(plan, ConditionType.Scheduled)).toMatchObject({ status: 'False', reason: Reason.UserDataSecretConflict });
@@ -189,26 +214,45 @@ describe('VirtualMachine infrastructure machine ownership', () => {
     const plan = decideVirtualMachine(observed({ vm: deleting, infra }), NOW);
     expect(plan.deleteInfra).toEqual([own]);
     expect(plan.removeFinalizer).toBe(false);
-    const gone = decideVirtualMachine(observed({ vm: deleting, infra: infra.map((i) => (i.kind === 'VSphereMachine' ? { kind: i.kind, state: 'Absent' } : i)) }), NOW);
+    const gone = decideVirtualMachine(
+      observed({ vm: deleting, infra: infra.map((i) => (i.kind === 'VSphereMachine' ? { kind: i.kind, state: 'Absent' } : i)) }),
+      NOW,
+    );
     expect(gone.deleteInfra).toEqual([]);
     expect(gone.removeFinalizer).toBe(true);
   });
 });
 
 describe('VirtualMachine deletionPolicy', () => {
-  const deleting = (deletionPolicy?: 'Delete' | 'Retain') => ({ ...vm, spec: { ...vm.spec, ...(deletionPolicy ? { deletionPolicy } : {}) }, metadata: { ...vm.metadata, deletionTimestamp: '2026-03-01T11:00:00Z' } });
+  const deleting = (deletionPolicy?: 'Delete' | 'Retain') => ({
+    ...vm,
+    spec: { ...vm.spec, ...(deletionPolicy ? { deletionPolicy } : {}) },
+    metadata: { ...vm.metadata, deletionTimestamp: '2026-03-01T11:00:00Z' },
+  });
   const own = (deletionPolicy?: 'Delete' | 'Retain'): InfraMachine => {
     const m = machine('VSphereMachine', [ours]);
     return { ...m, spec: { ...m.spec, ...(deletionPolicy ? { deletionPolicy } : {}) } } as InfraMachine;
   };
 
   it('gives a machine that does not say Retain the policy first, and deletes it on a later pass', () => {
-    const first = decideVirtualMachine(observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own() }) }), NOW);
+    const first = decideVirtualMachine(
+      observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own() }) }),
+      NOW,
+    );
     expect(first.deleteInfra).toEqual([]);
     expect(first.setDeletionPolicy).toEqual([{ machine: own(), deletionPolicy: 'Retain' }]);
-    const then = decideVirtualMachine(observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own('Retain') }) }), NOW);
+    const then = decideVirtualMachine(
+      observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own('Retain') }) }),
+      NOW,
+    );
     expect(then.deleteInfra).toEqual([own('Retain')]);
-    expect(then.events).toEqual([{ type: 'Normal', reason: Reason.VMRetained, message: expect.stringContaining('deletionPolicy Retain: VSphereMachine web-1 is deleted and its VM is left on the backend') as unknown as string }]);
+    expect(then.events).toEqual([
+      {
+        type: 'Normal',
+        reason: Reason.VMRetained,
+        message: expect.stringContaining('deletionPolicy Retain: VSphereMachine web-1 is deleted and its VM is left on the backend') as unknown as string,
+      },
+    ]);
   });
 
   it('deletes nothing while the garbage collector orphans the machines (propagationPolicy Orphan)', () => {
@@ -224,7 +268,10 @@ describe('VirtualMachine deletionPolicy', () => {
   });
 
   it.each([undefined, 'Delete'] as const)('deletes at once, saying nothing, a machine whose policy matches the VM (%s)', (policy) => {
-    const plan = decideVirtualMachine(observed({ vm: deleting(policy), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own(policy) }) }), NOW);
+    const plan = decideVirtualMachine(
+      observed({ vm: deleting(policy), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own(policy) }) }),
+      NOW,
+    );
     expect(plan.setDeletionPolicy).toBeUndefined();
     expect(plan.deleteInfra).toEqual([own(policy)]);
     expect(plan.events).toEqual([]);
@@ -234,7 +281,11 @@ describe('VirtualMachine deletionPolicy', () => {
 describe('VirtualMachine status after a refused write', () => {
   it.each([Reason.UserDataSecretConflict, Reason.InfraMachineConflict] as const)('reports %s on Scheduled and rechecks later', (reason) => {
     const result = decideWriteConflict(observed(), { reason, message: 'VSphereMachine web-1 is not updated: another writer changed a field' }, NOW);
-    expect(condition(result, ConditionType.Scheduled)).toMatchObject({ status: 'False', reason, message: 'VSphereMachine web-1 is not updated: another writer changed a field' });
+    expect(condition(result, ConditionType.Scheduled)).toMatchObject({
+      status: 'False',
+      reason,
+      message: 'VSphereMachine web-1 is not updated: another writer changed a field',
+    });
     expect(condition(result, ConditionType.Ready)).toMatchObject({ status: 'False' });
     expect(result.requeueAfterMs).toBeGreaterThan(0);
   });

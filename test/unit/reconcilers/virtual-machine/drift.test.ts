@@ -44,13 +44,17 @@ describe('a VM whose placement is impossible', () => {
     const announce = decideMove(input(vm));
     expect(announce).toMatchObject({ deleteMachines: false, takesRecreate: true });
     expect(announce.placementValid).toMatchObject({ status: 'False', reason: Reason.Recreating });
-    expect(announce.placementValid.message).toContain('recreating it on vsphere-b/fd-1: VSphereMachine web-1 on vsphere-a/fd-1 is deleted with its VM and disks');
+    expect(announce.placementValid.message).toContain(
+      'recreating it on vsphere-b/fd-1: VSphereMachine web-1 on vsphere-a/fd-1 is deleted with its VM and disks',
+    );
     expect(announce.event).toEqual({ reason: Reason.Recreating, message: announce.placementValid.message });
     const done = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message)));
     expect(done).toMatchObject({ deleteMachines: true, takesRecreate: false });
     expect(done.event).toBeUndefined();
     // Announced for another target (the scheduler now says elsewhere): announced again, not deleted.
-    const retargeted = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { to: { ok: true, where: 'vsphere-c/fd-9' } }));
+    const retargeted = decideMove(
+      input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { to: { ok: true, where: 'vsphere-c/fd-9' } }),
+    );
     expect(retargeted).toMatchObject({ deleteMachines: false, takesRecreate: true });
   });
 
@@ -58,13 +62,20 @@ describe('a VM whose placement is impossible', () => {
     const nextAt = new Date(NOW.getTime() + 30_000);
     const move = decideMove(input(aVm({ migrationPolicy: 'automatic' }), { budget: { limit: 3, available: false, nextAt } }));
     expect(move).toMatchObject({ deleteMachines: false, takesRecreate: false, requeueAfterMs: 30_001 });
-    expect(move.placementValid).toMatchObject({ reason: Reason.RecreateDeferred, message: expect.stringContaining(`3 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`) as unknown as string });
+    expect(move.placementValid).toMatchObject({
+      reason: Reason.RecreateDeferred,
+      message: expect.stringContaining(
+        `3 VirtualMachines of namespace team-a were recreated in the last minute: tried again at ${nextAt.toISOString()}`,
+      ) as unknown as string,
+    });
   });
 
   it('deletes an announced recreate whatever the budget says now: the announcement took it', () => {
     const vm = aVm({ migrationPolicy: 'automatic' });
     const announce = decideMove(input(vm));
-    const done = decideMove(input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { budget: { limit: 1, available: false, nextAt: NOW } }));
+    const done = decideMove(
+      input(withPlacementValid(vm, Reason.Recreating, announce.placementValid.message), { budget: { limit: 1, available: false, nextAt: NOW } }),
+    );
     expect(done.deleteMachines).toBe(true);
   });
 });

@@ -31,12 +31,23 @@ describe('effective hardware', () => {
     [
       'a disk override smaller than the class disk',
       [{ name: 'os', sizeGiB: 10 }],
-      { kind: 'DiskShrink', field: 'spec.hardwareOverride.diskOverrides[0].sizeGiB', message: 'spec.hardwareOverride.diskOverrides[0].sizeGiB 10 is smaller than class disk "os" (20 GiB)' },
+      {
+        kind: 'DiskShrink',
+        field: 'spec.hardwareOverride.diskOverrides[0].sizeGiB',
+        message: 'spec.hardwareOverride.diskOverrides[0].sizeGiB 10 is smaller than class disk "os" (20 GiB)',
+      },
     ],
     [
       'a disk override naming no class disk',
-      [{ name: 'data', sizeGiB: 200 }, { name: 'scratch', sizeGiB: 5 }],
-      { kind: 'UnknownDisk', field: 'spec.hardwareOverride.diskOverrides[1].name', message: 'spec.hardwareOverride.diskOverrides[1].name "scratch" is not a disk of class "small"' },
+      [
+        { name: 'data', sizeGiB: 200 },
+        { name: 'scratch', sizeGiB: 5 },
+      ],
+      {
+        kind: 'UnknownDisk',
+        field: 'spec.hardwareOverride.diskOverrides[1].name',
+        message: 'spec.hardwareOverride.diskOverrides[1].name "scratch" is not a disk of class "small"',
+      },
     ],
   ])('refuses %s, naming the field', (_, diskOverrides, error) => {
     const vm = aVm({ hardwareOverride: { diskOverrides } });

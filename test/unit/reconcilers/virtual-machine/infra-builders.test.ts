@@ -55,9 +55,7 @@ describe('infra machine build: what every backend shares', () => {
       namespace: 'team-a',
       labels: { app: 'web', [Label.ownedBy]: 'web-1' },
       annotations: { [Annotation.placementSpec]: placementSpecDigest(aVm()) },
-      ownerReferences: [
-        { apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', name: 'web-1', uid: VM_UID, controller: true, blockOwnerDeletion: true },
-      ],
+      ownerReferences: [{ apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', name: 'web-1', uid: VM_UID, controller: true, blockOwnerDeletion: true }],
     });
   });
 
@@ -70,7 +68,9 @@ describe('infra machine build: what every backend shares', () => {
   });
 
   it('copies the VM deletionPolicy into the machine', () => {
-    expect(build({ vm: aVm({ deletionPolicy: 'Retain' }), vmClass: oneDiskClass, placement: aPlacement('vsphere', { disks: 1 }) }).spec.deletionPolicy).toBe('Retain');
+    expect(build({ vm: aVm({ deletionPolicy: 'Retain' }), vmClass: oneDiskClass, placement: aPlacement('vsphere', { disks: 1 }) }).spec.deletionPolicy).toBe(
+      'Retain',
+    );
   });
 
   it.each(BACKENDS)('sets the %s contract fields and leaves providerID to the provider', (backend) => {
@@ -147,9 +147,7 @@ describe('VSphereMachine build', () => {
 
   it('keeps the override gateway, nameservers and domain over the class ones', () => {
     const vm = aVm({
-      networkOverrides: [
-        { name: 'eth0', static: { address: '10.0.0.10', prefix: 24, gateway: '10.0.0.254', nameservers: ['1.1.1.1'], domain: 'vm.example' } },
-      ],
+      networkOverrides: [{ name: 'eth0', static: { address: '10.0.0.10', prefix: 24, gateway: '10.0.0.254', nameservers: ['1.1.1.1'], domain: 'vm.example' } }],
     });
     const object = build({ vm, vmClass: aStaticClass(), placement: aPlacement('vsphere', { networks: ['prod', 'backup'] }) });
     expect(object.spec).toHaveProperty('network.0.ipam', {
@@ -160,9 +158,7 @@ describe('VSphereMachine build', () => {
   it('gives a DHCP class interface a static address when the VM overrides it', () => {
     const vm = aVm({ networkOverrides: [{ name: 'eth0', static: { address: '192.168.1.5', prefix: 16 } }] });
     const object = build({ vm, placement: aPlacement('vsphere') });
-    expect(object.spec).toHaveProperty('network', [
-      { name: 'eth0', portGroup: 'pg-prod', ipam: { static: { address: '192.168.1.5', prefix: 16 } } },
-    ]);
+    expect(object.spec).toHaveProperty('network', [{ name: 'eth0', portGroup: 'pg-prod', ipam: { static: { address: '192.168.1.5', prefix: 16 } } }]);
   });
 
   it('omits resourcePool and folder when neither the failure domain nor the VM sets them', () => {
@@ -175,12 +171,16 @@ describe('VSphereMachine build', () => {
 describe('ProxmoxMachine build', () => {
   it('resolves node, template VMID, storages, cores and virtio NICs', () => {
     const vm = aVm({ hardwareOverride: { diskOverrides: [{ name: 'data', sizeGiB: 200 }] } });
-    const placement = aPlacement('proxmox', {}, {
-      resolvedStorage: [
-        { className: 'fast', backendId: 'ceph' },
-        { className: 'fast', backendId: 'local-lvm' },
-      ],
-    });
+    const placement = aPlacement(
+      'proxmox',
+      {},
+      {
+        resolvedStorage: [
+          { className: 'fast', backendId: 'ceph' },
+          { className: 'fast', backendId: 'local-lvm' },
+        ],
+      },
+    );
     const object = build({ vm, placement });
     expect(object.spec).toEqual({
       providerRef: { name: 'proxmox-a' },
@@ -201,7 +201,10 @@ describe('ProxmoxMachine build', () => {
 
   it('clones as the image says: Linked when its proxmox source asks for it, else the default (Full)', () => {
     const image = anImage();
-    const linked = { ...image, spec: { ...image.spec, sources: image.spec.sources.map((s) => (s.providerClass === 'proxmox' ? { ...s, cloneMode: 'Linked' as const } : s)) } };
+    const linked = {
+      ...image,
+      spec: { ...image.spec, sources: image.spec.sources.map((s) => (s.providerClass === 'proxmox' ? { ...s, cloneMode: 'Linked' as const } : s)) },
+    };
     expect(build({ image: linked, placement: aPlacement('proxmox') }).spec).toMatchObject({ cloneMode: 'Linked' });
     expect(build({ placement: aPlacement('proxmox') }).spec).not.toHaveProperty('cloneMode');
   });
@@ -299,7 +302,10 @@ describe('infra machine build errors', () => {
     ['Proxmox without a raw node', { placement: aPlacement('proxmox', { raw: { isoStorage: 'local' } }) }, 'failure domain "fd-1" has no raw node'],
     [
       'Proxmox with a template ref that is not a VMID',
-      { image: anImage([{ providerNamespace: 'team-a', providerName: 'proxmox-a', ready: true, resolvedRef: 'local:9000' }]), placement: aPlacement('proxmox') },
+      {
+        image: anImage([{ providerNamespace: 'team-a', providerName: 'proxmox-a', ready: true, resolvedRef: 'local:9000' }]),
+        placement: aPlacement('proxmox'),
+      },
       'VMImage "ubuntu-24.04" proxmox ref "local:9000" is not a template VMID (an integer from 100)',
     ],
     [
@@ -322,7 +328,11 @@ describe('infra machine build errors', () => {
       { placement: aPlacement('cloud-hypervisor') },
       'CloudHypervisorMachine has only an OS disk, but class "small" has 2 disks',
     ],
-    ['an image without a source for the backend', { image: urlImage, placement: aPlacement('libvirt') }, 'VMImage "ubuntu-24.04" has no source for providerClass libvirt'],
+    [
+      'an image without a source for the backend',
+      { image: urlImage, placement: aPlacement('libvirt') },
+      'VMImage "ubuntu-24.04" has no source for providerClass libvirt',
+    ],
     [
       'a disk override smaller than the class disk',
       { vm: aVm({ hardwareOverride: { diskOverrides: [{ name: 'os', sizeGiB: 10 }] } }), placement: aPlacement('libvirt') },
@@ -348,11 +358,7 @@ describe('infra machine build errors', () => {
       { placement: aPlacement('libvirt', { networks: ['prod', 'backup'] }) },
       'placement resolved 2 network classes for 1 class interfaces',
     ],
-    [
-      'a VM without a uid',
-      { vm: aVm({}, { uid: undefined }), placement: aPlacement('libvirt') },
-      'VirtualMachine metadata lacks name, namespace or uid',
-    ],
+    ['a VM without a uid', { vm: aVm({}, { uid: undefined }), placement: aPlacement('libvirt') }, 'VirtualMachine metadata lacks name, namespace or uid'],
   ])('refuses %s', (_, input, message) => {
     expect(buildError(input)).toBe(message);
   });

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, backendApi } from '../../../../infra/api/backends.js';
-import {
-  MACHINE_UUID_NAMESPACE,
-  machineUuid,
-  providerIdFor,
-  uuidV5,
-} from '../../../../controller/reconcilers/machine-identity.js';
+import { MACHINE_UUID_NAMESPACE, machineUuid, providerIdFor, uuidV5 } from '../../../../controller/reconcilers/machine-identity.js';
 import { VM_UID } from './fixtures.js';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
@@ -15,7 +10,10 @@ const V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}
 /** A second, string-based RFC 4122 v5, written apart from the module under test. */
 function referenceUuidV5(namespace: string, name: string): string {
   const nsBytes = Buffer.from(namespace.split('-').join(''), 'hex');
-  const hex = createHash('sha1').update(Buffer.concat([nsBytes, Buffer.from(name, 'utf8')])).digest('hex').slice(0, 32);
+  const hex = createHash('sha1')
+    .update(Buffer.concat([nsBytes, Buffer.from(name, 'utf8')]))
+    .digest('hex')
+    .slice(0, 32);
   const version = (parseInt(hex.slice(12, 14), 16) & 0x0f) | 0x50;
   const variant = (parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80;
   const out = hex.slice(0, 12) + version.toString(16).padStart(2, '0') + hex.slice(14, 16) + variant.toString(16) + hex.slice(18);

@@ -16,7 +16,10 @@ function named(name: string, status?: VirtualMachine['status'], labels?: Record<
 const placed = { providerName: 'vcsim', providerClass: 'vsphere' as const, failureDomain: 'dc0-c0', scheduledAt: NOW };
 const unschedulable = named('blocked', { conditions: [condition('Scheduled', 'False', 'Unschedulable')] });
 const duplicate = named('dup', { conditions: [condition('Scheduled', 'True', 'Scheduled'), condition('Ready', 'False', 'DuplicateAddress')] });
-const provisioning = named('busy', { scheduled: placed, conditions: [condition('Scheduled', 'True', 'Scheduled'), condition('Ready', 'False', 'Provisioning')] });
+const provisioning = named('busy', {
+  scheduled: placed,
+  conditions: [condition('Scheduled', 'True', 'Scheduled'), condition('Ready', 'False', 'Provisioning')],
+});
 const fresh = named('fresh');
 const namespace = [unschedulable, duplicate, provisioning, fresh];
 const names = (vms: VirtualMachine[]): string[] => vms.map((vm) => vm.metadata.name ?? '');

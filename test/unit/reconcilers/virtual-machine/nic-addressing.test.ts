@@ -33,24 +33,46 @@ describe('NIC addressing', () => {
 
   it.each(UNSAFE)('refuses an override domain with %s, naming the field', (_what, domain) => {
     const vm = aVm({ networkOverrides: [{ name: 'eth0', static: { address: '10.0.0.10', prefix: 24, domain } }] });
-    expect(computeNicAddressing(vm, aStaticClass())).toEqual({ ok: false, message: `spec.networkOverrides[0].static.domain ${JSON.stringify(domain)} is not a DNS name` });
+    expect(computeNicAddressing(vm, aStaticClass())).toEqual({
+      ok: false,
+      message: `spec.networkOverrides[0].static.domain ${JSON.stringify(domain)} is not a DNS name`,
+    });
   });
 
   // Issue 15 point 6: a static override on a DHCP interface was accepted and Ready.
   it('refuses a static address for an interface the class puts in dhcp mode, and takes one where the class says nothing', () => {
     const vm = aVm({ networkOverrides: [{ name: 'eth0', static: { address: '10.0.0.10', prefix: 24 } }] });
     const dhcp = aClass({ network: { interfaces: [{ name: 'eth0', networkClass: 'prod', ipam: { mode: 'dhcp' } }] } });
-    expect(computeNicAddressing(vm, dhcp)).toEqual({ ok: false, message: 'spec.networkOverrides sets a static address for interface "eth0", whose class ipam mode is dhcp' });
+    expect(computeNicAddressing(vm, dhcp)).toEqual({
+      ok: false,
+      message: 'spec.networkOverrides sets a static address for interface "eth0", whose class ipam mode is dhcp',
+    });
     const unstated = aClass({ network: { interfaces: [{ name: 'eth0', networkClass: 'prod' }] } });
     expect(computeNicAddressing(vm, unstated)).toEqual({ ok: true, ipams: [{ static: { address: '10.0.0.10', prefix: 24 } }] });
   });
 
   // Issue 15 point 6: a gateway outside the subnet, or of the other family, was accepted and Ready.
   it.each<[string, Record<string, unknown>, string | undefined]>([
-    ['its own gateway outside the subnet', { address: '192.0.2.5', prefix: 24, gateway: '198.51.100.1' }, 'interface "eth0": gateway 198.51.100.1 is outside the subnet 192.0.2.5/24'],
-    ["the class gateway outside the VM's subnet", { address: '192.168.7.5', prefix: 24 }, 'interface "eth0": gateway 10.0.0.1 is outside the subnet 192.168.7.5/24'],
-    ['an IPv4 gateway for an IPv6 address', { address: '2001:db8::5', prefix: 64 }, 'interface "eth0": gateway 10.0.0.1 is not of the IP family of address 2001:db8::5'],
-    ['an IPv6 gateway outside the subnet', { address: '2001:db8:1::5', prefix: 64, gateway: '2001:db8:2::1' }, 'interface "eth0": gateway 2001:db8:2::1 is outside the subnet 2001:db8:1::5/64'],
+    [
+      'its own gateway outside the subnet',
+      { address: '192.0.2.5', prefix: 24, gateway: '198.51.100.1' },
+      'interface "eth0": gateway 198.51.100.1 is outside the subnet 192.0.2.5/24',
+    ],
+    [
+      "the class gateway outside the VM's subnet",
+      { address: '192.168.7.5', prefix: 24 },
+      'interface "eth0": gateway 10.0.0.1 is outside the subnet 192.168.7.5/24',
+    ],
+    [
+      'an IPv4 gateway for an IPv6 address',
+      { address: '2001:db8::5', prefix: 64 },
+      'interface "eth0": gateway 10.0.0.1 is not of the IP family of address 2001:db8::5',
+    ],
+    [
+      'an IPv6 gateway outside the subnet',
+      { address: '2001:db8:1::5', prefix: 64, gateway: '2001:db8:2::1' },
+      'interface "eth0": gateway 2001:db8:2::1 is outside the subnet 2001:db8:1::5/64',
+    ],
     ['an IPv6 link-local gateway', { address: '2001:db8:1::5', prefix: 64, gateway: 'fe80::1' }, undefined],
     ['the class gateway in the subnet', { address: '10.0.0.10', prefix: 24 }, undefined],
   ])('checks the gateway against the subnet: %s', (_, address, message) => {

@@ -50,7 +50,10 @@ describe('where a VM runs', () => {
   it.each<BackendName>(['vsphere', 'proxmox', 'libvirt'])('reads the image and class targets the %s machine carries back from its spec', (backend) => {
     const built = aPlacement(backend, { disks: 1 });
     const machine = machineAt(built);
-    expect(runningPlacement(machine, BUILT_IN_BACKENDS, oneDiskClass)).toMatchObject({ resolvedStorage: built.resolvedStorage, resolvedNetworks: built.resolvedNetworks });
+    expect(runningPlacement(machine, BUILT_IN_BACKENDS, oneDiskClass)).toMatchObject({
+      resolvedStorage: built.resolvedStorage,
+      resolvedNetworks: built.resolvedNetworks,
+    });
     const descriptor = BUILT_IN_BACKENDS.get(backend);
     expect(descriptor?.carriedTargets(machine.spec as never).imageRef).toBe(buildContextImage(built));
   });
@@ -79,12 +82,13 @@ describe('where a VM runs', () => {
 });
 
 describe('the placement a running VM is rebuilt with', () => {
-  const provider = (backend: BackendName): Provider => ({
-    apiVersion: 'banlieue.io/v1alpha1',
-    kind: 'Provider',
-    metadata: { name: `${backend}-a`, namespace: 'team-a' },
-    spec: { providerClassRef: { name: backend }, connection: { endpoint: 'https://example.invalid', credentialsSecretRef: { name: 'c' } } },
-  }) as Provider;
+  const provider = (backend: BackendName): Provider =>
+    ({
+      apiVersion: 'banlieue.io/v1alpha1',
+      kind: 'Provider',
+      metadata: { name: `${backend}-a`, namespace: 'team-a' },
+      spec: { providerClassRef: { name: backend }, connection: { endpoint: 'https://example.invalid', credentialsSecretRef: { name: 'c' } } },
+    }) as Provider;
 
   it.each<BackendName>(BACKENDS)('rebuilds the %s machine exactly as it is, whatever the Provider publishes now', (backend) => {
     const built = aPlacement(backend, { disks: 1 });
@@ -93,7 +97,10 @@ describe('the placement a running VM is rebuilt with', () => {
     const published = { name: 'fd-1', attributes: { raw: {} } };
     const kept = keptPlacement(recordedAt(machine, built), provider(backend), published, oneDiskClass, BUILT_IN_BACKENDS);
     expect(kept).toBeDefined();
-    const again = buildInfraMachine({ ...input(kept?.placement ?? built), ...(kept?.imageRef !== undefined ? { imageRef: kept.imageRef } : {}) }, BUILT_IN_BACKENDS);
+    const again = buildInfraMachine(
+      { ...input(kept?.placement ?? built), ...(kept?.imageRef !== undefined ? { imageRef: kept.imageRef } : {}) },
+      BUILT_IN_BACKENDS,
+    );
     expect(again.ok && again.object.spec).toEqual(machine.spec);
   });
 
@@ -105,7 +112,12 @@ describe('the placement a running VM is rebuilt with', () => {
 
 /** `machine` with status.placement recording where it was created (the failure domain's facts of then). */
 function recordedAt(machine: InfraMachine, placement: Placement): InfraMachine {
-  return { ...machine, status: { placement: { provider: placement.providerName, failureDomain: placement.failureDomain.name, location: placement.failureDomain.attributes?.raw ?? {} } } } as InfraMachine;
+  return {
+    ...machine,
+    status: {
+      placement: { provider: placement.providerName, failureDomain: placement.failureDomain.name, location: placement.failureDomain.attributes?.raw ?? {} },
+    },
+  } as InfraMachine;
 }
 
 /** The image reference the builder writes for `placement` (the VMImage's source for its backend). */
@@ -126,11 +138,32 @@ describe('the record of where a VM runs', () => {
 
   it.each<[string, ScheduledPlacement | undefined, boolean]>([
     ['says what the machine says', record, true],
-    ['says so with keys in another order (as the API server returns them)', { scheduledAt: record.scheduledAt, failureDomain: 'fd-1', providerName: 'vsphere-a', providerClass: 'vsphere', resolvedNetworks: record.resolvedNetworks, resolvedStorage: record.resolvedStorage }, true],
+    [
+      'says so with keys in another order (as the API server returns them)',
+      {
+        scheduledAt: record.scheduledAt,
+        failureDomain: 'fd-1',
+        providerName: 'vsphere-a',
+        providerClass: 'vsphere',
+        resolvedNetworks: record.resolvedNetworks,
+        resolvedStorage: record.resolvedStorage,
+      },
+      true,
+    ],
     ['names another Provider', { ...record, providerName: 'vsphere-b' }, false],
     ['names another backend', { ...record, providerClass: 'proxmox' }, false],
     ['names another failure domain', { ...record, failureDomain: 'fd-2' }, false],
-    ['names another storage target', { ...record, resolvedStorage: [{ className: 'fast', backendId: 'ds-other' }, { className: 'fast', backendId: 'ds-ssd' }] }, false],
+    [
+      'names another storage target',
+      {
+        ...record,
+        resolvedStorage: [
+          { className: 'fast', backendId: 'ds-other' },
+          { className: 'fast', backendId: 'ds-ssd' },
+        ],
+      },
+      false,
+    ],
     ['names another network target', { ...record, resolvedNetworks: [{ className: 'prod', backendId: 'pg-other' }] }, false],
     ['is unset', undefined, false],
   ])('judges a record that %s', (_, recorded, agrees) => {
@@ -149,6 +182,11 @@ describe('the record of where a VM runs', () => {
   it('keeps the lists a machine does not carry only from a record of the same Provider and failure domain', () => {
     const bare: RunningPlacement = { providerClass: 'vsphere', providerName: 'vsphere-a', failureDomain: 'fd-1' };
     expect(recordRunning(record, bare, NOW)).toBe(record);
-    expect(recordRunning({ ...record, failureDomain: 'fd-2' }, bare, MADE)).toEqual({ providerClass: 'vsphere', providerName: 'vsphere-a', failureDomain: 'fd-1', scheduledAt: record.scheduledAt });
+    expect(recordRunning({ ...record, failureDomain: 'fd-2' }, bare, MADE)).toEqual({
+      providerClass: 'vsphere',
+      providerName: 'vsphere-a',
+      failureDomain: 'fd-1',
+      scheduledAt: record.scheduledAt,
+    });
   });
 });

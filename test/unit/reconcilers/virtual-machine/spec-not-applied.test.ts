@@ -10,15 +10,28 @@ const EARLIER = '2026-01-01T00:00:00Z';
 const NOW = new Date('2026-01-01T00:10:00Z');
 const LATER = new Date('2026-01-01T00:20:00Z');
 
-const condition = (type: string, status: 'True' | 'False', reason: string, message = ''): Condition => ({ type, status, reason, message, lastTransitionTime: EARLIER });
+const condition = (type: string, status: 'True' | 'False', reason: string, message = ''): Condition => ({
+  type,
+  status,
+  reason,
+  message,
+  lastTransitionTime: EARLIER,
+});
 
 const machine = { kind: 'VSphereMachine', metadata: { name: 'web-1' } };
-const refused = specRefused(machine, 'VSphereMachine.infrastructure.banlieue.io "web-1" is invalid: spec.template: Invalid value: "object": spec.template cannot change once the VM was created');
+const refused = specRefused(
+  machine,
+  'VSphereMachine.infrastructure.banlieue.io "web-1" is invalid: spec.template: Invalid value: "object": spec.template cannot change once the VM was created',
+);
 
 /** What decide planned for generation 3: the new spec applied, Ready True. */
 const planned = {
   observedGeneration: 3,
-  conditions: [condition(ConditionType.Scheduled, 'True', Reason.Scheduled), condition(ConditionType.InfrastructureReady, 'True', Reason.Reconciled), condition(ConditionType.Ready, 'True', Reason.Reconciled)],
+  conditions: [
+    condition(ConditionType.Scheduled, 'True', Reason.Scheduled),
+    condition(ConditionType.InfrastructureReady, 'True', Reason.Reconciled),
+    condition(ConditionType.Ready, 'True', Reason.Reconciled),
+  ],
 };
 
 describe('a VirtualMachine whose infrastructure machine refused its spec', () => {
@@ -46,7 +59,10 @@ describe('a VirtualMachine whose infrastructure machine refused its spec', () =>
     const first = decideSpecNotApplied(applied, { status: planned }, refused, NOW).status;
     const reported = { ...vm, status: first };
     // decide plans Ready True again from the reported status (new transition time), and the write is refused again.
-    const replanned = { ...planned, conditions: planned.conditions.map((c) => (c.type === ConditionType.Ready ? { ...c, lastTransitionTime: '2026-01-01T00:20:00Z' } : c)) };
+    const replanned = {
+      ...planned,
+      conditions: planned.conditions.map((c) => (c.type === ConditionType.Ready ? { ...c, lastTransitionTime: '2026-01-01T00:20:00Z' } : c)),
+    };
     expect(decideSpecNotApplied(reported, { status: replanned }, refused, LATER).status).toEqual(first);
   });
 

@@ -57,11 +57,7 @@ describe('static addresses', () => {
       [sibling('web-2', [{ interface: 'eth1', networkClass: 'backup', address: '2001:DB8:0:0::0:10' }])],
       'spec.networkOverrides "eth1" address 2001:db8::10 on network class "backup" is already held by VirtualMachine "web-2"',
     ],
-    [
-      'the VM itself is among the siblings',
-      [{ vm: web1, heldAddresses: [{ interface: 'eth0', networkClass: 'prod', address: '10.0.0.10' }] }],
-      undefined,
-    ],
+    ['the VM itself is among the siblings', [{ vm: web1, heldAddresses: [{ interface: 'eth0', networkClass: 'prod', address: '10.0.0.10' }] }], undefined],
   ])('reports a duplicate when %s', (_, siblings, message) => {
     expect(findDuplicateAddress(web1, aStaticClass(), siblings)?.message).toBe(message);
   });

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import type { ConditionInput } from '../../../../controller/runtime/conditions.js';
-import {
-  mirrorInfraStatus,
-  mirrorsAtOnce,
-  readyCondition,
-  type InfraMachineRead,
-} from '../../../../controller/reconcilers/virtual-machine/status-mirror.js';
+import { mirrorInfraStatus, mirrorsAtOnce, readyCondition, type InfraMachineRead } from '../../../../controller/reconcilers/virtual-machine/status-mirror.js';
 
 const readyTrue: Condition = {
   type: ConditionType.Ready,
@@ -101,8 +96,20 @@ describe('VM Ready', () => {
       infraPending,
       { status: 'False', reason: Reason.Scheduling, message: 'Not scheduled: no Provider matches spec.placement.providerSelector' },
     ],
-    ['the placement drifted', scheduled, placementBad, infraReady, { status: 'False', reason: Reason.PlacementInvalid, message: 'Placement no longer valid: fd-1 no longer matches' }],
-    ['the infrastructure is not ready', scheduled, placementOk, infraPending, { status: 'False', reason: Reason.InfrastructureNotReady, message: 'Infrastructure not ready (Pending)' }],
+    [
+      'the placement drifted',
+      scheduled,
+      placementBad,
+      infraReady,
+      { status: 'False', reason: Reason.PlacementInvalid, message: 'Placement no longer valid: fd-1 no longer matches' },
+    ],
+    [
+      'the infrastructure is not ready',
+      scheduled,
+      placementOk,
+      infraPending,
+      { status: 'False', reason: Reason.InfrastructureNotReady, message: 'Infrastructure not ready (Pending)' },
+    ],
     [
       'the infrastructure readiness is Unknown',
       scheduled,

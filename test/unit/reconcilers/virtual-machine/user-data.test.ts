@@ -29,18 +29,15 @@ describe('user-data rendering', () => {
     expect(renderUserData(template, VARS)).toBe(expected);
   });
 
-  it.each([
-    ['echo ${HOME} ${1} ${UNKNOWN_VAR}'],
-    ['$VM_NAME and ${vm_name} and ${ VM_NAME } and ${VM_NAME'],
-    ['${toString} ${constructor}'],
-  ])('leaves everything else untouched in %j', (template) => {
-    expect(renderUserData(template, VARS)).toBe(template);
-  });
+  it.each([['echo ${HOME} ${1} ${UNKNOWN_VAR}'], ['$VM_NAME and ${vm_name} and ${ VM_NAME } and ${VM_NAME'], ['${toString} ${constructor}']])(
+    'leaves everything else untouched in %j',
+    (template) => {
+      expect(renderUserData(template, VARS)).toBe(template);
+    },
+  );
 
   it('renders a shell script with its own variables beside ours', () => {
-    expect(renderUserData('hostnamectl set-hostname ${HOSTNAME} && echo "${HOME}"', VARS)).toBe(
-      'hostnamectl set-hostname web-1 && echo "${HOME}"',
-    );
+    expect(renderUserData('hostnamectl set-hostname ${HOSTNAME} && echo "${HOME}"', VARS)).toBe('hostnamectl set-hostname web-1 && echo "${HOME}"');
   });
 });
 
@@ -87,7 +84,7 @@ describe('user-data injection', () => {
     '#cloud-config',
     'hostname: ${HOSTNAME}',
     'fqdn: ${FQDN}',
-    "search: [${DOMAIN}, '${DOMAIN}', \"${DOMAIN}\"]",
+    'search: [${DOMAIN}, \'${DOMAIN}\', "${DOMAIN}"]',
     'write_files:',
     '  - path: /etc/banlieue',
     '    content: "${VM_NAME}.${DOMAIN}"',

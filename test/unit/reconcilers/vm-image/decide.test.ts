@@ -48,10 +48,7 @@ describe('VMImage conditions', () => {
   });
 
   it('marks Ready False with ImageNotReadyOnProvider naming the Provider that is not ready', () => {
-    const conditions = decideVMImageConditions(
-      image([row('west', true), row('east', false, 'TemplateNotFound', 'team-b'), row('north', true)]),
-      T0,
-    );
+    const conditions = decideVMImageConditions(image([row('west', true), row('east', false, 'TemplateNotFound', 'team-b'), row('north', true)]), T0);
     const { ready, imageReady } = conditionsOf(conditions);
     expect(ready).toMatchObject({
       status: 'False',

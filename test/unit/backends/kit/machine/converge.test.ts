@@ -90,7 +90,12 @@ describe('the machine recipe on a VM whose marks are not the machine’s', () =>
     ['no mark, first pass', { owner: undefined, releasedFrom: undefined }, FIRST_PASS, undefined],
     ["another machine's mark, first pass", { owner: 'TestMachine/ns/web-2', releasedFrom: undefined }, FIRST_PASS, undefined],
     ["another machine's mark, provisioned", { owner: 'TestMachine/ns/web-2', releasedFrom: undefined }, PROVISIONED, undefined],
-    ["another machine's mark, taskRef naming that VM's clone", { owner: 'TestMachine/ns/web-2', releasedFrom: undefined }, FIRST_PASS, { ...ANOTHER_VMS_TASK, target: 'vm-1' }],
+    [
+      "another machine's mark, taskRef naming that VM's clone",
+      { owner: 'TestMachine/ns/web-2', releasedFrom: undefined },
+      FIRST_PASS,
+      { ...ANOTHER_VMS_TASK, target: 'vm-1' },
+    ],
     ['no mark, provisioned, taskRef naming another task', { owner: undefined, releasedFrom: undefined }, PROVISIONED, ANOTHER_VMS_TASK],
     ['a mark this machine released', { owner: undefined, releasedFrom: ownerMark(owner) }, PROVISIONED, undefined],
   ])('ensure (%s) throws NotOwned and runs no step after find', async (_case, marks, options, task) => {
@@ -122,13 +127,23 @@ describe('the machine recipe on its own VM', () => {
 
   it('reads only the task while it runs', async () => {
     const { steps, calls } = recorded({ marks: OURS, task: { state: 'Running', task: 'CloneVM_Task task-1' } });
-    expect(await converge(steps, request('task-1'), FIRST_PASS)).toEqual({ state: 'InProgress', taskRef: 'task-1', message: 'CloneVM_Task task-1 is running', actions: [] });
+    expect(await converge(steps, request('task-1'), FIRST_PASS)).toEqual({
+      state: 'InProgress',
+      taskRef: 'task-1',
+      message: 'CloneVM_Task task-1 is running',
+      actions: [],
+    });
     expect(calls).toEqual([]);
   });
 
   it('starts the creation when no VM has the UUID and it may, and reports Absent when it may not', async () => {
     const { steps, calls } = recorded({});
-    expect(await converge(steps, request(), FIRST_PASS)).toEqual({ state: 'InProgress', taskRef: 'task-1', message: 'clone started', actions: ['CreateStarted'] });
+    expect(await converge(steps, request(), FIRST_PASS)).toEqual({
+      state: 'InProgress',
+      taskRef: 'task-1',
+      message: 'clone started',
+      actions: ['CreateStarted'],
+    });
     expect(await converge(steps, request(), PROVISIONED)).toEqual({ state: 'Absent' });
     expect(calls).toEqual(['create']);
   });
@@ -141,7 +156,10 @@ describe('the machine recipe on its own VM', () => {
 
   it('waits out a running task before deleting or releasing, then destroys or unmarks', async () => {
     const running = recorded({ marks: OURS, task: { state: 'Running', task: 'CloneVM_Task task-1' } });
-    expect(await destroyMachineVm(running.steps, request('task-1'), { log })).toEqual({ state: 'InProgress', message: 'waiting for CloneVM_Task task-1 to end before deleting the VM' });
+    expect(await destroyMachineVm(running.steps, request('task-1'), { log })).toEqual({
+      state: 'InProgress',
+      message: 'waiting for CloneVM_Task task-1 to end before deleting the VM',
+    });
     expect(running.calls).toEqual([]);
     const { steps, calls } = recorded({ marks: OURS });
     expect(await destroyMachineVm(steps, request(), { log })).toEqual({ state: 'Gone', existed: true });

@@ -18,7 +18,12 @@ describe('the Events of a VM found by UUID and mark', () => {
     ['a VM on its first boot when the task ended worked on another VM (a taskRef naming a foreign task)', { ...clone, target: 'vm-9' }, true, ['Adopted']],
     ['a provisioned VM when the task ended worked on another VM: nothing', { ...clone, target: 'vm-9' }, false, []],
     ['a provisioned VM with no task: nothing', undefined, false, []],
-    ['a provisioned VM whose own power task ended', { state: 'Ended', task: 'start task of VM 101 on pve1', target: 'vm-42', creates: false, actions: ['PoweredOn'] }, false, ['PoweredOn']],
+    [
+      'a provisioned VM whose own power task ended',
+      { state: 'Ended', task: 'start task of VM 101 on pve1', target: 'vm-42', creates: false, actions: ['PoweredOn'] },
+      false,
+      ['PoweredOn'],
+    ],
   ])('are those of %s', (_case, ended, firstBoot, actions) => {
     expect(decideIdentityActions(ended, 'vm-42', firstBoot)).toEqual(actions);
   });
@@ -30,10 +35,28 @@ describe('the steps of a pass on an owned VM', () => {
     ['writes no guest data once the VM runs', { firstBoot: true, specChanged: false }, false, 'PoweredOn', ['Power']],
     ['writes no guest data after the first boot', { firstBoot: false, specChanged: false }, false, 'PoweredOff', ['Power']],
     ['resizes an off VM before powering it', { firstBoot: false, specChanged: true }, false, 'PoweredOff', ['Resize', 'Power']],
-    ['resizes a running VM after the power step (a power-off may come first)', { firstBoot: false, specChanged: true }, false, 'PoweredOn', ['Power', 'Resize']],
+    [
+      'resizes a running VM after the power step (a power-off may come first)',
+      { firstBoot: false, specChanged: true },
+      false,
+      'PoweredOn',
+      ['Power', 'Resize'],
+    ],
     ['resizes a suspended VM after the power step', { firstBoot: false, specChanged: true }, false, 'Suspended', ['Power', 'Resize']],
-    ['writes guest data, then resizes, on a first boot whose spec changed', { firstBoot: true, specChanged: true }, false, 'PoweredOff', ['WriteGuestData', 'Resize', 'Power']],
-    ['does not resize the VM this pass created: it was made to the spec', { firstBoot: true, specChanged: true }, true, 'PoweredOff', ['WriteGuestData', 'Power']],
+    [
+      'writes guest data, then resizes, on a first boot whose spec changed',
+      { firstBoot: true, specChanged: true },
+      false,
+      'PoweredOff',
+      ['WriteGuestData', 'Resize', 'Power'],
+    ],
+    [
+      'does not resize the VM this pass created: it was made to the spec',
+      { firstBoot: true, specChanged: true },
+      true,
+      'PoweredOff',
+      ['WriteGuestData', 'Power'],
+    ],
     ['only powers when nothing changed', { firstBoot: false, specChanged: false }, false, 'PoweredOn', ['Power']],
   ])('%s', (_case, options, created, power, steps) => {
     expect(planSteps(options, created, power)).toEqual(steps);
