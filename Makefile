@@ -59,7 +59,6 @@ docs: deps ## Write the docs tables that list backends (README.md kinds, docs/cl
 scaffold-backend: deps ## Start a backend: make scaffold-backend NAME=<name> writes its folder, API kind file, test stubs and registration lines, then regenerates dist/ and the docs tables
 	@test -n "$(NAME)" || { echo "usage: make scaffold-backend NAME=<name> (lower case, e.g. hyperv)" >&2; exit 1; }
 	npx tsx build/scaffold-backend.ts $(NAME)
-	npx prettier --write --log-level warn controller/backends infra/api test/unit/backends test/peers test/support examples
 	$(MAKE) synth docs
 
 .PHONY: verify-gen

@@ -2,7 +2,8 @@
 // docs/adr/0014-backend-descriptors.md describes one. It writes the backend's
 // own files (its API kind file, its folder under controller/backends/ with
 // descriptor and machine builder, its test stubs and guide) and adds its
-// registration lines to the lists that name every backend; make then
+// registration lines to the lists that name every backend, formatted as make
+// format would; make then
 // regenerates dist/ and the docs tables. The result compiles, lints and passes
 // the unit suite: the backend's kinds are served and its machines are built,
 // and its provider role answers "not built yet" until one is written.
@@ -12,6 +13,7 @@
 // Run from a clean tree: it refuses a name the tree has already.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import * as prettier from 'prettier';
 
 /** The spellings of one backend name. */
 export interface BackendNames {
@@ -67,12 +69,18 @@ function ownFiles(n: BackendNames): Record<string, string> {
   };
 }
 
-/** One registration: `text` inserted into `file` right after the last line matching `after` (or before the first matching `before`). */
+/**
+ * One registration: `text` inserted into `file` right after the last line
+ * matching `after`, before the first line matching `before`, or as the last
+ * element of the array literal that `list` opens (on one line or several, as
+ * the formatter left it).
+ */
 interface Insertion {
   readonly file: string;
   readonly text: string;
   readonly after?: RegExp;
   readonly before?: RegExp;
+  readonly list?: RegExp;
 }
 
 /** The lines that register the backend in the lists naming every backend. */
@@ -89,13 +97,13 @@ function registrations(n: BackendNames): Insertion[] {
       after: /^export \* from '\.\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/,
       text: `export * from '${apiModule}';`,
     },
-    { file: 'infra/api/backends.ts', before: /^\] as const;$/, text: `  ${n.camel}Api,` },
+    { file: 'infra/api/backends.ts', list: /export const BACKEND_APIS = \[/, text: `${n.camel}Api` },
     {
       file: 'controller/backends/registry.ts',
       after: /^import \{ \w+Descriptor \} from '\.\/[a-z0-9-]+\/descriptor\.js';$/,
       text: `import { ${n.camel}Descriptor } from './${n.name}/descriptor.js';`,
     },
-    { file: 'controller/backends/registry.ts', before: /^\];$/, text: `  ${n.camel}Descriptor,` },
+    { file: 'controller/backends/registry.ts', list: /const descriptors: readonly BackendDescriptor\[\] = \[/, text: `${n.camel}Descriptor` },
     {
       file: 'infra/authoring/kinds.ts',
       after: /^(import .*|\}) from '\.\.\/api\/infrastructure\.banlieue\.io\/v1alpha1\/[a-z0-9-]+-machine\.js';$/,
@@ -114,14 +122,32 @@ function registrations(n: BackendNames): Insertion[] {
 }
 
 function insert(text: string, at: Insertion): string {
+  if (at.list) return appendToList(text, at.list, at);
   const lines = text.split('\n');
   const index = at.after ? lines.findLastIndex((l) => at.after?.test(l)) + 1 : lines.findIndex((l) => at.before?.test(l));
   if (index <= 0) throw new Error(`${at.file}: no place for the registration (${(at.after ?? at.before)?.source ?? ''})`);
   return [...lines.slice(0, index), at.text, ...lines.slice(index)].join('\n');
 }
 
+/** `text` with `at.text` as the last element of the array literal that `opening` ends with. */
+function appendToList(text: string, opening: RegExp, at: Insertion): string {
+  const open = opening.exec(text);
+  const close = open ? text.indexOf(']', open.index + open[0].length) : -1;
+  if (!open || close < 0) throw new Error(`${at.file}: no list for the registration (${opening.source})`);
+  const head = text.slice(0, close).trimEnd().replace(/,$/, '');
+  return `${head}, ${at.text}${text.slice(close)}`;
+}
+
+/** `text` formatted as make format would (.prettierrc.json, .prettierignore); the file name picks the parser. */
+async function formatted(root: string, file: string, text: string): Promise<string> {
+  const { ignored } = await prettier.getFileInfo(join(root, file), { ignorePath: join(root, '.prettierignore') });
+  if (ignored) return text;
+  const options = (await prettier.resolveConfig(join(root, file))) ?? {};
+  return prettier.format(text, { ...options, filepath: join(root, file) });
+}
+
 /** Writes the backend `name` into the tree at `root`; returns the files it wrote and those it changed. */
-export function scaffoldBackend(name: string, root = '.'): { readonly written: string[]; readonly changed: string[] } {
+export async function scaffoldBackend(name: string, root = '.'): Promise<{ readonly written: string[]; readonly changed: string[] }> {
   const n = backendNames(name);
   const own = ownFiles(n);
   const taken = [...Object.keys(own), `controller/backends/${n.name}`].filter((f) => existsSync(join(root, f)));
@@ -131,9 +157,9 @@ export function scaffoldBackend(name: string, root = '.'): { readonly written: s
   for (const at of registrations(n)) edits.set(at.file, insert(edits.get(at.file) ?? readFileSync(join(root, at.file), 'utf8'), at));
   for (const [file, text] of Object.entries(own)) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
-    writeFileSync(join(root, file), fill(text, n));
+    writeFileSync(join(root, file), await formatted(root, file, fill(text, n)));
   }
-  for (const [file, text] of edits) writeFileSync(join(root, file), text);
+  for (const [file, text] of edits) writeFileSync(join(root, file), await formatted(root, file, text));
   return { written: Object.keys(own), changed: [...edits.keys()] };
 }
 
@@ -517,13 +543,13 @@ const SAMPLE_ENTRY = `  '__name__': {
     optionalRaw: {},
   },`;
 
-function main(argv: readonly string[]): void {
+async function main(argv: readonly string[]): Promise<void> {
   const [name, flag, dir] = argv;
   if (name === undefined || (flag !== undefined && (flag !== '--root' || dir === undefined)))
     throw new Error('usage: scaffold-backend.ts <name> [--root <dir>]');
-  const { written, changed } = scaffoldBackend(name, dir ?? '.');
+  const { written, changed } = await scaffoldBackend(name, dir ?? '.');
   console.log(`wrote ${written.join(', ')}`);
   console.log(`registered in ${changed.join(', ')}`);
 }
 
-if (process.argv[1]?.endsWith('scaffold-backend.ts')) main(process.argv.slice(2));
+if (process.argv[1]?.endsWith('scaffold-backend.ts')) await main(process.argv.slice(2));

@@ -142,8 +142,13 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     const spec = { userData: { secretRef: { name: 'web-user-data' } }, hardwareOverride: { cpus: 4, memoryMiB: 2048 } };
     // Running: the change waits (Ready says so) until the domain is off.
     await t.apply(libvirtVm(env, 'web-1', { ...spec, desiredPowerState: 'PoweredOff' }));
-    await waitFor('web-1 resized', async () => ((await env.anchor.domains.info(domain)).vcpus === 4 ? true : undefined), 60_000);
-    expect((await env.anchor.domains.info(domain)).maxMemoryKiB).toBe(2048 * 1024);
+    // CPUs and memory are two libvirt calls: wait for both, then check both.
+    const resized = async (): Promise<true | undefined> => {
+      const info = await env.anchor.domains.info(domain);
+      return info.vcpus === 4 && info.maxMemoryKiB === 2048 * 1024 ? true : undefined;
+    };
+    await waitFor('web-1 resized', resized, 60_000);
+    expect(await env.anchor.domains.info(domain)).toMatchObject({ vcpus: 4, maxMemoryKiB: 2048 * 1024 });
     await t.apply(libvirtVm(env, 'web-1', { ...spec, desiredPowerState: 'PoweredOn' }));
     await t.exists(vm(env.ns, 'web-1', '', ''), (o) => o.status?.observedPowerState === 'PoweredOn', 60_000);
     await waitFor('a Reconfigured event', async () => ((await events(env.ns, 'web-1')).some((e) => e.reason === 'Reconfigured') ? true : undefined), 30_000);

@@ -102,7 +102,7 @@ describe(`make scaffold-backend NAME=${NAME} in a copy of the tree`, () => {
   let copy = '';
   let handWritten: string[] = [];
   let written: string[] = [];
-  let checks: { readonly typecheck: Run; readonly lint: Run; readonly unit: Run };
+  let checks: { readonly typecheck: Run; readonly lint: Run; readonly format: Run; readonly unit: Run };
 
   beforeAll(async () => {
     copy = copyTree();
@@ -120,12 +120,13 @@ describe(`make scaffold-backend NAME=${NAME} in a copy of the tree`, () => {
     console.log(`new files (${written.length}): ${written.join(', ')}`);
     // Lint reads what the scaffold wrote and changed; the other files are the tree's, linted by make lint.
     const lintable = [...handWritten, ...written].filter((f) => f.endsWith('.ts'));
-    const [typecheck, lint, unit] = await Promise.all([
+    const [typecheck, lint, format, unit] = await Promise.all([
       runAsync(copy, 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']),
       runAsync(copy, 'npx', ['eslint', '--max-warnings', '0', ...lintable]),
+      runAsync(copy, 'npx', ['prettier', '--check', ...handWritten, ...written]),
       runAsync(copy, 'npx', ['vitest', 'run', '--project', 'unit']),
     ]);
-    checks = { typecheck, lint, unit };
+    checks = { typecheck, lint, format, unit };
   }, 900_000);
 
   afterAll(() => {
@@ -144,8 +145,9 @@ describe(`make scaffold-backend NAME=${NAME} in a copy of the tree`, () => {
     expect(checks.typecheck.status, checks.typecheck.output.slice(-6000)).toBe(0);
   });
 
-  it('lints what the scaffold wrote and changed', () => {
+  it('lints what the scaffold wrote and changed, formatting included', () => {
     expect(checks.lint.status, checks.lint.output.slice(-6000)).toBe(0);
+    expect(checks.format.status, checks.format.output.slice(-6000)).toBe(0);
   });
 
   it('passes the unit suite, its own stubs included', () => {
