@@ -28,8 +28,9 @@ export function uuidV5(namespace: string, name: string): string {
   const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
   if (ns.length !== 16) throw new Error(`namespace "${namespace}" is not a UUID`);
   const bytes = createHash('sha1').update(ns).update(name, 'utf8').digest().subarray(0, 16);
-  bytes[6] = (bytes[6] & 0x0f) | 0x50; // version 5
-  bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10xx (RFC 4122)
+  // readUInt8/writeUInt8 check the offset (a SHA-1 digest always has these bytes).
+  bytes.writeUInt8((bytes.readUInt8(6) & 0x0f) | 0x50, 6); // version 5
+  bytes.writeUInt8((bytes.readUInt8(8) & 0x3f) | 0x80, 8); // variant 10xx (RFC 4122)
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -19,8 +19,8 @@ export function resolveClass(offered: readonly ClassCapability[] | undefined, cl
   const capability = offered?.find((c) => c.name === className);
   const zone = capability?.perZone?.find((z) => isZoneOf(z, failureDomain));
   const target = zone?.target ?? capability?.target ?? {};
-  const [firstKey] = Object.keys(target).sort(compareText);
-  return { className, backendId: firstKey === undefined ? className : target[firstKey] };
+  const [first] = Object.entries(target).sort(([a], [b]) => compareText(a, b));
+  return { className, backendId: first === undefined ? className : first[1] };
 }
 
 /** One entry per class disk, in disk order. */

@@ -38,7 +38,7 @@ export class RoleWorkload extends Construct {
     const labels = componentLabels(component);
     const meta = { name, namespace: install.namespace, labels };
 
-    const serviceAccount = new kplus.ServiceAccount(this, 'service-account', { metadata: meta, automountToken: true });
+    new kplus.ServiceAccount(this, 'service-account', { metadata: meta, automountToken: true });
     const subject = { kind: 'ServiceAccount', name, namespace: install.namespace };
 
     clusterScoped(new kplus.k8s.KubeClusterRole(this, 'cluster-role', { metadata: { name, labels }, rules: props.rules }));
@@ -55,7 +55,7 @@ export class RoleWorkload extends Construct {
       for (const namespace of namespaces) this.addRole(`${suffix}-${namespace}`, { name: `${name}-${suffix}`, namespace, labels }, rules, subject);
     }
 
-    this.addDeployment(serviceAccount, props);
+    this.addDeployment(props);
   }
 
   private addRole(
@@ -72,8 +72,13 @@ export class RoleWorkload extends Construct {
     });
   }
 
-  private addDeployment(serviceAccount: kplus.ServiceAccount, props: RoleWorkloadProps): void {
+  private addDeployment(props: RoleWorkloadProps): void {
     const { install, name, component } = props;
+    // The pod needs only the ServiceAccount's name. A reference by name, because cdk8s-plus's
+    // own ServiceAccount class does not satisfy its IServiceAccount under exactOptionalPropertyTypes
+    // (jsii declares Resource.resourceName `string | undefined` against IApiResource's optional
+    // `resourceName?: string`). The reference adds a construct node, no manifest.
+    const serviceAccount = kplus.ServiceAccount.fromServiceAccountName(this, 'service-account-ref', name, { namespaceName: install.namespace });
     const selector = selectorLabels(component);
     const runAs = { ensureNonRoot: true, user: NON_ROOT_UID, group: NON_ROOT_UID };
     const deployment = new kplus.Deployment(this, 'deployment', {

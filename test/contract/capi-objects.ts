@@ -48,7 +48,7 @@ export function capiMachine(ns: string, name: string, props: CapiMachineProps): 
   return render(
     (chart) =>
       new Machine(chart, name, {
-        metadata: { name, namespace: ns, labels: props.labels },
+        metadata: { name, namespace: ns, ...(props.labels ? { labels: props.labels } : {}) },
         spec: {
           clusterName: props.cluster,
           version: KUBERNETES_VERSION,

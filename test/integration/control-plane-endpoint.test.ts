@@ -10,6 +10,7 @@ import { apiMessage, createNamespace, objectApi } from '../support/kube.js';
 
 type Cluster = KubernetesObject & { spec: { controlPlaneEndpoint?: { host: string; port: number }; providerRefs?: { name: string }[] } };
 
+const API_VERSION = 'infrastructure.banlieue.io/v1alpha1';
 const KINDS = ['VSphereCluster', 'ProxmoxCluster', 'LibvirtCluster', 'CloudHypervisorCluster'] as const;
 const FIRST = { host: '192.0.2.10', port: 6443 };
 const SECOND = { host: '192.0.2.99', port: 6443 };
@@ -20,7 +21,7 @@ describe('an InfraCluster control-plane endpoint, once set', () => {
   const api = objectApi();
 
   const cluster = (kind: string, name: string, spec: Cluster['spec']): Cluster => ({
-    apiVersion: 'infrastructure.banlieue.io/v1alpha1',
+    apiVersion: API_VERSION,
     kind,
     metadata: { name, namespace: ns.name },
     spec,
@@ -61,11 +62,12 @@ describe('an InfraCluster control-plane endpoint, once set', () => {
   });
 
   it.each(KINDS)('on a %s: refuses a merge patch deleting it', async (kind) => {
-    const created = (await api.create(cluster(kind, `${kind.toLowerCase()}-merge`, { controlPlaneEndpoint: FIRST }))) as Cluster;
+    const name = `${kind.toLowerCase()}-merge`;
+    const created = (await api.create(cluster(kind, name, { controlPlaneEndpoint: FIRST }))) as Cluster;
     const patch = {
-      apiVersion: created.apiVersion,
+      apiVersion: API_VERSION,
       kind,
-      metadata: { name: created.metadata?.name, namespace: ns.name },
+      metadata: { name, namespace: ns.name },
       spec: { controlPlaneEndpoint: null },
     };
     expect(await refused(api.patch(patch, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch))).toContain(IMMUTABLE);

@@ -142,7 +142,7 @@ async function createForReal(c: CorpusCase): Promise<Applied> {
   const collection = await t.api.pathOf({
     apiVersion: o.apiVersion,
     kind: o.kind,
-    metadata: { name: '', namespace: typeof o.metadata.namespace === 'string' ? o.metadata.namespace : undefined },
+    metadata: { name: '', ...(typeof o.metadata.namespace === 'string' ? { namespace: o.metadata.namespace } : {}) },
   });
   try {
     await t.api.request('POST', collection, { query: { fieldValidation: 'Strict' }, body: o });
@@ -167,7 +167,7 @@ async function objectsOf(ns: string, kinds: readonly string[], ours: ReadonlySet
       const path = await t.api.pathOf({
         apiVersion: `${def.group}/${def.version}`,
         kind,
-        metadata: { name: '', namespace: def.scope === 'Namespaced' ? ns : undefined },
+        metadata: { name: '', ...(def.scope === 'Namespaced' ? { namespace: ns } : {}) },
       });
       return (await t.api.request<{ items: Obj[] }>('GET', path)).items;
     }),

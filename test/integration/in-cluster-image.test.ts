@@ -109,10 +109,11 @@ describe('The image, run the way its Deployment runs it', () => {
   });
 
   it('takes the Lease of each role in banlieue-system under its pod name', async () => {
-    const pods = [env?.controller, env?.provider] as ImagePod[];
+    const [controller, provider] = [env?.controller, env?.provider] as ImagePod[];
+    if (!controller || !provider) throw new Error('no environment');
     for (const [lease, pod] of [
-      [CONTROLLER, pods[0]],
-      [PROVIDER, pods[1]],
+      [CONTROLLER, controller],
+      [PROVIDER, provider],
     ] as const) {
       await waitFor(`${pod.name} to hold Lease ${INSTALL_NS}/${lease}`, async () => (await leaseHolder(lease)) === pod.name, 120_000).catch((err: Error) => {
         throw new Error(`${err.message}\n--- ${pod.name} ---\n${pod.logs()}`);

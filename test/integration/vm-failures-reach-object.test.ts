@@ -12,6 +12,12 @@ import { TestApi, failureDomains, imageRows, machineRef, provider, vm, vmClass, 
 
 const WAIT_MS = 120_000;
 
+/** A Secret as the API server returns it: its owners named by uid. */
+interface OwnedSecret {
+  readonly metadata: { readonly name: string; readonly ownerReferences?: readonly { readonly uid: string }[] };
+  readonly type?: string;
+}
+
 describe('VirtualMachine failures on the object', () => {
   const t = new TestApi();
   let ns: string;
@@ -60,16 +66,14 @@ describe('VirtualMachine failures on the object', () => {
       const rendered = await waitFor(
         'the rendered user-data Secret',
         async () => {
-          const secrets = await t.api.request<{ items: Obj[] }>('GET', `/api/v1/namespaces/${ns}/secrets`);
-          const owned = secrets.items.filter((o) =>
-            (o.metadata as { ownerReferences?: { uid: string }[] }).ownerReferences?.some((r) => r.uid === v.metadata.uid),
-          );
+          const secrets = await t.api.request<{ items: OwnedSecret[] }>('GET', `/api/v1/namespaces/${ns}/secrets`);
+          const owned = secrets.items.filter((o) => o.metadata.ownerReferences?.some((r) => r.uid === v.metadata.uid));
           return owned.length > 0 ? owned : undefined;
         },
         WAIT_MS,
       );
       expect(rendered.map((o) => o.metadata.name.length)).toEqual([253]);
-      expect((rendered[0] as { type?: string } | undefined)?.type).toBe('banlieue.io/user-data');
+      expect(rendered[0]?.type).toBe('banlieue.io/user-data');
     },
     WAIT_MS,
   );

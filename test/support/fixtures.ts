@@ -43,7 +43,12 @@ export class TestApi {
   /** Status as a provider role writes it (its own field manager). */
   applyStatus(obj: Obj, status: Record<string, unknown>): Promise<Obj> {
     return this.provider.apply(
-      { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace }, status },
+      {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        metadata: { name: obj.metadata.name, ...(obj.metadata.namespace !== undefined ? { namespace: obj.metadata.namespace } : {}) },
+        status,
+      },
       { subresource: 'status' },
     );
   }

@@ -57,7 +57,11 @@ export function validBases(examplesDir = 'examples'): Map<string, CorpusObject> 
     if (bases.has(def.kind) || !cluster) continue;
     if (def.kind.endsWith('Cluster')) bases.set(def.kind, { ...structuredClone(cluster), kind: def.kind });
     if (def.kind.endsWith('ClusterTemplate')) {
-      bases.set(def.kind, { ...structuredClone(cluster), kind: def.kind, spec: { template: { spec: structuredClone(cluster.spec) } } });
+      bases.set(def.kind, {
+        ...structuredClone(cluster),
+        kind: def.kind,
+        spec: { template: cluster.spec === undefined ? {} : { spec: structuredClone(cluster.spec) } },
+      });
     }
   }
   for (const o of bases.values()) delete o.metadata.namespace;

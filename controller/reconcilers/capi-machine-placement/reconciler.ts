@@ -55,7 +55,7 @@ export class CapiMachinePlacementReconciler implements Reconciler {
       apiVersion: m.apiVersion,
       kind: m.kind,
       // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
-      metadata: { name: m.metadata.name, namespace: m.metadata.namespace, uid: m.metadata.uid },
+      metadata: { name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', ...(m.metadata.uid ? { uid: m.metadata.uid } : {}) },
       spec: {
         failureDomain: placement.failureDomain,
         ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }),

@@ -48,7 +48,7 @@ export class ImageRowsReconciler implements Reconciler {
     );
     if (!unchanged || stale) {
       await this.ssa.apply(
-        { apiVersion: image.apiVersion, kind: image.kind, metadata: { name: image.metadata.name }, status: { perProvider: rows } },
+        { apiVersion: image.apiVersion, kind: image.kind, metadata: { name: image.metadata.name ?? '' }, status: { perProvider: rows } },
         { subresource: 'status' },
       );
       log.info({ rows: rows.length }, 'Updated image rows');

@@ -348,7 +348,11 @@ export class InfraMachineReconciler implements Reconciler {
     const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...connection, providerDeleting };
     const raw = placement.failureDomain.attributes?.raw ?? {};
-    const named = { providerName: machine.spec.providerRef?.name, failureDomain: machineFailureDomain ?? machine.spec.failureDomain };
+    const namedDomain = machineFailureDomain ?? machine.spec.failureDomain;
+    const named = {
+      ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
+      ...(namedDomain !== undefined ? { failureDomain: namedDomain } : {}),
+    };
     const placementChange = record ? describePlacementChange(record, named) : undefined;
     // Before the user-data, so the IPAM provider binds while the bootstrap data is still being made.
     let spec = machine.spec;

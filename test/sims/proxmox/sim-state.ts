@@ -201,7 +201,7 @@ export class SimState {
   /** The VM has stopped: what was pending is its config now. */
   applyPending(vm: SimVm): void {
     Object.assign(vm.config, vm.pending ?? {});
-    vm.pending = undefined;
+    delete vm.pending;
   }
 
   /** Removes the VM and its volumes. */

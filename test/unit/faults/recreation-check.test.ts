@@ -1,27 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendVm, FleetObject } from '../../faults/fleet-check.js';
 import { checkRecreation, NO_RECREATION, toRecreationReport, type FleetObservation } from '../../faults/recreation-check.js';
+import { withOverrides, type Overrides } from '../../support/overrides.js';
 
-const vm = (props: Partial<FleetObject> = {}): FleetObject => ({
-  name: 'a',
-  uid: 'vm-uid-1',
-  deleting: false,
-  finalizers: ['banlieue.io/vm'],
-  ready: true,
-  ...props,
-});
-const machine = (props: Partial<FleetObject> = {}): FleetObject => ({
-  name: 'a',
-  uid: 'machine-uid-1',
-  deleting: false,
-  finalizers: ['banlieue.io/machine'],
-  ready: true,
-  providerID: 'vsphere://u1',
-  uuid: 'u1',
-  ...props,
-});
-const backendVm = (props: Partial<BackendVm> = {}): BackendVm => ({ name: 'a', uuid: 'u1', instance: 'vm-42', ...props });
-const seen = (props: { vm?: Partial<FleetObject>; machine?: Partial<FleetObject> | null; backend?: readonly BackendVm[] } = {}): FleetObservation => ({
+const vm = (props: Overrides<FleetObject> = {}): FleetObject =>
+  withOverrides({ name: 'a', uid: 'vm-uid-1', deleting: false, finalizers: ['banlieue.io/vm'], ready: true }, props);
+const machine = (props: Overrides<FleetObject> = {}): FleetObject =>
+  withOverrides(
+    {
+      name: 'a',
+      uid: 'machine-uid-1',
+      deleting: false,
+      finalizers: ['banlieue.io/machine'],
+      ready: true,
+      providerID: 'vsphere://u1',
+      uuid: 'u1',
+    },
+    props,
+  );
+const backendVm = (props: Overrides<BackendVm> = {}): BackendVm => withOverrides({ name: 'a', uuid: 'u1', instance: 'vm-42' }, props);
+const seen = (props: { vm?: Overrides<FleetObject>; machine?: Overrides<FleetObject> | null; backend?: readonly BackendVm[] } = {}): FleetObservation => ({
   vms: [vm(props.vm)],
   machines: props.machine === null ? [] : [machine(props.machine ?? {})],
   backend: props.backend ?? [backendVm()],

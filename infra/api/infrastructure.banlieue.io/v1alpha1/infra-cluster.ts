@@ -7,6 +7,9 @@ import { API_VERSION, INFRA_GROUP, defineKind, type KubeObject } from '../../kin
 import { ListMap, Type, type Static } from '../../schema.js';
 import { templateSpec } from './infra-machine.js';
 
+// Read by both spec schemas: TypeBox types a schema's description as optional.
+const SPEC_DESCRIPTION = 'Desired state of the cluster infrastructure.';
+
 export const InfraClusterSpec = Type.Object(
   {
     controlPlaneEndpoint: Type.Optional(
@@ -24,7 +27,7 @@ export const InfraClusterSpec = Type.Object(
     controlPlaneFailureDomainSelector: Type.Optional(LabelSelector),
     paused: Type.Optional(Type.Boolean({ description: 'Stop reconciling this cluster.', default: false })),
   },
-  { description: 'Desired state of the cluster infrastructure.' },
+  { description: SPEC_DESCRIPTION },
 );
 
 export const InfraClusterStatus = Type.Object(
@@ -62,7 +65,7 @@ export const CONTROL_PLANE_ENDPOINT_IMMUTABLE = {
 
 /** The InfraCluster kinds' spec: the shared fields, and the rules on their updates. */
 const InfraClusterKindSpec = Type.Object(InfraClusterSpec.properties, {
-  description: InfraClusterSpec.description,
+  description: SPEC_DESCRIPTION,
   'x-kubernetes-validations': [CONTROL_PLANE_ENDPOINT_IMMUTABLE],
 });
 

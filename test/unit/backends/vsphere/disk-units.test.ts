@@ -7,7 +7,7 @@ import { parseXml } from '../../../../controller/backends/vsphere/client/xml-ele
 const WIRE = parseXml('<VirtualDevice/>');
 
 function controller(deviceType: string, unitsInUse?: number[]): DiskControllerInfo {
-  return { key: 1000, deviceType, busNumber: 0, deviceKeys: [], unitsInUse };
+  return { key: 1000, deviceType, busNumber: 0, deviceKeys: [], ...(unitsInUse ? { unitsInUse } : {}) };
 }
 
 function disks(controllerKey: number, units: readonly number[]): VirtualDiskInfo[] {

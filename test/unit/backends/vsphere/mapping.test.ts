@@ -109,7 +109,7 @@ describe('toFailureDomains', () => {
     expect(domain?.attributes).not.toHaveProperty('features');
   });
 
-  const storage: [string, Capabilities['storageClasses'], string[]][] = [
+  const storage: [string, NonNullable<Capabilities['storageClasses']>, string[]][] = [
     [
       'datastore: exact name',
       [
@@ -171,7 +171,7 @@ describe('toFailureDomains', () => {
     expect(domain?.attributes?.availableStorageClasses).toEqual(expected);
   });
 
-  const networks: [string, Capabilities['networkClasses'], string[]][] = [
+  const networks: [string, NonNullable<Capabilities['networkClasses']>, string[]][] = [
     [
       'portGroup: a standard network',
       [

@@ -27,7 +27,7 @@ const ADDRESSES: MachineAddress[] = [
 ];
 
 /** What an earlier pass wrote: provisioned, running, with an address and a vmRef. */
-const PROVISIONED: InfraMachineStatus = {
+const PROVISIONED = {
   initialization: { provisioned: true },
   addresses: [{ type: 'InternalIP', address: '10.0.0.4' }],
   failureDomain: 'fd-1',
@@ -36,7 +36,7 @@ const PROVISIONED: InfraMachineStatus = {
   biosUuid: UUID,
   observedGeneration: 1,
   conditions: [{ type: ConditionType.Ready, status: 'True', reason: Reason.Reconciled, message: '', lastTransitionTime: '2024-12-31T00:00:00Z' }],
-};
+} satisfies InfraMachineStatus;
 
 function machine(
   opts: { spec?: StatusSubject['spec']; status?: InfraMachineStatus; annotations?: Record<string, string>; generation?: number } = {},
@@ -81,7 +81,7 @@ describe('InfraMachine status', () => {
     it('keeps every field and sets Paused True, naming what pauses it', () => {
       const status = decideMachineStatus(machine({ annotations: { 'cluster.x-k8s.io/paused': '' }, status: PROVISIONED }), { kind: 'paused' }, T0);
 
-      expect(status).toEqual({ ...PROVISIONED, conditions: [...(PROVISIONED.conditions ?? []), expect.any(Object)] });
+      expect(status).toEqual({ ...PROVISIONED, conditions: [...PROVISIONED.conditions, expect.any(Object)] });
       expect(paused(status)).toEqual({
         type: ConditionType.Paused,
         status: 'True',

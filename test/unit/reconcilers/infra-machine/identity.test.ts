@@ -5,6 +5,7 @@ import { type BackendName } from '../../../../infra/api/backends.js';
 import { machineIdentity as machineIdentityForScheme, type IdentitySource } from '../../../../controller/reconcilers/infra-machine/identity.js';
 import { backendApi } from '../../../../infra/api/backends.js';
 import { machineUuid, providerIdFor as providerIdForScheme } from '../../../../controller/reconcilers/machine-identity.js';
+import { withOverrides, type Overrides } from '../../../support/overrides.js';
 
 const VM_UID = '0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87';
 const MACHINE_UID = '6d1c3f0a-2b4e-4c8d-9e7f-1a2b3c4d5e6f';
@@ -12,13 +13,8 @@ const UUID = '4213c4a2-0f3e-5b6d-8a9c-1d2e3f4a5b6c';
 
 type OwnerReference = NonNullable<IdentitySource['metadata']['ownerReferences']>[number];
 
-const vmOwner = (change: Partial<OwnerReference> = {}): OwnerReference => ({
-  apiVersion: 'banlieue.io/v1alpha1',
-  kind: 'VirtualMachine',
-  uid: VM_UID,
-  controller: true,
-  ...change,
-});
+const vmOwner = (change: Overrides<OwnerReference> = {}): OwnerReference =>
+  withOverrides({ apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', uid: VM_UID, controller: true }, change);
 
 const capiOwner: OwnerReference = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', uid: 'capi-machine-uid', controller: true };
 

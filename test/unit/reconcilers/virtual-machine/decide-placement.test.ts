@@ -5,6 +5,7 @@
 // an impossible one is acted on as migrationPolicy allows, announced first.
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { ScheduledPlacement, VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
@@ -70,6 +71,11 @@ function placed(vm: VirtualMachine, providers: Provider[] = [vcenterA]): { vm: V
   return { vm: { ...vm, status: first.status }, machine, record: first.status.scheduled };
 }
 
+/** `vm` as the next pass reads it: with the status `plan` writes (a plan without one leaves status alone). */
+function afterWrite(vm: VirtualMachine, plan: VmPlan): VirtualMachine {
+  return plan.status ? { ...vm, status: plan.status } : vm;
+}
+
 function withRecord(vm: VirtualMachine, scheduled: ScheduledPlacement | undefined): VirtualMachine {
   const { scheduled: _, ...rest } = vm.status ?? {};
   return { ...vm, status: { ...rest, ...(scheduled ? { scheduled } : {}) } };
@@ -130,7 +136,8 @@ describe('VirtualMachine placement record', () => {
 
   it('restores what the machine says while nothing can be placed (its class is gone), keeping the machine', () => {
     const { vm, machine, record } = placed(aPolicyVm());
-    const plan = decideVirtualMachine({ ...observed(withRecord(vm, { ...record, providerName: 'vcenter-b' }), running(machine)), vmClass: undefined }, NOW);
+    const { vmClass: _gone, ...classGone } = observed(withRecord(vm, { ...record, providerName: 'vcenter-b' }), running(machine));
+    const plan = decideVirtualMachine(classGone, NOW);
     expect(condition(plan, ConditionType.Scheduled)).toMatchObject({ status: 'False', reason: Reason.ClassNotFound });
     expect(plan.deleteInfra).toEqual([]);
     // Without the class no targets are read back, and a record of another Provider's are not kept.
@@ -162,7 +169,7 @@ const vcenterAOverCapacity: Provider = {
 
 describe('a running VirtualMachine stays where it runs', () => {
   const labelled = (p: Provider, labels: Record<string, string>): Provider => ({ ...p, metadata: { ...p.metadata, labels } });
-  const imageNotReady = (): VmObserved['image'] =>
+  const imageNotReady = (): VMImage =>
     vmImage('ubuntu-24.04', { rows: [{ ...readyRow(vcenterA), ready: false, reason: Reason.ImageSourceNotFound, message: 'no template' }] });
 
   const selecting = (o: VmObserved): VmObserved => ({
@@ -258,7 +265,7 @@ describe('a running VirtualMachine whose placement is impossible', () => {
       message: expect.stringContaining(`annotate ${Annotation.migrate}=true to recreate it on`) as unknown as string,
     });
     expect(plan.events).toEqual([{ type: 'Warning', reason, message: condition(plan, ConditionType.PlacementValid)?.message }]);
-    const again = decideVirtualMachine(observed({ ...vm, status: plan.status }, running(machineOf(machine)), providers), NOW);
+    const again = decideVirtualMachine(observed(afterWrite(vm, plan), running(machineOf(machine)), providers), NOW);
     expect(again.events).toEqual([]);
   });
 
@@ -287,7 +294,7 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     expect(announce.events).toEqual([{ type: 'Warning', reason: Reason.Recreating, message: said?.message }]);
     expect(announce.status?.scheduled).toBe(record);
     // The next pass sees the announcement on the VM: the machine goes.
-    const next = decideVirtualMachine(observed({ ...vm, status: announce.status }, running(live), providers), NOW);
+    const next = decideVirtualMachine(observed(afterWrite(vm, announce), running(live), providers), NOW);
     expect(next.deleteInfra).toEqual([live]);
     expect(next.events.filter((e) => e.reason === Reason.Recreating)).toEqual([]);
     expect(next.takesRecreate).toBeUndefined();
@@ -298,7 +305,7 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const { vm, machine } = placed(aPolicyVm('manual', { [Annotation.migrate]: 'true' }));
     const announce = decideVirtualMachine(observed(vm, running(machine), [vcenterB]), NOW);
     expect(condition(announce, ConditionType.PlacementValid)?.message).toMatch(/\(migrationPolicy manual, banlieue\.io\/migrate=true\)$/);
-    const next = decideVirtualMachine(observed({ ...vm, status: announce.status }, running(machine), [vcenterB]), NOW);
+    const next = decideVirtualMachine(observed(afterWrite(vm, announce), running(machine), [vcenterB]), NOW);
     expect(next.deleteInfra).toEqual([machine]);
   });
 
@@ -370,6 +377,6 @@ describe('a running VirtualMachine whose placement is impossible', () => {
     const message = `the VirtualMachine controls VSphereMachine web-1 on ${HOME} and also ProxmoxMachine web-1: delete the one that is not wanted (its VM is deleted with it)`;
     expect(condition(plan, ConditionType.PlacementValid)).toMatchObject({ status: 'False', reason: Reason.SeveralMachines, message });
     expect(plan.events).toEqual([{ type: 'Warning', reason: Reason.SeveralMachines, message }]);
-    expect(decideVirtualMachine(observed({ ...vm, status: plan.status }, infra), NOW).events).toEqual([]);
+    expect(decideVirtualMachine(observed(afterWrite(vm, plan), infra), NOW).events).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { renderedSecretConflict, toUserDataSecret, type InfraState, type LiveSec
 import { vmImage } from '../../../support/backend-samples.js';
 import { provider, readyRow, vmClass } from '../../scheduler/fixtures.js';
 import { aVm, VM_UID } from './fixtures.js';
+import { withOverrides, type Overrides } from '../../../support/overrides.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 // No placeholder: what rendering does is user-data.test.ts's subject.
@@ -49,8 +50,11 @@ function observed(change: Partial<VmObserved> = {}): VmObserved {
   };
 }
 
-function secret(change: Partial<LiveSecret> = {}): LiveSecret {
-  return { metadata: { name: 'web-1-user-data', uid: 'secret-uid', ownerReferences: [ours] }, type: SecretType.userData, value: RENDERED, ...change };
+function secret(change: Overrides<LiveSecret> = {}): LiveSecret {
+  return withOverrides(
+    { metadata: { name: 'web-1-user-data', uid: 'secret-uid', ownerReferences: [ours] }, type: SecretType.userData, value: RENDERED },
+    change,
+  );
 }
 
 function machine(kind: string, ownerReferences: OwnerReference[], extra: Partial<InfraMachine['metadata']> = {}): InfraMachine {
@@ -104,7 +108,7 @@ describe('VirtualMachine rendered user-data Secret', () => {
       'its type is kubernetes.io/tls, not banlieue.io/user-data',
     ],
     ['an Opaque Secret the VM controls (an earlier banlieue)', secret({ type: 'Opaque' }), 'its type is Opaque, not banlieue.io/user-data'],
-    ['a Secret of unset type', secret({ type: undefined } as Partial<LiveSecret>), 'its type is Opaque'],
+    ['a Secret of unset type', secret({ type: undefined }), 'its type is Opaque'],
     ['a banlieue Secret with no controller', secret({ metadata: { name: 'web-1-user-data', uid: 'x' } }), 'it has no controller'],
     [
       'a banlieue Secret the VM only owns, not controls',

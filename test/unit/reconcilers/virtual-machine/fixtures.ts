@@ -6,14 +6,16 @@ import type { VMClass } from '../../../../infra/api/banlieue.io/v1alpha1/vm-clas
 import type { VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { Placement } from '../../../../controller/reconcilers/virtual-machine/placement.js';
 import { BACKEND_SAMPLES, vmImage } from '../../../support/backend-samples.js';
+import { withOverrides, type Overrides } from '../../../support/overrides.js';
 
 export const VM_UID = '0f8b5a4e-7f3c-4d2e-9a61-3c2b1d0e9f87';
 
-export function aVm(spec: Partial<VirtualMachine['spec']> = {}, metadata: Partial<VirtualMachine['metadata']> = {}): VirtualMachine {
+/** A VirtualMachine web-1 in team-a; `metadata` given `undefined` for a key leaves it out. */
+export function aVm(spec: Partial<VirtualMachine['spec']> = {}, metadata: Overrides<VirtualMachine['metadata']> = {}): VirtualMachine {
   return {
     apiVersion: 'banlieue.io/v1alpha1',
     kind: 'VirtualMachine',
-    metadata: { name: 'web-1', namespace: 'team-a', uid: VM_UID, labels: { app: 'web' }, ...metadata },
+    metadata: withOverrides({ name: 'web-1', namespace: 'team-a', uid: VM_UID, labels: { app: 'web' } }, metadata),
     spec: { classRef: { name: 'small' }, imageRef: { name: 'ubuntu-24.04' }, ...spec },
   };
 }

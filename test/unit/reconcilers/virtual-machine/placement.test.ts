@@ -43,7 +43,8 @@ describe('where a VM runs', () => {
 
   it('reads a Provider or failure domain another writer removed as empty, so that it matches no placement', () => {
     const machine = machineAt(aPlacement('vsphere', { disks: 1 }));
-    const stripped = { ...machine, spec: { ...machine.spec, providerRef: undefined, failureDomain: undefined } } as InfraMachine;
+    const { providerRef: _provider, failureDomain: _domain, ...unplaced } = machine.spec;
+    const stripped = { ...machine, spec: unplaced };
     expect(runningPlacement(stripped, BUILT_IN_BACKENDS)).toEqual({ providerClass: 'vsphere', providerName: '', failureDomain: '' });
   });
 
@@ -135,18 +136,21 @@ describe('the record of where a VM runs', () => {
     resolvedNetworks: placed.resolvedNetworks,
   };
   const record = toScheduledPlacement(placed, MADE);
+  const { scheduledAt, resolvedStorage, resolvedNetworks } = record;
+  if (scheduledAt === undefined || !resolvedStorage || !resolvedNetworks)
+    throw new Error('toScheduledPlacement made a record without its time or class targets');
 
   it.each<[string, ScheduledPlacement | undefined, boolean]>([
     ['says what the machine says', record, true],
     [
       'says so with keys in another order (as the API server returns them)',
       {
-        scheduledAt: record.scheduledAt,
+        scheduledAt,
         failureDomain: 'fd-1',
         providerName: 'vsphere-a',
         providerClass: 'vsphere',
-        resolvedNetworks: record.resolvedNetworks,
-        resolvedStorage: record.resolvedStorage,
+        resolvedNetworks,
+        resolvedStorage,
       },
       true,
     ],

@@ -57,6 +57,7 @@ describe('a VirtualMachine whose infrastructure machine refused its spec', () =>
 
   it('decides the very status it reported when the refusal comes back on a later pass', () => {
     const first = decideSpecNotApplied(applied, { status: planned }, refused, NOW).status;
+    if (!first) throw new Error('decideSpecNotApplied decided no status for a refused spec');
     const reported = { ...vm, status: first };
     // decide plans Ready True again from the reported status (new transition time), and the write is refused again.
     const replanned = {
