@@ -80,7 +80,7 @@ async function identify<Spec, Vm>(
     const creation = await steps.create(request, options);
     if (creation.state === 'Started') return { state: 'InProgress', taskRef: creation.taskRef, message: creation.message, actions: ['CreateStarted'] };
     ended = creation;
-    found = await steps.find(request, look(ended));
+    found = 'made' in creation ? creation.made : await steps.find(request, look(ended));
     if (!found) throw missingAfter(ended, request.uuid);
   }
   const vm = own(request, found);

@@ -61,8 +61,17 @@ export interface Look {
   readonly provisioned: boolean;
 }
 
-/** What starting a creation did: a task started (remembered in status.taskRef), or a VM there already, to be found again by UUID. */
-export type Creation = { readonly state: 'Started'; readonly taskRef: string; readonly message: string } | EndedTask;
+/**
+ * A VM this pass made from a definition it wrote, UUID and mark included (a libvirt domain
+ * defined from its XML): what it made is known without reading it back. The recipe checks its
+ * marks like any other VM's.
+ */
+export interface Made<Vm> extends EndedTask {
+  readonly made: Found<Vm>;
+}
+
+/** What starting a creation did: a task started (remembered in status.taskRef), a VM there already, to be found again by UUID, or one made within the pass. */
+export type Creation<Vm = never> = { readonly state: 'Started'; readonly taskRef: string; readonly message: string } | EndedTask | Made<Vm>;
 
 /** What a pass saw of an owned VM: at least its power state, which orders the steps. */
 export interface Observed {
@@ -102,7 +111,7 @@ export interface IdentitySteps<Spec, Vm> {
   /** The VM with the machine's UUID and its marks, or undefined when none has it. */
   readonly find: (request: MachineRequest<Spec>, look: Look) => Promise<Found<Vm> | undefined>;
   /** Starts the VM's creation, with the UUID and mark; a long task is started, never awaited. */
-  readonly create: (request: MachineRequest<Spec>, options: EnsureOptions) => Promise<Creation>;
+  readonly create: (request: MachineRequest<Spec>, options: EnsureOptions) => Promise<Creation<Vm>>;
 }
 
 /** Converging an owned VM, in the order the recipe decides (decide.ts `planSteps`). */

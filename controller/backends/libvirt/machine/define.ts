@@ -5,7 +5,8 @@
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import type { MachineRequest } from '../../backend.js';
 import { toSeedImage } from '../../cloud-init/nocloud-seed.js';
-import type { EndedTask } from '../../kit/machine/steps.js';
+import type { Made } from '../../kit/machine/steps.js';
+import type { Domain } from '../client/handles.js';
 import { ownerMark } from '../../ownership.js';
 import type { Logger } from '../../../runtime/log.js';
 import type { LibvirtClient } from '../client/libvirt-client.js';
@@ -15,8 +16,8 @@ import { consoleLogPath, toDomainXml } from './domain-xml.js';
 import { macOf } from './mac-address.js';
 import { ensureDisks, imageFacts, lookupPool, parseVolumeRef, writeSeed } from './volumes.js';
 
-/** Volumes, seed, definition; the domain is found again by UUID and mark like any other. */
-export async function defineDomain(client: LibvirtClient, request: MachineRequest<LibvirtMachineSpec>, log: Logger): Promise<EndedTask> {
+/** Volumes, seed, definition; the domain made, with the mark its definition carries. */
+export async function defineDomain(client: LibvirtClient, request: MachineRequest<LibvirtMachineSpec>, log: Logger): Promise<Made<Domain>> {
   const { spec, uuid } = request;
   const name = spec.domainName ?? defaultDomainName(request.namespace, request.name);
   const pool = await lookupPool(client, spec.pool);
@@ -38,11 +39,12 @@ export async function defineDomain(client: LibvirtClient, request: MachineReques
     if (tolerated) log.info({ uuid }, 'The test driver takes no volume uploads: the seed volume stays empty');
     return tolerated;
   });
+  const owner = ownerMark(request.owner);
   const xml = toDomainXml({
     type: (request.raw[RawKey.DomainType] as DomainType | undefined) ?? 'kvm',
     name,
     uuid,
-    owner: ownerMark(request.owner),
+    owner,
     vcpus: spec.vcpus,
     memoryMiB: spec.memoryMiB,
     firmware: spec.firmware ?? 'bios',
@@ -56,5 +58,12 @@ export async function defineDomain(client: LibvirtClient, request: MachineReques
   log.info({ uuid, domain: name }, 'Defining the domain');
   const domain = await client.domains.define(xml);
   log.info({ uuid, domain: name }, 'Defined the domain');
-  return { state: 'Ended', task: `the definition of domain ${domain.name}`, target: domain.name, creates: true, actions: ['Created', 'GuestDataWritten'] };
+  return {
+    state: 'Ended',
+    task: `the definition of domain ${domain.name}`,
+    target: domain.name,
+    creates: true,
+    actions: ['Created', 'GuestDataWritten'],
+    made: { ref: domain.name, vm: domain, marks: { owner, releasedFrom: undefined } },
+  };
 }

@@ -33,10 +33,17 @@ interface MachineMemory {
   readonly addressSource: Map<string, AddressSourceName>;
 }
 
+/** The domain's size as virDomainGetInfo reports it, read with its state. */
+interface Size {
+  readonly vcpus: number;
+  readonly maxMemoryKiB: number;
+}
+
 /** What the pass saw of the domain; `shutdownNote` says how long a shutdown asked for still has. */
 interface Seen {
   readonly power: PowerState;
   readonly observed: ObservedPower;
+  readonly size: Size;
   readonly shutdownNote?: string;
 }
 
@@ -49,7 +56,7 @@ function libvirtSteps(client: LibvirtClient, memory: MachineMemory): MachineStep
   return {
     find: (request) => find(client, request.uuid),
     create: (request, options) => defineDomain(client, request, options.log),
-    observe: async (domain) => seenOf(await observePower(client, domain)),
+    observe: (domain) => observe(client, domain),
     resize: (domain, seen, pass) => convergeHardware(client, domain, seen, pass.request.spec),
     power: (domain, seen, pass) => convergePower(client, memory, domain, seen, pass),
     report: async (domain, seen, { request }) => {
@@ -94,15 +101,12 @@ async function find(client: LibvirtClient, uuid: string): Promise<Found<Domain> 
   }
 }
 
-async function observePower(client: LibvirtClient, domain: Domain): Promise<ObservedPower> {
-  const { state } = await client.domains.state(domain);
-  // Only a shut-off domain may hold a managed save image (a suspend).
+/** State and size in one call (virDomainGetInfo), and whether a shut-off domain holds a managed save image (a suspend). */
+async function observe(client: LibvirtClient, domain: Domain): Promise<Seen> {
+  const { state, vcpus, maxMemoryKiB } = await client.domains.info(domain);
   const managedSave = state === DomainState.Shutoff ? await client.domains.hasManagedSaveImage(domain) : false;
-  return { state, managedSave };
-}
-
-function seenOf(observed: ObservedPower): Seen {
-  return { power: toPowerState(observed), observed };
+  const observed = { state, managedSave };
+  return { power: toPowerState(observed), observed, size: { vcpus, maxMemoryKiB } };
 }
 
 /**
@@ -121,13 +125,14 @@ async function convergePower(
   if (desired !== 'PoweredOff') memory.shutdownSince.delete(uuid);
   const step = decidePowerStep(seen.observed, desired, memory.shutdownSince.get(uuid), Date.now());
   const actions: MachineAction[] = [];
-  let observed = seen.observed;
+  let now = seen;
   if (step !== 'none') {
     const done = await applyPowerStep(client, domain, step, options.log);
     if (step === 'shutdown') memory.shutdownSince.set(uuid, Date.now());
     if (done) actions.push(done);
-    observed = await observePower(client, domain);
+    now = await observe(client, domain);
   }
+  const { observed } = now;
   const since = memory.shutdownSince.get(uuid);
   if (since !== undefined && !isActive(observed.state)) {
     // The guest shut down (or was destroyed): the request is over.
@@ -138,7 +143,7 @@ async function convergePower(
   const shutdownNote = waiting
     ? `the guest was asked to shut down; the domain is destroyed if it still runs ${Math.round((since + SHUTDOWN_GRACE_MS - Date.now()) / 1000)} s from now`
     : undefined;
-  return { state: 'Done', seen: { ...seenOf(observed), ...(shutdownNote ? { shutdownNote } : {}) }, actions };
+  return { state: 'Done', seen: { ...now, ...(shutdownNote ? { shutdownNote } : {}) }, actions };
 }
 
 /** Runs the step; the action to report, if it completed one. A race (someone else changed the state first) is left to the next read. */
@@ -179,7 +184,7 @@ async function applyPowerStep(client: LibvirtClient, domain: Domain, step: Exclu
  * domain keeps its size until it is off, and pending says so.
  */
 async function convergeHardware(client: LibvirtClient, domain: Owned<Domain>, seen: Seen, spec: LibvirtMachineSpec): Promise<Step<Seen>> {
-  const info = await client.domains.info(domain);
+  const info = seen.size;
   const memoryKiB = spec.memoryMiB * 1024;
   const cpusDiffer = info.vcpus !== spec.vcpus;
   const memoryDiffers = info.maxMemoryKiB !== memoryKiB;

@@ -148,6 +148,33 @@ describe('the machine recipe on its own VM', () => {
     expect(calls).toEqual(['create']);
   });
 
+  it.each<[string, VmMarks, 'Present' | 'NotOwned']>([
+    ['its own mark', OURS, 'Present'],
+    ["another machine's mark", { owner: 'TestMachine/ns/web-2', releasedFrom: undefined }, 'NotOwned'],
+  ])('takes a VM made within the pass as made, without finding it again, and checks its marks (%s)', async (_case, marks, outcome) => {
+    const { steps, calls } = recorded({});
+    const made = { ref: 'vm-1', vm: { id: 'vm-1' }, marks };
+    const withMade: typeof steps = {
+      ...steps,
+      find: () => {
+        calls.push('find');
+        return Promise.resolve(undefined);
+      },
+      create: () => {
+        calls.push('create');
+        return Promise.resolve({ state: 'Ended', task: 'the definition of vm-1', creates: true, actions: ['Created'], made });
+      },
+    };
+    const result = await thrown(() => converge(withMade, request(), FIRST_PASS));
+    if (outcome === 'NotOwned') {
+      expect(isBackendError(result, 'NotOwned')).toBe(true);
+      expect(calls).toEqual(['find', 'create']);
+    } else {
+      expect(result).toMatchObject({ state: 'Present', observation: { actions: ['Created'] } });
+      expect(calls).toEqual(['find', 'create', 'observe', 'writeGuestData', 'power', 'report']);
+    }
+  });
+
   it('fails a creating task after which no VM has the UUID (TaskFailed), creating nothing', async () => {
     const { steps, calls } = recorded({ task: ANOTHER_VMS_TASK });
     expect(isBackendError(await thrown(() => converge(steps, request('task-9'), FIRST_PASS)), 'TaskFailed')).toBe(true);
