@@ -131,8 +131,11 @@ esac
 exit 0
 `;
 
+// The console stays open (init holds it), so closing it after the echo does not wait for the
+// UART to send the line: the pause lets it drain before the power goes.
 const POWER_BUTTON_SCRIPT = `#!/bin/sh
 echo "${PREFIX}state=power-button" > /dev/ttyS0
 sync
+sleep 2
 poweroff -f
 `;
