@@ -1,9 +1,12 @@
 // Backend clients shared by the passes of one provider role: one per connection (endpoint,
 // credentials, CA), so a Provider's discovery, image rows and machines share one login and
 // its kept-alive connections instead of one per pass (vCenter caps sessions per user and logs
-// every login). A rotated Secret or CA is a new key: the next pass opens a client with it and
-// the old one (same endpoint and identity) is closed once its last user is done, as is a
-// client unused for `idleMs`.
+// every login). A rotated Secret or CA is a new key: the next pass opens a client with it and,
+// once that client is open (its login accepted), the old one (same endpoint and identity) is
+// closed once its last user is done, as is a client unused for `idleMs`. A connection whose
+// opening fails closes nothing: a tenant's Provider naming an admin's endpoint and user with a
+// wrong password never logs the admin's session out. The pool keeps hashes, never credentials
+// or identities in the clear.
 import { createHash } from 'node:crypto';
 import type { Connection } from '../backend.js';
 import { currentSignal, untilAborted, withoutSignal } from '../cancellation.js';
@@ -16,7 +19,10 @@ export interface SessionPoolOptions<Client> {
   readonly open: (connection: Connection) => Promise<Client> | Client;
   /** Logs the client out and closes its connections; failures are ignored. */
   readonly close: (client: Client) => Promise<void> | void;
-  /** Who the connection is on its endpoint (endpoint and user): another key with the same identity is a rotation. @default the endpoint */
+  /**
+   * Who the connection is on its endpoint (endpoint and user): another key with the same identity, once
+   * its client opened, is a rotation. @default the endpoint
+   */
   readonly identity?: (connection: Connection) => string;
   /** A pass that failed so drops the client: the next one opens a fresh one (refused credentials, a dead endpoint). @default never */
   readonly dropOn?: (error: unknown) => boolean;
@@ -82,13 +88,24 @@ export class SessionPool<Client> {
       const opened = this.options.open(connection);
       return opened instanceof Promise ? opened : Promise.resolve(opened);
     });
-    const identity = this.options.identity?.(connection) ?? connection.endpoint;
-    for (const other of [...this.entries.values()]) if (other.identity === identity) void this.drop(other);
+    const identity = hashOf(this.options.identity?.(connection) ?? connection.endpoint);
     const entry: Entry<Client> = { key, identity, client, users: 0, lastUsed: Date.now(), dropped: false };
     this.entries.set(key, entry);
-    client.catch(() => void this.drop(entry));
+    client.then(
+      () => this.rotatedTo(entry),
+      () => void this.drop(entry),
+    );
     this.startSweeper();
     return entry;
+  }
+
+  /**
+   * `entry`'s client opened: the other clients of its identity are the rotated-away ones. Only now,
+   * so that credentials that cannot log in (a wrong password, a tenant's guess) close nobody's.
+   */
+  private rotatedTo(entry: Entry<Client>): void {
+    if (entry.dropped) return;
+    for (const other of [...this.entries.values()]) if (other !== entry && other.identity === entry.identity) void this.drop(other);
   }
 
   /** Out of the pool; closed now, or by its last user (see use). */
@@ -129,6 +146,9 @@ export class SessionPool<Client> {
 /** A hash, so the map holds no secret. */
 function keyOf(connection: Connection): string {
   const credentials = Object.entries(connection.credentials).sort(([a], [b]) => a.localeCompare(b));
-  const material = JSON.stringify([connection.endpoint, credentials, connection.caPem ?? '', connection.insecureSkipTLSVerify]);
+  return hashOf(JSON.stringify([connection.endpoint, credentials, connection.caPem ?? '', connection.insecureSkipTLSVerify]));
+}
+
+function hashOf(material: string): string {
   return createHash('sha256').update(material).digest('hex');
 }

@@ -1,5 +1,5 @@
 // The session pool against a real vcsim: passes share one login, a wrong
-// password is not kept, idle sessions and shutdown log out (vcsim's
+// password is not kept and logs no other session out, idle sessions and shutdown log out (vcsim's
 // SessionManager.sessionList shows what the server holds).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../../controller/backends/backend.js';
@@ -82,6 +82,20 @@ describe('vSphere session pool', () => {
     expect(await pool.use(connection, async (client) => client.about.apiType)).toBe('VirtualCenter');
     expect(pool.size).toBe(1);
     await pool.closeAll();
+  });
+
+  it("keeps the session of an admin's credentials when a tenant's Provider names the same endpoint and user with a wrong password", async () => {
+    const pool = vsphereSessions();
+    try {
+      const admin = await pool.use(connection, async (client) => client.session.key);
+      // A tenant's Provider: the admin's endpoint and username, a password guessed wrong, one pass after another.
+      const guessed = { ...connection, credentials: { username: sim.username, password: 'guessed' } };
+      for (let pass = 0; pass < 3; pass++) await expect(pool.use(guessed, async () => 'unreached')).rejects.toMatchObject({ kind: 'Unauthorized' });
+      expect(await pool.use(connection, async (client) => client.session.key), "the admin's passes go on in the session they had").toBe(admin);
+      expect(await serverSessionKeys(), 'vcsim holds that one session, never logged out').toEqual([admin]);
+    } finally {
+      await pool.closeAll();
+    }
   });
 
   it('logs a rotated-away session out when the credentials change', async () => {
