@@ -1,4 +1,4 @@
-// User-data is bytes, handed to the guest as it was given (issue 15). cloud-init
+// User-data is bytes, handed to the guest as it was given. cloud-init
 // takes gzip-compressed user-data (it gunzips what starts with the gzip magic
 // 1f 8b; bootstrap providers compress to fit size limits), and a Secret may hold
 // any bytes: decoding them as UTF-8 would replace every invalid byte by U+FFFD

@@ -12,7 +12,7 @@ export type ProviderScope = string | undefined;
 export interface ScopedMachine {
   readonly metadata: { readonly namespace?: string };
   readonly spec: { readonly providerRef?: { readonly name: string }; readonly failureDomain?: string };
-  /** Where its VM was created: that Provider's role serves it for good (issue 15). */
+  /** Where its VM was created: that Provider's role serves it for good. */
   readonly status?: { readonly placement?: { readonly provider: string } };
 }
 

@@ -1,7 +1,7 @@
-// One bound for every free text the controllers write into the API server
-// (issue 15, point 3): a message built from user input (a 100 KB value, an API
-// error quoting it back) must never make the write it is part of fail, or a
-// status write is refused and the object says nothing at all.
+// One bound for every free text the controllers write into the API server. A
+// message built from user input (a 100 KB value, an API error quoting it back)
+// must never make the write it is part of fail: a refused status write would
+// leave the object saying nothing at all.
 
 /**
  * Longest condition message written, in UTF-8 bytes: CAPI v1beta2's own bound

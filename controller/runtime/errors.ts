@@ -32,9 +32,9 @@ export function waiting(afterMs: number): ReconcileResult {
 
 /**
  * Work the pass started and must look at again (a backend task) after
- * `afterMs`: unlike `waiting`, a backoff from earlier failures holds, or a task
- * the backend fails every time would be started anew at the first delay
- * (issue 15, the hostile corpus: a refused clone every 10 s).
+ * `afterMs`: unlike `waiting`, a backoff from earlier failures holds. Otherwise
+ * a task that the backend fails every time (a refused clone) would be started
+ * anew at the first delay, every few seconds.
  */
 export function inProgress(afterMs: number): ReconcileResult {
   return { requeueAfterMs: afterMs, inProgress: true };
@@ -45,7 +45,7 @@ export function inProgress(afterMs: number): ReconcileResult {
  * nothing, a name it does not take): its condition says why. Not an error,
  * not logged as one, but retried like one: after `firstMs`, then ever later up
  * to the queue's longest retry delay (minutes), and at once when the object
- * itself changes (issue 15: a refused machine re-polled every 12 s forever).
+ * itself changes; never at a fixed short interval.
  */
 export function blocked(firstMs: number): ReconcileResult {
   return { blockedRetryMs: firstMs };

@@ -1,11 +1,11 @@
 // The one server-side-apply helper. Every writer applies with its own field
 // manager (DESIGN §3), so ownership of each field is visible in managedFields.
 //
-// Objects a controller writes into a user's namespace are never taken over
-// (issue 10, "No Secret takeover"): `create` makes one only where nothing of
-// that name exists, and `update` changes only the very object (by uid) the
-// caller has checked is its own, without force, so a field another writer set
-// comes back as a conflict for the caller to report.
+// Objects a controller writes into a user's namespace are never taken over:
+// `create` makes one only where nothing of that name exists, and `update`
+// changes only the very object (by uid) the caller has checked is its own,
+// without force, so a field another writer set comes back as a conflict for
+// the caller to report.
 import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
 import { TransientError } from './errors.js';
 

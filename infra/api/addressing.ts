@@ -9,7 +9,7 @@ const Nameservers = Type.Array(IpAddress('A DNS server address.'), {
 const Prefix = Type.Integer({ description: 'Prefix length of the address (e.g. 24).', minimum: 0, maximum: 128 });
 const Domain = DnsSubdomain('DNS search domain (a DNS-1123 subdomain, e.g. lab.example.com); also the domain of ${FQDN} in user-data.');
 
-// Values that parse but cannot work (issue 15, point 6), refused where a static
+// Values that parse but cannot work, refused where a static
 // address is written. Each rule holds when a field is no address at all: the
 // field's own rule reports that, and ip() would fail on it.
 const ADDRESS_NOT_IP = '!isIP(self.address)';
@@ -93,7 +93,7 @@ export const ClassIpam = Type.Object(
 );
 
 export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
-/** MAC_ADDRESS_PATTERN with the group bit (low bit of the first octet) clear (issue 15); a pattern, which costs no CEL budget. */
+/** MAC_ADDRESS_PATTERN with the group bit (low bit of the first octet) clear; a pattern, which costs no CEL budget. */
 const UNICAST_MAC_ADDRESS_PATTERN = '^[0-9a-fA-F][02468aAcCeE](:[0-9a-fA-F]{2}){5}$';
 
 export function MacAddress(): ReturnType<typeof Type.String> {

@@ -59,7 +59,7 @@ export const Annotation = {
 /**
  * Secret types banlieue writes. A Secret's type is immutable, so it marks what
  * the controller made (with its controller ownerReference) more firmly than a
- * label: the controller updates a Secret only when it carries both (issue 10).
+ * label: the controller updates a Secret only when it carries both.
  */
 export const SecretType = {
   /** The rendered user-data of a VirtualMachine, `<vm>-user-data`, key `value`. */

@@ -1,6 +1,6 @@
 // The name a LibvirtMachine's domain gets when its spec names none:
 // <namespace>-<name>. Kubernetes names run to 253 characters and namespaces
-// to 63, beyond what libvirt can name files after (issue 15): a longer one
+// to 63, beyond what libvirt can name files after: a longer one
 // is cut and ended by a hash of the whole, so it stays the same on every
 // pass and two machines cut alike still get two names. The domain is found
 // by its UUID, never by this name.

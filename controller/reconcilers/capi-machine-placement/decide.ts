@@ -1,7 +1,7 @@
 // Failure domains for CAPI-owned machines that have none. CAPI spreads
 // control-plane Machines over failure domains, but a MachineDeployment's
 // Machines get none; banlieue places each such infrastructure machine in the
-// least-used failure domain of its cluster (CAPMVM #151 picks one at random).
+// least-used failure domain of its cluster (CAPMVM picks one at random).
 import type { ClusterFailureDomain } from '../../../infra/api/machine-fields.js';
 import { compareText } from '../../scheduler/compare-text.js';
 import { PROVIDER_ATTRIBUTE } from '../infra-cluster/decide.js';

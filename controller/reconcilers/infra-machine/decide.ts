@@ -33,7 +33,7 @@ export type PassOutcome =
   | { readonly kind: 'blocked'; readonly reason: Reason; readonly message: string; readonly taskEnded?: boolean }
   /**
    * The backend is about to be asked to create the VM: where is recorded first (status.placement),
-   * so that no later pass, and no deletion, looks for it anywhere else (issue 15).
+   * so that no later pass, and no deletion, looks for it anywhere else.
    */
   | { readonly kind: 'placing'; readonly placement: MachinePlacementRecord }
   /** A backend task runs (creating the VM, or a power-off: `reason`, default Provisioning); it is remembered in status.taskRef. */
@@ -84,7 +84,7 @@ export function isProvisioned(machine: { readonly status?: InfraMachineStatus })
  * Whether a backend may hold a VM of this machine: its creation was recorded (status.placement,
  * written before any create), a create task was remembered, or it was provisioned (by a version
  * that kept no record). Otherwise provably nothing was created, and a deletion that cannot
- * reach a backend has nothing to wait for (issue 15, point 5).
+ * reach a backend has nothing to wait for.
  */
 export function mayHaveCreated(machine: { readonly status?: InfraMachineStatus }): boolean {
   const status = machine.status;

@@ -1,4 +1,4 @@
-// Fixed MAC addresses, one machine each per backend endpoint (issue 15): two
+// Fixed MAC addresses, one machine each per backend endpoint: two
 // VMs with one MAC on one network lose packets to each other. A machine's
 // spec names its MACs; before its VM is created they are checked against the
 // machines of the same kind whose Providers name the same endpoint, by the

@@ -1,7 +1,7 @@
 // The rendered user-data of a machine: spec.userDataSecretRef, else the
 // owning CAPI Machine's bootstrap Secret (key `value`, CAPI bootstrap
 // contract). Secrets are read by name only; the value never reaches logs,
-// Events or status. The value is bytes, never decoded (gzip user-data, issue 15).
+// Events or status. The value is bytes, never decoded (it may be gzip).
 import { Reason } from '../../../infra/api/conditions.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import { readBinaryData } from '../../runtime/object-data.js';

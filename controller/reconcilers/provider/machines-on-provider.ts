@@ -1,6 +1,6 @@
 // Which machines keep a Provider from going away (pure): the ones that may have
 // a VM on it, so that deleting a Provider never strands VMs nothing can reach
-// any more (issue 15, docs/adr/0019-machines-stay-where-created.md).
+// any more (docs/adr/0019-machines-stay-where-created.md).
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { mayHaveCreated } from '../infra-machine/decide.js';

@@ -1,9 +1,10 @@
 // The addressing of each class interface for one VM: static when the VM sets an
 // address in spec.networkOverrides (gateway, nameservers and domain falling back
 // to the class interface ipam), DHCP otherwise. A class interface in static mode
-// without a per-VM address cannot work, nor can one in dhcp mode with one, nor can a name or domain that is no
-// interface or DNS name: the schema refuses those (issue 10), but an object
-// stored before it did is reported here instead of reaching the guest.
+// without a per-VM address cannot work, nor can one in dhcp mode with one, nor
+// can a name or domain that is no interface or DNS name. The schema refuses
+// those, but an object stored before it did is reported here instead of
+// reaching the guest.
 import { BlockList, isIP } from 'node:net';
 import { isDnsName, isInterfaceId } from '../../../infra/api/names.js';
 import { type Ipam, type StaticAddress } from '../../../infra/api/addressing.js';
@@ -31,7 +32,7 @@ export function computeNicAddressing(vm: VirtualMachine, vmClass: VMClass): NicA
   const ipams: (Ipam | undefined)[] = [];
   for (const nic of interfaces) {
     const override = overrides.find((o) => o.name === nic.name);
-    // The class says this interface takes its address from DHCP: a per-VM address would silently override it (issue 15).
+    // The class says this interface takes its address from DHCP: a per-VM address would silently override it.
     if (override && nic.ipam?.mode === 'dhcp') {
       return { ok: false, message: `spec.networkOverrides sets a static address for interface "${nic.name}", whose class ipam mode is dhcp` };
     }
@@ -84,7 +85,7 @@ export function effectiveStaticAddress(override: NetworkOverride, nic: ClassInte
  * Why the gateway of `address` cannot be reached from it, if it cannot: of the
  * other IP family, or outside address/prefix (an IPv6 link-local router is
  * fine). Checked here, not only in the schema: the gateway may come from the
- * class (issue 15), and the CEL cost budget does not allow a subnet check.
+ * class, and the CEL cost budget does not allow a subnet check.
  */
 export function gatewayOutsideSubnet(address: StaticAddress): string | undefined {
   const gateway = address.gateway;

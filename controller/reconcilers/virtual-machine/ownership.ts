@@ -1,9 +1,9 @@
-// What in the VM's namespace is the VM's (issue 10, "No Secret takeover"): an
-// object of the VM's name that it does not control (an infrastructure machine
-// of another owner, a Secret `<vm>-user-data` that is not its rendered
-// user-data) is reported and left alone, never written, deleted or referred
-// to. Pure: decide.ts judges what it observed with these, reconciler.ts
-// judges an object found in its place on create the same way.
+// What in the VM's namespace is the VM's, so that no Secret or machine is ever
+// taken over: an object of the VM's name that it does not control (an
+// infrastructure machine of another owner, a Secret `<vm>-user-data` that is
+// not its rendered user-data) is reported and left alone, never written,
+// deleted or referred to. Pure: decide.ts judges what it observed with these,
+// reconciler.ts judges an object found in its place on create the same way.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import { boundedName, LABEL_VALUE_MAX, OBJECT_NAME_MAX, sha256Hex } from '../../../infra/api/bounded-name.js';
@@ -46,7 +46,7 @@ export interface WriteConflict {
   readonly message: string;
 }
 
-/** A create admission refused: reported on the VM, not only logged (issue 15, point 3). */
+/** A create admission refused: reported on the VM, not only logged. */
 export function createRefused(object: { readonly kind: string; readonly metadata: { readonly name?: string } }, apiMessage: string): WriteConflict {
   return { reason: Reason.CreateRefused, message: `${object.kind} ${object.metadata.name ?? ''} could not be created: ${apiMessage}` };
 }
@@ -61,10 +61,9 @@ export const userDataSecretName = (vm: VirtualMachine): string => boundedName(`$
 
 /**
  * The value of Label.ownedBy for the VM named `name`: the name itself when it
- * fits a label value; a name up to 253 characters does not (issue 15: the
- * infra machine's create was refused and the VM never said why), so a longer
- * one becomes its start and a hash of the whole. The ownerReference carries
- * the full name.
+ * fits a label value. A name may run to 253 characters, which no label value
+ * takes (the infra machine's create would be refused), so a longer one becomes
+ * its start and a hash of the whole. The ownerReference carries the full name.
  */
 export const ownedByLabelValue = (name: string): string => boundedName(name, LABEL_VALUE_MAX, sha256Hex(10));
 

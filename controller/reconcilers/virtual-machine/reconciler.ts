@@ -3,7 +3,7 @@
 // API writes at all. Objects written into the VM's namespace (its infra
 // machine, its rendered user-data Secret) are created only where nothing of
 // their name exists and updated only while they are the VM's, never by a
-// forced apply (issue 10): anything else becomes a condition. A plan's
+// forced apply: anything else becomes a condition. A plan's
 // Events are recorded before its writes, so the one announcing a recreate
 // (placement drift) exists before the machine is deleted.
 //

@@ -1,7 +1,7 @@
-// A VirtualMachine whose infrastructure machine refused the spec it now maps to (issue 15,
-// point 2): e.g. a new imageRef gives a VSphereMachine a new template, which admission refuses
-// once the VM was cloned (infra/api/.../fixed-once-created.ts). The VM runs on as it was; its
-// status must not pretend otherwise: Ready=False with SpecNotApplied naming the field, and
+// A VirtualMachine whose infrastructure machine refused the spec it now maps to: e.g. a new
+// imageRef gives a VSphereMachine a new template, which admission refuses once the VM was
+// cloned (infra/api/.../fixed-once-created.ts). The VM runs on as it was, and its status must
+// not pretend otherwise: Ready=False with SpecNotApplied naming the field, and
 // observedGeneration left where it was, not claiming the new generation is applied.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';

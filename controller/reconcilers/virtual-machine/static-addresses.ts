@@ -41,7 +41,7 @@ export function findDuplicateAddress(vm: VirtualMachine, vmClass: VMClass, sibli
   };
 }
 
-/** Whether two spellings name one address: compared in canonical form (issue 15: `2001:db8::10`, `2001:DB8:0::10` and the zeros written out are one). */
+/** Whether two spellings name one address: compared in canonical form (`2001:db8::10`, `2001:DB8:0::10` and the zeros written out are one). */
 const sameAddress = (a: string, b: string): boolean => canonicalAddress(a) === canonicalAddress(b);
 
 /**

@@ -57,8 +57,8 @@ export function mirrorInfraStatus(infra: InfraMachineRead | undefined, expected?
  * A provisioning machine's status moves through several steps within seconds
  * (created, configured, powered on, an address), and the VM mirrors each: one
  * VM status write per step. Steps that settle nothing are folded into one VM
- * pass this long after the first (issue 9: a 50-VM burst made ~4.6 VM status
- * writes per VM on a saturated apiserver).
+ * pass this long after the first, so a burst of new VMs does not multiply the
+ * status writes an already saturated API server must take.
  */
 export const MIRROR_COALESCE_MS = 1_000;
 

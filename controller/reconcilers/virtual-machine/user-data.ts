@@ -2,7 +2,7 @@
 // below are replaced; any other ${...} is left as written, because user-data is
 // often a shell script with its own ${HOME} or ${1}.
 //
-// Injection (issue 10). The template is the user's, in any format (cloud-config,
+// Injection. The template is the user's, in any format (cloud-config,
 // a shell script, Ignition JSON, MIME), and a placeholder may stand anywhere in
 // it: as a whole YAML value, inside '...' or "...", in a block scalar, mid-word
 // in a shell command. No single quoting is safe in all of those: a YAML
@@ -28,7 +28,7 @@
 //    bare. Everywhere else values are substituted as they are, which 1 makes safe.
 //
 // Binary user-data (gzip, or any bytes that are not UTF-8) is not a template:
-// it is handed on byte for byte, unrendered (issue 15; user-data-bytes.ts).
+// it is handed on byte for byte, unrendered (user-data-bytes.ts).
 import { parseAllDocuments, stringify, visit } from 'yaml';
 import { userDataText, type UserData } from '../../backends/user-data-bytes.js';
 import { isDnsName, isIpAddress } from '../../../infra/api/names.js';

@@ -5,7 +5,7 @@
 // Escaping is not enough for every string: XML 1.0 (§2.2 Char) cannot carry
 // the C0 control characters but tab, LF and CR, nor U+FFFE, U+FFFF or a lone
 // surrogate, not even as character references. Sent raw they make the request
-// invalid XML (issue 15), so a request holding one is refused before it is
+// invalid XML, so a request holding one is refused before it is
 // sent, naming the field, never the value (a password goes through here too).
 import { XMLBuilder } from 'fast-xml-parser';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';

@@ -1,7 +1,8 @@
-// What a machine's spec may no longer change once its VM was created (issue 15, point 2): the
-// backends converge CPUs, memory and disk growth on a provisioned VM, but not a new template,
-// storage, firmware or network, nor a smaller disk. Such an edit used to be accepted and ignored
-// (observedGeneration advanced, Ready stayed True); admission now refuses it, naming the field.
+// What a machine's spec may no longer change once its VM was created: the backends converge
+// CPUs, memory and disk growth on a provisioned VM, but not a new template, storage, firmware
+// or network, nor a smaller disk. Admission refuses such an edit, naming the field, rather
+// than accept a change no backend would apply (observedGeneration advancing, Ready staying
+// True).
 //
 // Root rules, like PLACEMENT_IMMUTABLE: only they can read oldSelf.status. "Created" is what
 // that rule calls it: status.placement recorded (the provider is about to create the VM there)

@@ -44,8 +44,8 @@ export function machineSpecFields(providerIDScheme: string) {
 /**
  * Where a machine's VM was created, recorded by the provider role before it asks the backend
  * to create anything. From then on the VM is looked for, converged and deleted there, whatever
- * spec.providerRef, spec.failureDomain or the owning CAPI Machine say later (issue 15,
- * docs/adr/0019-machines-stay-where-created.md). Status, not spec: `clusterctl move` drops it,
+ * spec.providerRef, spec.failureDomain or the owning CAPI Machine say later
+ * (docs/adr/0019-machines-stay-where-created.md). Status, not spec: `clusterctl move` drops it,
  * and the moved machine's spec (which admission kept equal to it) places it again.
  */
 export const MachinePlacementRecord = Type.Object(
@@ -84,7 +84,7 @@ export const machineStatusFields = {
 /**
  * Once a machine records where its VM is (status.placement), its spec may not name another
  * Provider or failure domain: VMs are not moved, and a machine that pointed elsewhere would
- * look for (and delete) its VM where it is not (issue 15). A value may stay as it was, or name
+ * look for (and delete) its VM where it is not. A value may stay as it was, or name
  * the recorded place; anything else is refused. Before the record, a machine that is already
  * provisioned (recorded by no older version) keeps both fields as they are. Every other update
  * (CAPI's labels, finalizers, the VirtualMachine controller's applies) leaves them as they were
@@ -205,8 +205,8 @@ export interface MachineNameLimit {
 }
 
 /**
- * A machine named beyond its backend's limit is refused at admission, naming the field
- * (issue 15), rather than accepted and refused by the provider. Machines only: CAPI names
+ * A machine named beyond its backend's limit is refused at admission, naming the field,
+ * rather than accepted and refused by the provider. Machines only: CAPI names
  * those it clones from a template, and a VirtualMachine is not bound to one backend (the
  * provider refuses it there: CreateRefused).
  */
@@ -238,7 +238,7 @@ function templateRules(nicsField: string | undefined): Validation[] {
 }
 
 /**
- * Two interfaces of one VM with one MAC (issue 15): refused on the machine, whose own rule
+ * Two interfaces of one VM with one MAC: refused on the machine, whose own rule
  * sees the whole list; MACs shared between machines are reported by the provider
  * (controller/reconcilers/infra-machine/mac-addresses.ts).
  */

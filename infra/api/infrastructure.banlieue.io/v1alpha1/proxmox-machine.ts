@@ -13,7 +13,7 @@ import { integerVariable, stringVariable } from '../../../clusterctl/template-va
  * PVE's own formats for the identifiers a ProxmoxMachine hands it (pve-common
  * PVE::JSONSchema: pve-storage-id, pve-bridge-id, pve-poolid, pve-node), so that
  * a value PVE refuses is refused here, naming the field, instead of reaching a
- * clone or config call (issue 15, hostile input). ASCII only: Linux bridges and
+ * clone or config call. ASCII only: Linux bridges and
  * SDN vnets are interface names.
  */
 const PVE_STORAGE_ID_PATTERN = '^[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]$';

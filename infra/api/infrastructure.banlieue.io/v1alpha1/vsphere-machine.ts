@@ -22,7 +22,7 @@ export const VSphereMachineSpec = Type.Object(
       Type.String({ description: 'Datastore (or datastore cluster) for the disks; the template datastore when unset.', maxLength: 256 }),
     ),
     numCpus: Type.Integer({ description: 'Virtual CPUs.', minimum: 1, maximum: 256 }),
-    // vSphere refuses memory that is not a multiple of 4 MiB: refused here, with the field named (issue 15).
+    // vSphere refuses memory that is not a multiple of 4 MiB: refused here, with the field named.
     memoryMiB: Type.Integer({ description: 'Memory in MiB; a multiple of 4, as vSphere requires.', minimum: 128, maximum: 4194304, multipleOf: 4 }),
     firmware: Type.Optional(FirmwareField()),
     disks: Type.Optional(
