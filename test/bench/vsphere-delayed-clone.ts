@@ -1,4 +1,4 @@
-// The delayed-clone case of `make bench` (issue 9): vcsim runs each clone task
+// The delayed-clone case of `make bench`: vcsim runs each clone task
 // for 20 s, as a real vCenter takes tens of seconds (`-method-delay
 // CloneVm:20000`: the task, not the CloneVM_Task call; `LockHandoff:0` lets
 // others read the template meanwhile), and the provider reconciles 10 machines

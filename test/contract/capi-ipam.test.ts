@@ -1,8 +1,8 @@
-// CAPI IPAM (issue 14, build 2) with the real CAPI manager: a MachineDeployment
-// whose ProxmoxMachineTemplate NIC takes its address from an IPAM pool. The
-// provider role (as its ServiceAccount, with the RBAC clusterctl's components
-// give it) claims one address per machine against CAPI's own IPAM CRDs; the
-// test plays the IPAM provider (it writes each IPAddress and the claim's
+// CAPI IPAM with the real CAPI manager: a MachineDeployment whose
+// ProxmoxMachineTemplate NIC takes its address from an IPAM pool. The provider
+// role (as its ServiceAccount, with the RBAC clusterctl's components give it)
+// claims one address per machine against CAPI's own IPAM CRDs; the test plays
+// the IPAM provider (it writes each IPAddress and the claim's
 // status.addressRef, as cluster-api-ipam-provider-in-cluster does). The
 // addresses reach the Machines, and the claims go when the machines go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-// Whether a fault run passed: the end state the issue asks for (#15), each
+// Whether a fault run passed: the end state a run of kills and outages must
+// leave (no duplicate or orphan VM, every VM Ready, every deletion done), each
 // miss named. Pure.
 import { Reason } from '../../infra/api/conditions.js';
 import type { FaultRun } from './fault-run.js';

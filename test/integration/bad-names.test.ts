@@ -1,9 +1,9 @@
-// Names that parse but cannot work (issue 15, point 6), refused by the real
-// kube-apiserver with a message naming the field instead of being changed or
-// refused later: a failure-domain name override that is not a DNS label (it was
-// silently slugified), and a machine named beyond its backend's limit (vCenter
-// takes VM names of at most 80 characters; Kubernetes names run to 253; a
-// libvirt domain name at most 200, as files are named after it).
+// Names that parse but cannot work, refused by the real kube-apiserver with a
+// message naming the field instead of being changed or refused later: a
+// failure-domain name override that is not a DNS label (never silently
+// slugified), and a machine named beyond its backend's limit (vCenter takes VM
+// names of at most 80 characters; Kubernetes names run to 253; a libvirt
+// domain name at most 200, as files are named after it).
 import { describeAdmission, type AdmissionObject as Obj } from '../support/admission-table.js';
 
 const providerWith = (overrides: Record<string, unknown>[]): Obj => ({

@@ -1,7 +1,7 @@
-// Values that parse but cannot work (issue 15, point 6), refused by the real
-// kube-apiserver with a message naming the field, where they are written: a
-// VirtualMachine's networkOverrides and a machine's interfaces share one
-// static-address schema and one MAC schema (infra/api/addressing.ts).
+// Values that parse but cannot work, refused by the real kube-apiserver with a
+// message naming the field, where they are written: a VirtualMachine's
+// networkOverrides and a machine's interfaces share one static-address schema
+// and one MAC schema (infra/api/addressing.ts).
 import { describeAdmission, type AdmissionObject as Obj } from '../support/admission-table.js';
 
 const vmWith = (address: Record<string, unknown>): Obj => ({

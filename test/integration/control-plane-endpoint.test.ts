@@ -1,9 +1,9 @@
-// Issue 15, point 6: an InfraCluster's spec.controlPlaneEndpoint, once set,
-// can be neither removed and then set anew nor moved, on every InfraCluster
-// kind, whichever way the write comes: two updates, a merge patch, or a
-// server-side apply by its own field manager dropping it or by another one
-// forcing a new value. The real kube-apiserver judges (CEL transition rule on
-// the spec, infra-cluster.ts).
+// An InfraCluster's spec.controlPlaneEndpoint, once set, can be neither
+// removed and then set anew nor moved, on every InfraCluster kind, whichever
+// way the write comes: two updates, a merge patch, or a server-side apply by
+// its own field manager dropping it or by another one forcing a new value. The
+// real kube-apiserver judges (CEL transition rule on the spec,
+// infra-cluster.ts).
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiMessage, createNamespace, objectApi } from '../support/kube.js';

@@ -1,8 +1,8 @@
-// Issue 15, point 6: gzip user-data reaches the VM as the bytes it was given,
-// through both roles (the VirtualMachine controller renders its Secret, the
-// provider role of the test-only fake backend hands the bytes to its cloud),
-// from a Secret's data and from a ConfigMap's binaryData; never decoded as
-// UTF-8 (which turned every byte above 0x7f that is not UTF-8 into U+FFFD).
+// Gzip user-data reaches the VM as the bytes it was given, through both roles
+// (the VirtualMachine controller renders its Secret, the provider role of the
+// test-only fake backend hands the bytes to its cloud), from a Secret's data
+// and from a ConfigMap's binaryData; never decoded as UTF-8 (which would turn
+// every byte above 0x7f that is not UTF-8 into U+FFFD).
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userDataBytes } from '../../controller/backends/user-data-bytes.js';

@@ -1,6 +1,6 @@
-// Issue 15, Build 3: hostile input applied for real. A seeded sample of the
-// generated corpus (test/support/hostile-corpus.ts), at least 500 objects over
-// every kind, is created through the real kube-apiserver (as kubectl apply:
+// Hostile input applied for real. A seeded sample of the generated corpus
+// (test/support/hostile-corpus.ts), at least 500 objects over every kind, is
+// created through the real kube-apiserver (as kubectl apply:
 // fieldValidation=Strict) into a namespace where `banlieue controller` and a
 // `banlieue provider` of every backend run, each against its peer: vcsim, the
 // PVE simulator, libvirtd's test driver, a Cloud Hypervisor host of simulated
@@ -223,7 +223,7 @@ const isWaitingForAddress = (o: Obj): boolean =>
 
 const cpuTicks = (pid: number | undefined): number => (pid === undefined ? 0 : (readProcess(pid)?.cpuTicks ?? 0));
 
-describe('hostile input through the API server with every role running (issue 15)', () => {
+describe('hostile input through the API server with every role running', () => {
   let env: EveryBackendEnv;
   let applied: Applied[] = [];
   const accepted = (): Applied[] => applied.filter((a) => a.errors.length === 0);

@@ -1,10 +1,10 @@
-// The in-cluster path (issue 16): the built image's root filesystem, its
-// entrypoint run as the Deployment runs it (the rendered install's args, env,
-// user, ports and probes; KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount
-// token + CA at /var/run/secrets/kubernetes.io/serviceaccount; a read-only
-// root), the controller and the vSphere provider under exactly their installed
-// RBAC, against the real control plane and vcsim. Nowhere else do the
-// in-cluster config loader, the Deployment's flags and the installed RBAC meet.
+// The in-cluster path: the built image's root filesystem, its entrypoint run as
+// the Deployment runs it (the rendered install's args, env, user, ports and
+// probes; KUBERNETES_SERVICE_HOST/PORT and the ServiceAccount token + CA at
+// /var/run/secrets/kubernetes.io/serviceaccount; a read-only root), the
+// controller and the vSphere provider under exactly their installed RBAC,
+// against the real control plane and vcsim. Nowhere else do the in-cluster
+// config loader, the Deployment's flags and the installed RBAC meet.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,10 +1,10 @@
-// Addresses from CAPI IPAM pools (issue 14, build 2): a machine NIC's
-// `addressesFromPools` becomes an IPAddressClaim owned by the machine; the
-// test plays the IPAM provider (it writes the IPAddress and the claim's
-// status.addressRef, as cluster-api-ipam-provider-in-cluster does) against
-// CAPI's own IPAM CRDs from the pinned CAPI module. The provider role is the
-// real one, over the test-only fake backend, whose VMs keep the network
-// configuration they were created with.
+// Addresses from CAPI IPAM pools: a machine NIC's `addressesFromPools` becomes
+// an IPAddressClaim owned by the machine; the test plays the IPAM provider (it
+// writes the IPAddress and the claim's status.addressRef, as
+// cluster-api-ipam-provider-in-cluster does) against CAPI's own IPAM CRDs from
+// the pinned CAPI module. The provider role is the real one, over the test-only
+// fake backend, whose VMs keep the network configuration they were created
+// with.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';

@@ -1,9 +1,9 @@
-// Issue 15, points 1 and 5, through the generic machine reconciler (any
-// backend: here the test-only fake one, whose VMs live in one zone each, as a
-// vSphere VM lives on one vCenter): a machine's VM is looked for and deleted
-// where it was created (status.placement), never where the spec points later;
-// admission refuses a move; a Provider with VMs on it is not deleted first;
-// a machine that never created anything finishes deleting.
+// Machines stay where their VMs were created, through the generic machine
+// reconciler (any backend: here the test-only fake one, whose VMs live in one
+// zone each, as a vSphere VM lives on one vCenter): a machine's VM is looked for
+// and deleted where it was created (status.placement), never where the spec
+// points later; admission refuses a move; a Provider with VMs on it is not
+// deleted first; a machine that never created anything finishes deleting.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTools, type ControlPlane } from '../support/control-plane.js';

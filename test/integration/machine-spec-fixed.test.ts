@@ -1,8 +1,9 @@
-// Issue 15, point 2, at admission (real kube-apiserver): once a machine's VM was created
-// (status.placement recorded, or provisioned), its spec may not name another template, storage,
-// firmware or network, nor shrink a disk: no backend applies that to an existing VM, so the
-// edit is refused naming the field instead of being accepted and ignored. CPUs, memory and a
-// larger disk, which the backends do converge, still pass; before creation, anything does.
+// What a machine's spec may no longer change once its VM was created, judged at admission
+// (real kube-apiserver). Once status.placement is recorded, or the machine is provisioned, its
+// spec may not name another template, storage, firmware or network, nor shrink a disk: no
+// backend applies that to an existing VM, so the edit is refused naming the field instead of
+// being accepted and ignored. CPUs, memory and a larger disk, which the backends do converge,
+// still pass; before creation, anything does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { apiMessage, createNamespace, objectApi, testKubeConfig } from '../support/kube.js';

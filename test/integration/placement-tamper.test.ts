@@ -1,12 +1,11 @@
-// Placement changes never destroy silently (issue 10, point 7 and Build 7).
-// Where a VM runs is the infrastructure machine it controls: a
-// `status.scheduled` written by someone else (`kubectl patch
-// --subresource=status`, as anyone allowed the status subresource can) is
-// restored from the machine with a Warning Event and moves nothing, on the
-// VM or on a sibling its anti-affinity looks at. A placement made impossible
-// (here: the user's failureDomainSelector now excludes it) under
-// migrationPolicy automatic is announced, by a condition and an Event, before
-// the machine is deleted.
+// Placement changes never destroy silently. Where a VM runs is the
+// infrastructure machine it controls: a `status.scheduled` written by someone
+// else (`kubectl patch --subresource=status`, as anyone allowed the status
+// subresource can) is restored from the machine with a Warning Event and moves
+// nothing, on the VM or on a sibling its anti-affinity looks at. A placement
+// made impossible (here: the user's failureDomainSelector now excludes it)
+// under migrationPolicy automatic is announced, by a condition and an Event,
+// before the machine is deleted.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

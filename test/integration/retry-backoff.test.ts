@@ -1,9 +1,8 @@
-// A failing VirtualMachine keeps to its backoff (issue 15, point 4): one VM's
-// refused status write was retried 65 times in 28 s because every event on
-// other objects ran it again at once. Here the API server refuses one VM's
-// status writes (a ValidatingAdmissionPolicy) while a Provider of its namespace
-// changes again and again, each change enqueueing every VM of the namespace;
-// the controller's workqueue_retries_total tells how often the VM was retried.
+// A failing VirtualMachine keeps to its backoff: events on other objects do not
+// run it again at once. Here the API server refuses one VM's status writes (a
+// ValidatingAdmissionPolicy) while a Provider of its namespace changes again
+// and again, each change enqueueing every VM of the namespace; the
+// controller's workqueue_retries_total tells how often the VM was retried.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { connection } from '../support/backend-samples.js';
@@ -15,7 +14,7 @@ const t = new TestApi();
 const ADMISSION = 'admissionregistration.k8s.io/v1';
 const PROVIDER_CHANGES = 30;
 
-describe('VirtualMachine retries (issue 15: no retry storms)', () => {
+describe('VirtualMachine retries (no retry storms)', () => {
   let ns: string;
   let removeNs: () => Promise<void>;
   let controller: RoleProcess | undefined;

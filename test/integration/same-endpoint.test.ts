@@ -1,5 +1,5 @@
-// Issue 15, point 6: what two objects may not share on one backend, through
-// the real kube-apiserver and the generic provider role (the test-only fake
+// What two objects may not share on one backend, through the real
+// kube-apiserver and the generic provider role (the test-only fake
 // backend). Two interfaces of one machine with one MAC are refused at
 // admission; two machines fixing one MAC on one endpoint (one Provider, or two
 // Providers spelling one endpoint differently, in other namespaces) leave the

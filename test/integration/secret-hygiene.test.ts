@@ -1,12 +1,12 @@
-// Secret hygiene (issue 10, acceptance): values planted in Secrets (the vCenter
-// password, a wrong one, user-data, the CA bundles) never appear in what
-// operators and users read: the roles' logs, Events, the status of every
-// banlieue object, health and /metrics. A full run on the default install with
-// both roles as their ServiceAccounts and vcsim as the vCenter: a Provider
-// Ready, a VM created, Ready, powered off and deleted, and failures on the way
-// (a wrong password, a CA that did not sign the endpoint, a missing user-data
-// key) so that errors, conditions and Warning Events are produced. The
-// user-data legitimately reaches the guest (vcsim is not scanned).
+// Secret hygiene: values planted in Secrets (the vCenter password, a wrong one,
+// user-data, the CA bundles) never appear in what operators and users read: the
+// roles' logs, Events, the status of every banlieue object, health and
+// /metrics. A full run on the default install with both roles as their
+// ServiceAccounts and vcsim as the vCenter: a Provider Ready, a VM created,
+// Ready, powered off and deleted, and failures on the way (a wrong password, a
+// CA that did not sign the endpoint, a missing user-data key) so that errors,
+// conditions and Warning Events are produced. The user-data legitimately
+// reaches the guest (vcsim is not scanned).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,11 +1,12 @@
-// Tenant isolation, tried from outside as a hostile tenant would (issue 10,
-// points 1-6; point 7 is placement-tamper.test.ts): the default install
-// (admission policies on), `banlieue controller` and `banlieue provider vsphere`
-// running as the install's ServiceAccounts, vcsim as the vCenter. The tenant is
-// a ServiceAccount with a real token and a user impersonated with --as/--as-group,
-// both bound to a Role that writes banlieue's kinds and ConfigMaps in their
-// namespace and reads no Secret there. Each attack is made as the tenant and
-// shown refused or harmless through the API server and vcsim.
+// Tenant isolation, tried from outside as a hostile tenant would (the six
+// attacks below; placement tampering is placement-tamper.test.ts): the default
+// install (admission policies on), `banlieue controller` and
+// `banlieue provider vsphere` running as the install's ServiceAccounts, vcsim
+// as the vCenter. The tenant is a ServiceAccount with a real token and a user
+// impersonated with --as/--as-group, both bound to a Role that writes
+// banlieue's kinds and ConfigMaps in their namespace and reads no Secret there.
+// Each attack is made as the tenant and shown refused or harmless through the
+// API server and vcsim.
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
-// No takeover (issue 10, Build 4), against the real API server with `banlieue
-// controller` running: the Secret `<vm>-user-data` and the infrastructure
-// machine of the VM's name are written only while they are the VM's. Someone
-// else's object of that name is left byte for byte as it was, and the VM says
-// why in a condition; the VM's own Secret follows its user-data source.
+// No takeover, against the real API server with `banlieue controller` running:
+// the Secret `<vm>-user-data` and the infrastructure machine of the VM's name
+// are written only while they are the VM's. Someone else's object of that name
+// is left byte for byte as it was, and the VM says why in a condition; the VM's
+// own Secret follows its user-data source.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../controller/runtime/errors.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';

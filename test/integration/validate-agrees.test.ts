@@ -1,8 +1,8 @@
-// Issue 15, Build 4: `banlieue validate` gives the API server's verdict. A
-// generated corpus of malformed objects over every kind (test/support/
-// hostile-corpus.ts) goes through the real kube-apiserver (dry-run creates,
-// fieldValidation=Strict, as kubectl apply) and through the offline checks;
-// the verdicts must agree, and every refusal must name the field.
+// `banlieue validate` gives the API server's verdict. A generated corpus of
+// malformed objects over every kind (test/support/hostile-corpus.ts) goes
+// through the real kube-apiserver (dry-run creates, fieldValidation=Strict, as
+// kubectl apply) and through the offline checks; the verdicts must agree, and
+// every refusal must name the field.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kindByName } from '../../infra/api/kinds.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
@@ -88,7 +88,7 @@ describe('banlieue validate agrees with the API server', () => {
     expect(unnamed).toEqual([]);
   });
 
-  it('refuses the cases of issue 15 (typo, kind, version, name; an http endpoint with --server)', async () => {
+  it('refuses common mistakes (typo, kind, version, name; an http endpoint with --server)', async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const vm = (change: (o: Record<string, any>) => void): Record<string, unknown> => {
       const o = {
@@ -112,7 +112,7 @@ describe('banlieue validate agrees with the API server', () => {
       vm((o) => (o.apiVersion = 'banlieue.io/v1beta1')),
       vm((o) => (o.metadata.name = 'Web_1')),
     ];
-    const docs = (objects: unknown[]): InputDocument[] => objects.map((object, index) => ({ file: 'issue-15.yaml', index, object }));
+    const docs = (objects: unknown[]): InputDocument[] => objects.map((object, index) => ({ file: 'mistakes.yaml', index, object }));
     const offline = await verdictsOf(docs([...cases, provider]), {});
     expect(offline.map((v) => v.ok)).toEqual([false, false, false, false, true]);
     expect(offline[4]?.notCheckedOffline.length, 'the Provider CEL rules are reported as not checked').toBeGreaterThan(0);

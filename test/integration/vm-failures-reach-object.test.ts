@@ -1,8 +1,8 @@
-// Every failure reaches the object (issue 15, point 3), against the real API
-// server with `banlieue controller` running: a VirtualMachine name longer than
-// a label value, or than leaves room for `-user-data`, no longer breaks the
-// objects made for it, and a write the API server refuses is reported on the
-// VM in the API server's words, not only logged while the VM says it is pending.
+// Every failure reaches the object, against the real API server with
+// `banlieue controller` running: a VirtualMachine name longer than a label
+// value, or than leaves room for `-user-data`, does not break the objects made
+// for it, and a write the API server refuses is reported on the VM in the API
+// server's words, not only logged while the VM says it is pending.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { auditOffset, countWrites } from '../support/audit-writes.js';

@@ -1,8 +1,8 @@
-// Clones do not hold up other machines (issue 9): vcsim runs each clone task for
-// 20 s, the provider reconciles 10 machines at once, and more clones than that
-// are in flight; a power-off of a Ready VM still takes effect while they run,
-// because a clone is started and remembered (status.taskRef), not awaited in a
-// worker. Correctness only: how fast is `make bench` (vsphere-delayed-clone).
+// Clones do not hold up other machines: vcsim runs each clone task for 20 s,
+// the provider reconciles 10 machines at once, and more clones than that are in
+// flight; a power-off of a Ready VM still takes effect while they run, because
+// a clone is started and remembered (status.taskRef), not awaited in a worker.
+// Correctness only: how fast is `make bench` (vsphere-delayed-clone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';

@@ -1,11 +1,11 @@
-// No retry storms (issue 15, point 4): machines vCenter refuses back off to
-// minutes instead of being tried again every few poll periods, and a name
-// vCenter would refuse starts no clone at all. Measured as a user would: API
-// writes from the API server's audit log, vCenter calls from the provider's
+// No retry storms: machines vCenter refuses back off to minutes instead of
+// being tried again every few poll periods, and a name vCenter would refuse
+// starts no clone at all. Measured as a user would: API writes from the API
+// server's audit log, vCenter calls from the provider's
 // banlieue_backend_calls_total, over one idle minute with a 2 s poll period
-// (where a refused machine used to be retried every 12 s). The minute ends
-// within the provider's first --resync-period (300 s): that re-read of every
-// machine (two calls each, once per five minutes) falls outside it.
+// (so a machine retried at the poll period would show). The minute ends within
+// the provider's first --resync-period (300 s): that re-read of every machine
+// (two calls each, once per five minutes) falls outside it.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { auditOffset, countWrites, untilWritesSettle } from '../support/audit-writes.js';
@@ -20,7 +20,7 @@ const REFUSED = 2;
 const MACHINES = HEALTHY + REFUSED;
 const IDLE_MS = 60_000;
 
-describe('vSphere machines at idle (issue 15: no retry storms)', () => {
+describe('vSphere machines at idle (no retry storms)', () => {
   let env: VsphereEnv;
   const audit = inject('auditLogPath');
 

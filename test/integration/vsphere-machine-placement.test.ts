@@ -1,9 +1,9 @@
-// Issue 15, point 1, on a real backend peer (vcsim): a VSphereMachine records
-// where its VM was cloned, admission refuses a spec naming another failure
-// domain, and its Provider is not deleted before the VM is (the provider
-// role's finalizer): the VM goes from vCenter through the Provider being
-// deleted, not left behind. The generic cases run on the fake backend
-// (machine-placement.test.ts).
+// Machines stay where their VMs were created, on a real backend peer (vcsim): a
+// VSphereMachine records where its VM was cloned, admission refuses a spec
+// naming another failure domain, and its Provider is not deleted before the VM
+// is (the provider role's finalizer): the VM goes from vCenter through the
+// Provider being deleted, not left behind. The generic cases run on the fake
+// backend (machine-placement.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';

@@ -1,8 +1,8 @@
-// A provider stopped while clones run (issue 9): SIGTERM aborts its in-flight
-// backend calls and the process exits; the clones go on in vCenter, remembered
-// in each machine's status.taskRef, and a restarted provider picks them up: one
-// VM per machine, none twice, none left over. The exit time is `make bench`'s
-// and the report's to tell; here only that it exits, and cleanly.
+// A provider stopped while clones run: SIGTERM aborts its in-flight backend
+// calls and the process exits; the clones go on in vCenter, remembered in each
+// machine's status.taskRef, and a restarted provider picks them up: one VM per
+// machine, none twice, none left over. The exit time is `make bench`'s and the
+// report's to tell; here only that it exits, and cleanly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VmSummary } from '../../controller/backends/vsphere/client/vim-types.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';

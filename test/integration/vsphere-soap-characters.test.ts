@@ -1,7 +1,7 @@
-// Issue 15, point 6: a string XML 1.0 cannot carry (a C0 control character)
-// in a field that reaches vCenter is refused before any SOAP request carries
-// it, and the machine says so in a condition naming the request field, rather
-// than sending vCenter invalid XML. Through the real roles and vcsim.
+// A string XML 1.0 cannot carry (a C0 control character) in a field that
+// reaches vCenter is refused before any SOAP request carries it, and the
+// machine says so in a condition naming the request field, rather than sending
+// vCenter invalid XML. Through the real roles and vcsim.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendCalls } from '../support/backend-calls.js';
 import { INFRA, TestApi, type Obj } from '../support/fixtures.js';

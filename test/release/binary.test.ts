@@ -1,4 +1,4 @@
-// `make binary` (issue 16): one executable for hosts, the CLI and every role in it.
+// `make binary`: one executable for hosts, the CLI and every role in it.
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';

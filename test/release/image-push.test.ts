@@ -1,6 +1,6 @@
-// `make image-push IMAGE=<ref>` (issue 16) into a real registry
-// (go-containerregistry's, from build/tools.sh) that listens in a network
-// namespace of the test's own, so nothing leaves this machine's loopback.
+// `make image-push IMAGE=<ref>` into a real registry (go-containerregistry's,
+// from build/tools.sh) that listens in a network namespace of the test's own,
+// so nothing leaves this machine's loopback.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';

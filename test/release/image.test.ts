@@ -1,4 +1,4 @@
-// `make image` (issue 16): an OCI image archive made without a container
+// `make image`: an OCI image archive made without a container
 // daemon or a base image, that two builds make byte for byte the same.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
-// `make release` (issue 16): every release asset in target/release/, and
-// SHA256SUMS that lists each of them with its digest.
+// `make release`: every release asset in target/release/, and SHA256SUMS that
+// lists each of them with its digest.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,8 +2,7 @@
 // and credentials, the VMImage source, the capability target keys, the
 // failure-domain raw facts the machine builder reads. Keyed by `Backend`, so a
 // backend added to infra/api/backends.ts does not compile here until it has a
-// sample (issue 9: one list of backends). The unit and integration fixtures
-// build from it.
+// sample. The unit and integration fixtures build from it.
 import { BACKEND_APIS, BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import type { Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { PerProviderImageStatus, VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';

@@ -1,7 +1,7 @@
-// A server a tenant would run to receive banlieue's credentials (issue 10,
-// point 2): HTTPS on loopback with its own CA, recording every TCP connection
-// and every request (method, path, headers, body) it gets. Tests assert it got
-// nothing, so it answers nothing useful.
+// A server a tenant would run to receive banlieue's credentials: HTTPS on
+// loopback with its own CA, recording every TCP connection and every request
+// (method, path, headers, body) it gets. Tests assert it got nothing, so it
+// answers nothing useful.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';

@@ -3,8 +3,8 @@
 // (simulated VMMs), each world's Provider/Secret/VMClass/VMImage, one
 // `banlieue controller` and one `banlieue provider <backend>` per backend, all
 // against the test API server. For suites that need every provider running at
-// the same time (the hostile corpus, issue 15); a suite about one backend uses
-// that backend's own env.
+// the same time (the hostile corpus); a suite about one backend uses that
+// backend's own env.
 import { inject } from 'vitest';
 import { BACKEND_APIS, type BackendName } from '../../infra/api/backends.js';
 import { ConditionType } from '../../infra/api/conditions.js';

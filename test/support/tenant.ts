@@ -1,9 +1,9 @@
-// A hostile tenant of the default install (issue 10): a ServiceAccount with a
-// real token and a user impersonated with --as/--as-group, both bound to a Role
-// that lets them write banlieue's tenant-facing kinds and ConfigMaps in their
-// namespace but read no Secret there. Their requests go through kubectl, as a
-// tenant's would, and come back as what kubectl prints: nothing when the API
-// server admitted them, its refusal otherwise.
+// A hostile tenant of the default install: a ServiceAccount with a real token
+// and a user impersonated with --as/--as-group, both bound to a Role that lets
+// them write banlieue's tenant-facing kinds and ConfigMaps in their namespace
+// but read no Secret there. Their requests go through kubectl, as a tenant's
+// would, and come back as what kubectl prints: nothing when the API server
+// admitted them, its refusal otherwise.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

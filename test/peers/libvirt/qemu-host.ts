@@ -1,6 +1,6 @@
 // A private libvirt host for real guests: a root libvirtd with the QEMU, storage
 // and network drivers (plus virtlogd), a bridge and a DHCP server, all inside
-// namespaces of this test run (issue #11 "Test peers"):
+// namespaces of this test run:
 //
 // - network namespace: guests sit on bridge `br0` (10.200.0.1/24), served by
 //   our own dnsmasq, whose leases file the test reads; nothing reaches the

@@ -1,5 +1,5 @@
-// Names and domains that reach a guest (issue 10): the schema holds them to DNS
-// and interface-name grammars, checked here by the same schema the CRDs carry.
+// Names and domains that reach a guest: the schema holds them to DNS and
+// interface-name grammars, checked here by the same schema the CRDs carry.
 import { describe, expect, it } from 'vitest';
 import { BanlieueValidator } from '../../../infra/api/validator.js';
 

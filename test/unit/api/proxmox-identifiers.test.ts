@@ -1,8 +1,7 @@
-// Identifiers a ProxmoxMachine hands PVE (issue 15, hostile input): the schema
-// holds them to PVE's own formats, so a value PVE would refuse in a clone or
-// config call is refused at admission naming its field. Found by the hostile
-// corpus with every provider running: an empty storage, an empty data-disk
-// storage and a unicode bridge reached the PVE simulator, which refused them.
+// Identifiers a ProxmoxMachine hands PVE: the schema holds them to PVE's own
+// formats, so a value PVE would refuse in a clone or config call is refused at
+// admission naming its field. The cases include an empty storage, an empty
+// data-disk storage and a unicode bridge, which the PVE simulator refuses.
 import { describe, expect, it } from 'vitest';
 import { BanlieueValidator } from '../../../infra/api/validator.js';
 

@@ -1,7 +1,7 @@
-// User-data reaches the guest as the bytes it was given (issue 15): gzip
-// user-data is neither decoded as UTF-8 nor re-encoded, on every backend's
-// way to the guest (vSphere guestinfo, the NoCloud seed of libvirt, Cloud
-// Hypervisor and Proxmox).
+// User-data reaches the guest as the bytes it was given: gzip user-data is
+// neither decoded as UTF-8 nor re-encoded, on every backend's way to the guest
+// (vSphere guestinfo, the NoCloud seed of libvirt, Cloud Hypervisor and
+// Proxmox).
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { toSeedFiles, toSeedImage } from '../../../controller/backends/cloud-init/nocloud-seed.js';

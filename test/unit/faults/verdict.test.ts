@@ -1,5 +1,5 @@
-// What counts as a machine failed during a backend outage (#15): a terminal
-// reason, not the backend's reachability that the outage is meant to show.
+// What counts as a machine failed during a backend outage: a terminal reason,
+// not the backend's reachability that the outage is meant to show.
 import { describe, expect, it } from 'vitest';
 import { Reason } from '../../../infra/api/conditions.js';
 import { decideVerdict, isFailureReason } from '../../faults/verdict.js';

@@ -24,7 +24,7 @@ describe('bounded text', () => {
     expect(out.replace(/…$/, '')).toMatch(/^(é🙂)*é?$/u);
   });
 
-  // Issue 15 point 3: a message quoting a 100 KB value went past metav1.Condition's 32 KiB and every status write was refused.
+  // A message quoting a 100 KB value must stay within metav1.Condition's 32 KiB, or every status write is refused.
   it('bounds every condition message', () => {
     const [ready] = setCondition(
       [],

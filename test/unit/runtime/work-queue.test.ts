@@ -288,7 +288,7 @@ describe('WorkQueue shutdown', () => {
   });
 });
 
-describe('WorkQueue backoff across requeues (issue 15)', () => {
+describe('WorkQueue backoff across requeues', () => {
   /** A worker that counts its passes over each key and ends each as `outcome` says. */
   function countingWorker(outcome: (key: string) => 'fail' | 'blocked' | 'ok') {
     const passes: Record<string, number> = {};
@@ -397,7 +397,7 @@ describe('WorkQueue backoff across requeues (issue 15)', () => {
   });
 
   it('keeps backing off work that is blocked again after waiting on what it started: a refused clone is not restarted at the first delay', async () => {
-    // Issue 15, hostile corpus: clone started (wait for the task), the task fails (blocked), clone again...
+    // A clone is started (wait for the task), the task fails (blocked), the clone is started again, and so on.
     let pass = 0;
     const passTimes: number[] = [];
     const q = new WorkQueue(

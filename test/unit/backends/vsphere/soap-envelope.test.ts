@@ -1,6 +1,6 @@
 // encodeRequest: every string of a vim25 request is escaped, and a string XML
 // 1.0 cannot carry even escaped (C0 controls, U+FFFE/U+FFFF, lone surrogates)
-// is refused before it is sent, naming the field and never the value (issue 15).
+// is refused before it is sent, naming the field and never the value.
 import { describe, expect, it } from 'vitest';
 import { BackendErrorKind, isBackendError } from '../../../../controller/backends/backend-error.js';
 import { encodeRequest, type XmlFields } from '../../../../controller/backends/vsphere/client/soap-envelope.js';

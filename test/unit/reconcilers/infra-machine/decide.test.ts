@@ -192,7 +192,7 @@ describe('InfraMachine status', () => {
     });
   });
 
-  describe('where the VM is created (issue 15)', () => {
+  describe('where the VM is created', () => {
     it('records the place before the backend is asked to create, keeping what is known', () => {
       const status = decideMachineStatus(machine(), { kind: 'placing', placement: PLACEMENT }, T0);
       expect(status).toMatchObject({ placement: PLACEMENT, failureDomain: 'fd-2' });

@@ -1,5 +1,5 @@
 // decidePoolClaims and withClaimedAddresses: which IPAddressClaims a machine's
-// NICs ask for, and the spec a backend gets once they are bound (issue 14).
+// NICs ask for, and the spec a backend gets once they are bound.
 import { describe, expect, it } from 'vitest';
 import { decidePoolClaims, withClaimedAddresses } from '../../../../controller/reconcilers/infra-machine/ip-address-claims.js';
 

@@ -1,4 +1,4 @@
-// Fixed MACs on one backend endpoint (issue 15): the later machine is held back, by the rule static addresses use.
+// Fixed MACs on one backend endpoint: the later machine is held back, by the rule static addresses use.
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';

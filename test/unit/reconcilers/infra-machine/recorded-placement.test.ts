@@ -1,4 +1,4 @@
-// Where a machine's VM is, once recorded (issue 15): resolveRecordedPlacement,
+// Where a machine's VM is, once recorded: resolveRecordedPlacement,
 // describePlacementChange, and which machines hold a Provider (isOnProvider).
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';

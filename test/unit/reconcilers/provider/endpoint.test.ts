@@ -1,4 +1,4 @@
-// One backend endpoint however a Provider spells it, and which of two Providers naming one is told (issue 15).
+// One backend endpoint however a Provider spells it, and which of two Providers naming one is told.
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { findOlderOnEndpoint, normalizedEndpoint, sameEndpoint } from '../../../../controller/reconcilers/provider/endpoint.js';

@@ -1,6 +1,6 @@
 // A VirtualMachine's binary user-data (gzip, or any bytes that are not UTF-8)
-// is no template: the rendered Secret holds it byte for byte (issue 15), while
-// text user-data is still rendered.
+// is no template: the rendered Secret holds it byte for byte, while text
+// user-data is still rendered.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { renderUserDataSource, type UserDataVars } from '../../../../controller/reconcilers/virtual-machine/user-data.js';

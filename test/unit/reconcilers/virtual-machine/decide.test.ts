@@ -1,7 +1,7 @@
-// The VirtualMachine decision on objects in its way (issue 10, "No Secret
-// takeover"): a Secret `<vm>-user-data` or an infrastructure machine of the
-// VM's name that is not the VM's is reported, never written, referred to or
-// deleted; the VM's own ones are created once and then updated by uid.
+// The VirtualMachine decision on objects in its way (no Secret takeover): a
+// Secret `<vm>-user-data` or an infrastructure machine of the VM's name that is
+// not the VM's is reported, never written, referred to or deleted; the VM's own
+// ones are created once and then updated by uid.
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';

@@ -39,7 +39,7 @@ describe('NIC addressing', () => {
     });
   });
 
-  // Issue 15 point 6: a static override on a DHCP interface was accepted and Ready.
+  // A static override on a DHCP interface must not be accepted and reported Ready.
   it('refuses a static address for an interface the class puts in dhcp mode, and takes one where the class says nothing', () => {
     const vm = aVm({ networkOverrides: [{ name: 'eth0', static: { address: '10.0.0.10', prefix: 24 } }] });
     const dhcp = aClass({ network: { interfaces: [{ name: 'eth0', networkClass: 'prod', ipam: { mode: 'dhcp' } }] } });
@@ -51,7 +51,7 @@ describe('NIC addressing', () => {
     expect(computeNicAddressing(vm, unstated)).toEqual({ ok: true, ipams: [{ static: { address: '10.0.0.10', prefix: 24 } }] });
   });
 
-  // Issue 15 point 6: a gateway outside the subnet, or of the other family, was accepted and Ready.
+  // A gateway outside the subnet, or of the other family, must not be accepted and reported Ready.
   it.each<[string, Record<string, unknown>, string | undefined]>([
     [
       'its own gateway outside the subnet',

@@ -1,5 +1,5 @@
-// A VirtualMachine whose machine refused its new spec (issue 15, point 2) says so and does not
-// claim the new generation; a refusal met again on a later pass changes nothing (no write at idle).
+// A VirtualMachine whose machine refused its new spec says so and does not claim the new
+// generation; a refusal met again on a later pass changes nothing (no write at idle).
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../../infra/api/meta.js';
 import { ConditionType, Reason } from '../../../../infra/api/conditions.js';

@@ -46,7 +46,7 @@ describe('static addresses', () => {
       [sibling('web-2', [{ interface: 'eth1', networkClass: 'backup', address: '2001:DB8::10' }])],
       'spec.networkOverrides "eth1" address 2001:db8::10 on network class "backup" is already held by VirtualMachine "web-2"',
     ],
-    // Issue 15 point 6: the same IPv6 address spelled three ways was held by three VMs at once.
+    // One IPv6 address spelled three ways is one address: only one VM may hold it.
     [
       'a sibling holds the IPv6 address with its zeros written out',
       [sibling('web-2', [{ interface: 'eth1', networkClass: 'backup', address: '2001:0db8:0000:0000:0000:0000:0000:0010' }])],
