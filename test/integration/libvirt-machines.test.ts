@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainState, XmlFlags } from '../../controller/backends/libvirt/client/constants.js';
 import { ownerMarkOf } from '../../controller/backends/libvirt/machine/domain-xml.js';
+import { volumePrefix } from '../../controller/backends/libvirt/machine/volumes.js';
 import { LIBVIRT_MAX_DOMAIN_NAME_LENGTH } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { TestApi, machineRef, vm } from '../support/fixtures.js';
 import {
@@ -67,11 +68,14 @@ describe('VirtualMachines on libvirt (test driver)', () => {
     const xml = await env.anchor.domains.xmlDesc(domain, XmlFlags.Inactive);
     expect(ownerMarkOf(xml)).toBe(`LibvirtMachine/${env.ns}/web-1`);
     expect(xml).toMatch(/<mac address='02(:[0-9a-f]{2}){5}'\/>/);
-    expect(xml).toContain(`volume='${uuid}-os.qcow2'`);
-    expect(xml).toContain(`volume='${uuid}-cidata.iso'`);
+    // Named by the UUID and the machine's mark.
+    const prefix = volumePrefix({ uuid, owner: { kind: 'LibvirtMachine', namespace: env.ns, name: 'web-1' } });
+    expect(prefix).toMatch(new RegExp(`^${uuid}-[0-9a-f]{20}-$`));
+    expect(xml).toContain(`volume='${prefix}os.qcow2'`);
+    expect(xml).toContain(`volume='${prefix}cidata.iso'`);
 
-    expect(await volumesOf(env.anchor, env.pool, uuid)).toEqual([`${uuid}-cidata.iso`, `${uuid}-data.qcow2`, `${uuid}-os.qcow2`]);
-    const os = await env.anchor.volumes.xmlDesc(await env.anchor.volumes.lookupByName(env.pool, `${uuid}-os.qcow2`));
+    expect(await volumesOf(env.anchor, env.pool, uuid)).toEqual([`${prefix}cidata.iso`, `${prefix}data.qcow2`, `${prefix}os.qcow2`]);
+    const os = await env.anchor.volumes.xmlDesc(await env.anchor.volumes.lookupByName(env.pool, `${prefix}os.qcow2`));
     expect(os).toContain('<backingStore>');
     expect(os).toContain('debian-12-genericcloud.qcow2');
     expect((await eventsWith(t.api, env.ns, 'web-1', ['Created', 'GuestDataWritten', 'PoweredOn'])).map((e) => e.reason)).toEqual(

@@ -1,5 +1,5 @@
 // Making a LibvirtMachine's domain in one pass, each step quick and safe to run again after a
-// crash: its volumes (named after the UUID, so a retry finds them), the NoCloud seed (written
+// crash: its volumes (named after the UUID and the machine's mark, so a retry finds them), the NoCloud seed (written
 // before the first boot, never after), the definition with the UUID and the mark in its
 // <metadata>. The domain is started by the power step.
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
@@ -23,7 +23,7 @@ export async function defineDomain(client: LibvirtClient, request: MachineReques
   const pool = await lookupPool(client, spec.pool);
   const source = parseVolumeRef(spec.bootSource.volume, spec.pool);
   const image = await imageFacts(client, source, 'spec.bootSource.volume');
-  const disks = await ensureDisks(client, pool, uuid, spec, spec.bootSource.kind === 'backingVolume' ? image : undefined);
+  const disks = await ensureDisks(client, pool, request, spec, spec.bootSource.kind === 'backingVolume' ? image : undefined);
   const nics = (spec.network ?? []).map((nic) => ({ kind: nic.source.kind, source: nic.source.name, mac: macOf(uuid, nic), model: nic.model ?? 'virtio' }));
   const seedImage = toSeedImage({
     uuid,
@@ -33,7 +33,7 @@ export async function defineDomain(client: LibvirtClient, request: MachineReques
     nics: (spec.network ?? []).map((nic, i) => ({ name: nic.name, mac: nics[i]?.mac ?? '', ipam: nic.ipam })),
     nicsField: 'spec.network',
   });
-  const seed = await writeSeed(client, pool, uuid, seedImage, async () => {
+  const seed = await writeSeed(client, pool, request, seedImage, async () => {
     // libvirt's test driver has no volume streams, and no guest that would read the seed.
     const tolerated = (await client.host.hypervisorType()).toUpperCase() === 'TEST';
     if (tolerated) log.info({ uuid }, 'The test driver takes no volume uploads: the seed volume stays empty');

@@ -1,7 +1,10 @@
 // Deleting a LibvirtMachine's domain, once the machine recipe found it by UUID and mark: a
 // running one destroyed, undefined with whatever of NVRAM, managed save, snapshot and
-// checkpoint metadata the driver supports, checked gone; then the machine's volumes (named by
-// its UUID) deleted, which also runs without a domain (a crash before the definition).
+// checkpoint metadata the driver supports, checked gone; then its volumes deleted, every one
+// named by its UUID (the domain's mark proves the UUID this machine's). Without a domain (a
+// crash before the definition, a domain undefined by hand) nothing proves the UUID this
+// machine's, since a spec.providerID can name any: only volumes whose names carry this
+// machine's mark are deleted (volumes.ts), and any other with the UUID is left, said in the log.
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { DestroyOptions, DestroyResult, MachineRequest } from '../../backend.js';
@@ -10,7 +13,7 @@ import type { Domain, StoragePool } from '../client/handles.js';
 import type { LibvirtClient } from '../client/libvirt-client.js';
 import { ErrorCode, isLibvirtError } from '../client/libvirt-error.js';
 import { isActive } from './power.js';
-import { deleteMachineVolumes } from './volumes.js';
+import { deleteVolumesNamed, uuidPrefix, volumePrefix, volumesNamed } from './volumes.js';
 
 type Request = MachineRequest<LibvirtMachineSpec>;
 
@@ -38,15 +41,27 @@ export async function undefineDomain(client: LibvirtClient, domain: Domain, requ
   if (await lookup(client, request.uuid))
     throw new BackendError(BackendErrorKind.Rejected, `domain ${domain.name} (UUID ${request.uuid}) is still defined after its undefine`);
   options.log.info({ domain: domain.name, uuid: request.uuid }, 'Undefined the domain');
-  await deleteVolumes(client, request, options);
+  const pool = await lookupPoolIfAny(client, request.spec.pool);
+  const deleted = pool ? await deleteVolumesNamed(client, pool, uuidPrefix(request.uuid)) : [];
+  if (deleted.length > 0) options.log.info({ uuid: request.uuid, volumes: deleted }, 'Deleted the volumes');
   return { state: 'Gone', existed: true };
 }
 
-/** No domain has the UUID: the volumes a crash before the definition left, named by it. */
+/**
+ * No domain has the UUID: the volumes of this machine's a crash before the definition left (its
+ * mark in their names). Others with the UUID may be another machine's: they stay, and the log says so.
+ */
 export async function deleteVolumes(client: LibvirtClient, request: Request, { log }: DestroyOptions): Promise<DestroyResult> {
   const pool = await lookupPoolIfAny(client, request.spec.pool);
-  const deleted = pool ? await deleteMachineVolumes(client, pool, request.uuid) : [];
+  if (!pool) return { state: 'Gone', existed: false };
+  const deleted = await deleteVolumesNamed(client, pool, volumePrefix(request));
   if (deleted.length > 0) log.info({ uuid: request.uuid, volumes: deleted }, 'Deleted the volumes');
+  const left = (await volumesNamed(client, pool, uuidPrefix(request.uuid))).map((v) => v.name);
+  if (left.length > 0)
+    log.warn(
+      { uuid: request.uuid, pool: pool.name, volumes: left },
+      "Left volumes with the machine's UUID that carry no mark of this machine (another machine's, or made before volumes were marked): delete them by hand if they are this machine's",
+    );
   return { state: 'Gone', existed: false };
 }
 

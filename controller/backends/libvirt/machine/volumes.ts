@@ -1,30 +1,49 @@
 // The volumes of a LibvirtMachine, all in spec.pool and all named after its
-// UUID (`<uuid>-<disk>.qcow2`, `<uuid>-cidata.iso`): a pass after a crash finds
-// the ones an earlier pass made, and a deletion finds every one of them, even
-// those of a domain that was never defined. The OS disk is a qcow2 overlay on
-// the image's volume (only the overlay's own writes take space; the image is
-// never written); the other disks start blank; the seed is a raw volume the
-// NoCloud ISO is uploaded into.
+// UUID and its mark (`<uuid>-<mark>-<disk>.qcow2`, `<uuid>-<mark>-cidata.iso`;
+// the mark a hash of the machine's ownership mark, so it survives `clusterctl
+// move` as that does): a pass after a crash finds the ones an earlier pass
+// made, and a deletion finds every one of them, even those of a domain that was
+// never defined. A volume carries no other mark (libvirt keeps no metadata on
+// volumes), so its name is the proof: without a domain of this machine's, only
+// volumes with this machine's mark in their name are deleted, never those of a
+// machine whose UUID a spec.providerID merely names. The OS disk is a qcow2
+// overlay on the image's volume (only the overlay's own writes take space; the
+// image is never written); the other disks start blank; the seed is a raw
+// volume the NoCloud ISO is uploaded into.
+import { createHash } from 'node:crypto';
 import type { LibvirtMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
+import type { MachineRequest } from '../../backend.js';
+import { ownerMark } from '../../ownership.js';
 import type { StoragePool, StorageVol } from '../client/handles.js';
 import type { LibvirtClient } from '../client/libvirt-client.js';
 import { ErrorCode, isLibvirtError } from '../client/libvirt-error.js';
 import { toVolumeXml, volumeFactsOf, type DomainDisk, type VolumeFacts, type VolumeRef } from './domain-xml.js';
 
 const GIB = 1024 ** 3;
+/** Hex digits of the mark's hash in a volume name: 80 bits, beyond a search for another name with the same mark. */
+const MARK_HEX = 20;
 
-/** The prefix of every volume of the machine with this UUID. */
-export function volumePrefix(uuid: string): string {
+/** Whose volumes: the machine's UUID and its ownership mark. */
+export type VolumeOwner = Pick<MachineRequest<unknown>, 'uuid' | 'owner'>;
+
+/** The prefix of every volume with this UUID, whoever made it (only a domain with this machine's mark proves them its). */
+export function uuidPrefix(uuid: string): string {
   return `${uuid.toLowerCase()}-`;
 }
 
-export function diskVolumeName(uuid: string, disk: string): string {
-  return `${volumePrefix(uuid)}${disk}.qcow2`;
+/** The prefix of every volume this machine makes: its UUID, then the hash of its ownership mark. */
+export function volumePrefix({ uuid, owner }: VolumeOwner): string {
+  const mark = createHash('sha256').update(ownerMark(owner)).digest('hex').slice(0, MARK_HEX);
+  return `${uuidPrefix(uuid)}${mark}-`;
 }
 
-export function seedVolumeName(uuid: string): string {
-  return `${volumePrefix(uuid)}cidata.iso`;
+export function diskVolumeName(machine: VolumeOwner, disk: string): string {
+  return `${volumePrefix(machine)}${disk}.qcow2`;
+}
+
+export function seedVolumeName(machine: VolumeOwner): string {
+  return `${volumePrefix(machine)}cidata.iso`;
 }
 
 /** `pool/volume`, or a volume of `defaultPool` (bootSource.volume, a VMImage row's resolvedRef). */
@@ -64,13 +83,13 @@ export async function imageFacts(client: LibvirtClient, ref: VolumeRef, field: s
 export async function ensureDisks(
   client: LibvirtClient,
   pool: StoragePool,
-  uuid: string,
+  machine: VolumeOwner,
   spec: LibvirtMachineSpec,
   image: VolumeFacts | undefined,
 ): Promise<DomainDisk[]> {
   const disks: DomainDisk[] = [];
   for (const [i, disk] of spec.disks.entries()) {
-    const name = diskVolumeName(uuid, disk.name);
+    const name = diskVolumeName(machine, disk.name);
     const wanted = disk.sizeGiB * GIB;
     const overlay = i === 0 && image !== undefined;
     // An overlay is at least as large as its image.
@@ -90,11 +109,11 @@ export async function ensureDisks(
 export async function writeSeed(
   client: LibvirtClient,
   pool: StoragePool,
-  uuid: string,
+  machine: VolumeOwner,
   image: Buffer,
   tolerateNoUpload: () => Promise<boolean>,
 ): Promise<VolumeRef> {
-  const name = seedVolumeName(uuid);
+  const name = seedVolumeName(machine);
   await deleteIfPresent(client, pool, name);
   const volume = await client.volumes.create(pool, toVolumeXml(name, image.length, 'raw'));
   try {
@@ -105,15 +124,14 @@ export async function writeSeed(
   return { pool: pool.name, volume: name };
 }
 
-/** The machine's volumes in `pool` (by their UUID prefix). */
-export async function machineVolumes(client: LibvirtClient, pool: StoragePool, uuid: string): Promise<StorageVol[]> {
-  const prefix = volumePrefix(uuid);
+/** The volumes in `pool` whose names start with `prefix`. */
+export async function volumesNamed(client: LibvirtClient, pool: StoragePool, prefix: string): Promise<StorageVol[]> {
   return (await client.pools.listVolumes(pool)).filter((v) => v.name.startsWith(prefix));
 }
 
-/** Deletes every volume of the machine in `pool` and checks that none is left. */
-export async function deleteMachineVolumes(client: LibvirtClient, pool: StoragePool, uuid: string): Promise<string[]> {
-  const volumes = await machineVolumes(client, pool, uuid);
+/** Deletes every volume in `pool` whose name starts with `prefix` and checks that none is left. */
+export async function deleteVolumesNamed(client: LibvirtClient, pool: StoragePool, prefix: string): Promise<string[]> {
+  const volumes = await volumesNamed(client, pool, prefix);
   for (const volume of volumes) {
     try {
       await client.volumes.delete(volume);
@@ -121,7 +139,7 @@ export async function deleteMachineVolumes(client: LibvirtClient, pool: StorageP
       if (!isBackendError(err, BackendErrorKind.NotFound)) throw err;
     }
   }
-  const left = await machineVolumes(client, pool, uuid);
+  const left = await volumesNamed(client, pool, prefix);
   if (left.length > 0)
     throw new BackendError(
       BackendErrorKind.Rejected,
