@@ -8,7 +8,9 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        // No servers; the timeout is only a ceiling for a machine busy with other lanes (the lint
+        // tests run ESLint with type information, seconds of CPU each).
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 60_000 },
       },
       {
         test: {
