@@ -39,6 +39,8 @@ export const Label = {
   ownedBy: 'banlieue.io/owned-by',
   capiClusterName: 'cluster.x-k8s.io/cluster-name',
   capiAggregateToManager: 'cluster.x-k8s.io/aggregate-to-manager',
+  /** On every object CAPI's topology controller generates for a Cluster of a ClusterClass (kept whatever the class's patches do). */
+  capiTopologyOwned: 'topology.cluster.x-k8s.io/owned',
   /** On every object of the install: which clusterctl provider it belongs to (clusterctl provider contract). */
   capiProvider: 'cluster.x-k8s.io/provider',
 } as const;

@@ -105,3 +105,19 @@ export async function vmsNamed(client: VsphereClient, prefix: string): Promise<s
 export function uuidOf(providerID: string): string {
   return providerID.replace(/^vsphere:\/\//, '');
 }
+
+/** The VMs (not templates) of every datacenter whose guestinfo, base64 values decoded, holds `marker`. */
+export async function guestInfoHolding(client: VsphereClient, marker: string): Promise<string[]> {
+  const holding: string[] = [];
+  for (const dc of await client.inventory.datacenters()) {
+    for (const vm of await client.vms.list(dc.vmFolder)) {
+      if (vm.template) continue;
+      const extra = await client.vms.extraConfig(vm.ref);
+      const values = [...extra]
+        .filter(([key]) => key.startsWith('guestinfo.'))
+        .map(([key, value]) => (extra.get(`${key}.encoding`) === 'base64' ? Buffer.from(value, 'base64').toString('utf8') : value));
+      if (values.some((v) => v.includes(marker))) holding.push(vm.name);
+    }
+  }
+  return holding.sort();
+}
