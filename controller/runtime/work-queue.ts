@@ -82,6 +82,12 @@ export interface AddOptions {
   readonly changed?: boolean;
 }
 
+/** When a key runs again after a pass; `backoff`: on its failure (or blocked) backoff, which only its own change cuts short. */
+interface NextRun {
+  readonly inMs: number;
+  readonly backoff: boolean;
+}
+
 export class WorkQueue {
   /** New objects' keys, taken before `ready`. */
   private readonly fresh: string[] = [];
@@ -241,33 +247,39 @@ export class WorkQueue {
 
   private async process(key: string): Promise<void> {
     const signal = this.lifetime.signal;
-    let next: { readonly inMs: number; readonly backoff: boolean } | undefined;
+    let next: NextRun | undefined;
     try {
-      const result = await this.worker(key, signal);
-      if (result?.blockedRetryMs !== undefined) {
-        next = { inMs: this.backOff(key, result.blockedRetryMs), backoff: true };
-      } else {
-        // Waiting on what it started (a clone task) is no success yet: the backoff holds, or a task the
-        // backend fails every time would be started again at the first delay (issue 15, hostile corpus).
-        if (result?.inProgress !== true) this.failures.delete(key);
-        if (result?.requeueAfterMs !== undefined) next = { inMs: result.requeueAfterMs, backoff: false };
-      }
+      next = this.nextAfterPass(key, await this.worker(key, signal));
     } catch (err) {
       // Work cut short by shutDown is neither a failure nor retried.
       if (!signal.aborted) next = { inMs: this.retry(key, err), backoff: true };
     } finally {
-      this.hooks.finished?.(this.now() - (this.processing.get(key) ?? this.now()));
-      this.processing.delete(key);
-      const dirty = this.dirty.delete(key);
-      const byChange = this.dirtyByChange.delete(key);
-      // Already counted as added when it became dirty. A dirty rerun supersedes a requeue delay, and a
-      // backoff only when the key's own object changed meanwhile: other events wait for its deadline.
-      if (dirty && !this.stopped && (!next?.backoff || byChange)) this.enqueue(key);
-      else if (next !== undefined) this.schedule(key, next.inMs, next.backoff);
-      if (dirty && next?.backoff && !byChange) this.addedAt.delete(key);
-      this.reportDepth();
-      this.pump();
+      this.settle(key, next);
     }
+  }
+
+  /** When a pass that returned `result` runs again: blocked, on its backoff; else as it asked, the backoff ended on success. */
+  private nextAfterPass(key: string, result: WorkResult | void): NextRun | undefined {
+    if (result?.blockedRetryMs !== undefined) return { inMs: this.backOff(key, result.blockedRetryMs), backoff: true };
+    // Waiting on what it started (a clone task) is no success yet: the backoff holds, or a task the
+    // backend fails every time would be started again at the first delay.
+    if (result?.inProgress !== true) this.failures.delete(key);
+    return result?.requeueAfterMs !== undefined ? { inMs: result.requeueAfterMs, backoff: false } : undefined;
+  }
+
+  /** The pass over `key` ended: report its time, then run it again at once (added meanwhile) or at `next`. */
+  private settle(key: string, next: NextRun | undefined): void {
+    this.hooks.finished?.(this.now() - (this.processing.get(key) ?? this.now()));
+    this.processing.delete(key);
+    const dirty = this.dirty.delete(key);
+    const byChange = this.dirtyByChange.delete(key);
+    // Already counted as added when it became dirty. A dirty rerun supersedes a requeue delay, and a
+    // backoff only when the key's own object changed meanwhile: other events wait for its deadline.
+    if (dirty && !this.stopped && (!next?.backoff || byChange)) this.enqueue(key);
+    else if (next !== undefined) this.schedule(key, next.inMs, next.backoff);
+    if (dirty && next?.backoff && !byChange) this.addedAt.delete(key);
+    this.reportDepth();
+    this.pump();
   }
 
   private retry(key: string, err: unknown): number {

@@ -5,12 +5,13 @@ import { Label } from '../../../infra/api/well-known.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
-import type { KubeApi } from '../../runtime/kube-api.js';
+import type { KubeApi, ObjectRef } from '../../runtime/kube-api.js';
 import { capiOwner, getOwningMachine } from '../owning-machine.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
-import { decideMachineFailureDomain } from './decide.js';
+import type { ClusterFailureDomain } from '../../../infra/api/machine-fields.js';
+import { decideMachineFailureDomain, type MachinePlacement } from './decide.js';
 
 const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
 const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
@@ -32,18 +33,17 @@ export class CapiMachinePlacementReconciler implements Reconciler {
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const m = this.machines.get(key);
-    const clusterName = m?.metadata.labels?.[Label.capiClusterName];
-    if (!m || !capiOwner(m) || !clusterName || m.spec.failureDomain || m.metadata.deletionTimestamp) return done;
+    if (!m) return done;
+    const clusterName = awaitingFailureDomain(m);
+    if (!clusterName) return done;
     // CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. A Machine gone: nothing to place.
     const owning = await getOwningMachine(this.api, m);
     if (!owning || owning.spec?.failureDomain) return done;
-    const cluster = this.clusters
-      .list(m.metadata.namespace)
-      .find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
-    if (!cluster?.status?.failureDomains?.length) return waiting(10_000);
+    const failureDomains = clusterFailureDomains(this.clusters.list(m.metadata.namespace), clusterName);
+    if (failureDomains.length === 0) return waiting(10_000);
     // From here to assume: no await, so concurrent reconciles see each other.
     const placement = decideMachineFailureDomain({
-      failureDomains: cluster.status.failureDomains,
+      failureDomains,
       controlPlane: m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined,
       peers: this.peers(m).map((p) => p.spec.failureDomain ?? this.assumed.get(keyOf(p))),
       ...(m.spec.providerRef ? { providerName: m.spec.providerRef.name } : {}),
@@ -51,16 +51,7 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     if (!placement) return waiting(30_000);
     this.assumed.set(key, placement.failureDomain);
     log.info({ failureDomain: placement.failureDomain }, 'Placing CAPI machine');
-    await this.ssa.apply({
-      apiVersion: m.apiVersion,
-      kind: m.kind,
-      // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
-      metadata: { name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', ...(m.metadata.uid ? { uid: m.metadata.uid } : {}) },
-      spec: {
-        failureDomain: placement.failureDomain,
-        ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }),
-      },
-    });
+    await this.ssa.apply(toPlacementApply(m, placement));
     return done;
   }
 
@@ -75,4 +66,34 @@ export class CapiMachinePlacementReconciler implements Reconciler {
         (o) => o.metadata.name !== m.metadata.name && o.metadata.labels?.[Label.capiClusterName] === labels[Label.capiClusterName] && group(o) === group(m),
       );
   }
+}
+
+/**
+ * The CAPI Cluster's name of a machine to place: CAPI-owned, in a cluster, with no failure domain
+ * yet and not being deleted; undefined for any other machine.
+ */
+function awaitingFailureDomain(m: InfraMachine): string | undefined {
+  const clusterName = m.metadata.labels?.[Label.capiClusterName];
+  if (!capiOwner(m) || !clusterName || m.spec.failureDomain || m.metadata.deletionTimestamp) return undefined;
+  return clusterName;
+}
+
+/** The failure domains the InfraCluster of CAPI Cluster `clusterName` publishes; none while it has not published any. */
+function clusterFailureDomains(clusters: readonly InfraCluster[], clusterName: string): readonly ClusterFailureDomain[] {
+  const cluster = clusters.find((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Cluster' && r.name === clusterName));
+  return cluster?.status?.failureDomains ?? [];
+}
+
+/** The apply that gives `m` its failure domain, and the Provider publishing it unless spec.providerRef is set. */
+function toPlacementApply(m: InfraMachine, placement: MachinePlacement): ObjectRef & { spec: object } {
+  return {
+    apiVersion: m.apiVersion,
+    kind: m.kind,
+    // The uid makes the apply fail rather than recreate a machine deleted meanwhile.
+    metadata: { name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', ...(m.metadata.uid ? { uid: m.metadata.uid } : {}) },
+    spec: {
+      failureDomain: placement.failureDomain,
+      ...(m.spec.providerRef || !placement.providerName ? {} : { providerRef: { name: placement.providerName } }),
+    },
+  };
 }

@@ -33,7 +33,7 @@ import { findMacInUse, nicsFieldOf, type MacInUse } from './mac-addresses.js';
 import { deletePoolClaims, ensureClaimedAddresses, keepPoolClaims } from './ip-address-claims.js';
 import { deletingMessage, deletionEvents, deletionPolicyOf, keepsClaims, type VmFate } from './decide-deletion.js';
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
-import { describePlacementChange, resolveMachinePlacement, resolveRecordedPlacement, type MachinePlacement } from './placement.js';
+import { decideMachinePlacement, decidePlacementChange, toMachineRequest, toPlacementRecord } from './machine-request.js';
 import { readUserData } from './user-data.js';
 
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
@@ -149,31 +149,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
-    if (mayCreate && !resolved.recorded) {
-      // A Provider on its way out takes no new VM (its finalizer waits for the ones it has).
-      if (resolved.providerDeleting) {
-        return {
-          outcome: {
-            kind: 'blocked',
-            reason: Reason.ProviderNotFound,
-            message: `Provider ${resolved.placement.provider} is being deleted: no new VM is created on it`,
-          },
-          result: waiting(this.timings.resyncMs),
-        };
-      }
-      const macInUse = this.macInUse(machine, resolved.placement.provider);
-      if (macInUse) {
-        // Looked at again later: the holder may go, or this machine get another MAC (an update wakes it at once).
-        return {
-          outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message },
-          result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)),
-        };
-      }
-      // Where, before anything can exist there: from now on the VM is looked for and deleted there only. The next
-      // pass, at once (a status write of its own wakes no pass), creates it; it sees the record (expectations).
-      log.info({ Provider: resolved.placement.provider, failureDomain: resolved.placement.failureDomain }, 'Recording where the VM is created');
-      return { outcome: { kind: 'placing', placement: resolved.placement }, result: inProgress(0) };
-    }
+    if (mayCreate && !resolved.recorded) return this.recordPlacement(machine, resolved, log);
     const options = {
       mayCreate,
       firstBoot: !provisioned,
@@ -186,15 +162,45 @@ export class InfraMachineReconciler implements Reconciler {
       ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
     } catch (err) {
       if (signal?.aborted) throw err;
-      const failure = describeBackendFailure(err, Reason.ProvisionFailed);
-      log.warn({ reason: failure.reason, err: failure.message }, 'Backend pass failed');
-      // A remembered task is over when it failed, or when what it made is refused (a duplicate name not ours).
-      const taskEnded = failure.taskFailed || (resolved.request.taskRef !== undefined && failure.retry === 'wait');
-      const outcome: PassOutcome = { kind: 'blocked', reason: failure.reason, message: failure.message, taskEnded };
-      // A spec the backend refuses (no such template, datastore…) or a failed task waits for a fix, retried ever
-      // later up to minutes (and at once when the machine changes); anything else retries with the queue's backoff.
-      return failure.retry === 'wait' ? { outcome, result: blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs)) } : { outcome, retry: err };
+      return this.ensureFailed(err, resolved, log);
     }
+    return this.ensuredPass(machine, identity, resolved, ensured);
+  }
+
+  /**
+   * Where, before anything can exist there: from now on the VM is looked for and deleted there only.
+   * A Provider on its way out takes no new VM (its finalizer waits for the ones it has), and a MAC
+   * another machine holds waits for the holder to go or this machine to get another MAC.
+   */
+  private recordPlacement(machine: InfraMachine, resolved: Resolved, log: Logger): PassResult {
+    const { placement } = resolved;
+    if (resolved.providerDeleting) {
+      const message = `Provider ${placement.provider} is being deleted: no new VM is created on it`;
+      return { outcome: { kind: 'blocked', reason: Reason.ProviderNotFound, message }, result: waiting(this.timings.resyncMs) };
+    }
+    const macInUse = this.macInUse(machine, placement.provider);
+    // Looked at again later; an update of the machine wakes it at once.
+    if (macInUse) return { outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message }, result: this.untilFixed() };
+    // The next pass, at once (a status write of its own wakes no pass), creates the VM; it sees the record (expectations).
+    log.info({ Provider: placement.provider, failureDomain: placement.failureDomain }, 'Recording where the VM is created');
+    return { outcome: { kind: 'placing', placement }, result: inProgress(0) };
+  }
+
+  /**
+   * The backend pass threw. A spec the backend refuses (no such template, datastore…) or a failed task
+   * waits for a fix (untilFixed); anything else retries with the queue's backoff.
+   */
+  private ensureFailed(err: unknown, resolved: Resolved, log: Logger): PassResult {
+    const failure = describeBackendFailure(err, Reason.ProvisionFailed);
+    log.warn({ reason: failure.reason, err: failure.message }, 'Backend pass failed');
+    // A remembered task is over when it failed, or when what it made is refused (a duplicate name not ours).
+    const taskEnded = failure.taskFailed || (resolved.request.taskRef !== undefined && failure.retry === 'wait');
+    const outcome: PassOutcome = { kind: 'blocked', reason: failure.reason, message: failure.message, taskEnded };
+    return failure.retry === 'wait' ? { outcome, result: this.untilFixed() } : { outcome, retry: err };
+  }
+
+  /** What the backend answered: a task under way (its actions as Events), a VM this machine may not look for, or the VM as found. */
+  private ensuredPass(machine: InfraMachine, identity: KnownIdentity, resolved: Resolved, ensured: EnsureResult): PassResult {
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
       const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
@@ -207,7 +213,7 @@ export class InfraMachineReconciler implements Reconciler {
       };
       return { outcome, result: inProgress(delay) };
     }
-    if (ensured.state === 'Absent' && !provisioned && !identity.derived) {
+    if (ensured.state === 'Absent' && !isProvisioned(machine) && !identity.derived) {
       const message = `spec.providerID ${identity.providerID} is not the one the provider derives for this machine, and no VM of this machine has it: only the provider writes spec.providerID`;
       return { outcome: { kind: 'blocked', reason: Reason.ProviderIDNotDerived, message }, result: waiting(this.timings.resyncMs) };
     }
@@ -223,6 +229,11 @@ export class InfraMachineReconciler implements Reconciler {
         uuid: identity.uuid,
       },
     };
+  }
+
+  /** A pass blocked on what someone must fix looks again ever later, up to minutes (and at once when the machine changes). */
+  private untilFixed(): ReconcileResult {
+    return blocked(Math.min(this.timings.resyncMs, 6 * this.timings.pollMs));
   }
 
   /** A MAC the machine fixes that a machine on the same backend endpoint holds (mac-addresses.ts), from the caches. */
@@ -323,37 +334,18 @@ export class InfraMachineReconciler implements Reconciler {
     identity: { uuid: string; providerID: string },
     want: { needUserData: boolean; claimAddresses: boolean },
   ): Promise<Resolved | Blocked> {
-    const namespace = machine.metadata.namespace ?? '';
     // Read at most once per pass, and only when needed (a CAPI owner, user-data from the bootstrap Secret).
     let capiMachine: Promise<CapiMachine | undefined> | undefined;
     const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.api, machine));
     // A CAPI-owned machine asks its Machine every pass: its failure domain wins over spec.failureDomain (placement.ts).
     const machineFailureDomain = capiOwner(machine) ? (await owningMachine())?.spec?.failureDomain : undefined;
-    const providers = this.providers.list(namespace);
-    // Once recorded, the place the VM was created in: never where the spec points now (issue 15).
-    const record = machine.status?.placement;
-    const placement: MachinePlacement = record
-      ? resolveRecordedPlacement(this.backend.name, namespace, record, providers)
-      : resolveMachinePlacement({
-          backend: this.backend.name,
-          namespace,
-          ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
-          ...(machine.spec.failureDomain ? { failureDomain: machine.spec.failureDomain } : {}),
-          ...(machineFailureDomain ? { machineFailureDomain } : {}),
-          providers,
-        });
+    const providers = this.providers.list(machine.metadata.namespace ?? '');
+    const placement = decideMachinePlacement(this.backend.name, machine, providers, machineFailureDomain);
     if (!placement.ok) return placement;
-    const providerName = placement.provider.metadata.name ?? '';
     const providerDeleting = placement.provider.metadata.deletionTimestamp !== undefined;
     const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...connection, providerDeleting };
-    const raw = placement.failureDomain.attributes?.raw ?? {};
-    const namedDomain = machineFailureDomain ?? machine.spec.failureDomain;
-    const named = {
-      ...(machine.spec.providerRef ? { providerName: machine.spec.providerRef.name } : {}),
-      ...(namedDomain !== undefined ? { failureDomain: namedDomain } : {}),
-    };
-    const placementChange = record ? describePlacementChange(record, named) : undefined;
+    const placementChange = decidePlacementChange(machine, machineFailureDomain);
     // Before the user-data, so the IPAM provider binds while the bootstrap data is still being made.
     let spec = machine.spec;
     if (want.claimAddresses) {
@@ -370,21 +362,11 @@ export class InfraMachineReconciler implements Reconciler {
     return {
       ok: true,
       connection: connection.connection,
-      placement: record ?? { provider: providerName, failureDomain: placement.failureDomain.name, location: { ...raw } },
-      recorded: record !== undefined,
+      placement: toPlacementRecord(machine, placement),
+      recorded: machine.status?.placement !== undefined,
       providerDeleting,
       ...(placementChange !== undefined ? { placementChange } : {}),
-      request: {
-        name: machine.metadata.name ?? '',
-        namespace,
-        uuid: identity.uuid,
-        providerID: identity.providerID,
-        owner: { kind: machine.kind, namespace, name: machine.metadata.name ?? '' },
-        spec,
-        raw,
-        userData,
-        ...(machine.status?.taskRef ? { taskRef: machine.status.taskRef } : {}),
-      },
+      request: toMachineRequest(machine, { identity, spec, placement, userData }),
     };
   }
 

@@ -29,7 +29,7 @@ import { setConditions, type ConditionInput } from '../../runtime/conditions.js'
 import { isPaused, pausedCondition } from '../paused.js';
 import { decideMove, type RecreateBudget } from './drift.js';
 import { computeEffectiveHardware } from './effective-hardware.js';
-import { buildInfraMachine } from './infra-builders.js';
+import { buildInfraMachine, type InfraBuildInput } from './infra-builders.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
   decideUserDataSecretWrite,
@@ -323,60 +323,105 @@ interface PlaceInput {
   readonly placementSpec?: string;
 }
 
+/**
+ * Build the VM's machine at `input.placement`: in order, what stops it (user-data unreadable, no
+ * machine kind for the class, a machine in the way, a Secret not the VM's, a build failure), then
+ * the machine and user-data Secret to write with the status that says where the VM is.
+ */
 function place(o: VmObserved, now: Date, input: PlaceInput): ActivePlan {
   const { vm } = o;
-  const { placement, vmClass, image, running } = input;
   const placementValid = input.placementValid ?? placementMatches;
   if (o.userData && !o.userData.ok)
     return blocked(o, now, { scheduled: notScheduled(Reason.UserDataNotFound, o.userData.message), requeueAfterMs: RECHECK_MS });
-  const backend = o.backends.get(placement.providerClass);
+  const backend = o.backends.get(input.placement.providerClass);
   if (!backend)
     return blocked(o, now, {
-      scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${placement.providerClass}" has no infrastructure machine kind`),
+      scheduled: notScheduled(Reason.InfraBuildFailed, `providerClass "${input.placement.providerClass}" has no infrastructure machine kind`),
     });
   const targetKind = backend.api.machine.kind;
   const live = o.infra.find((i) => i.kind === targetKind);
-  const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
-  if (foreign) return conflictPlan(o, now, foreign);
-  if (live?.state === 'Terminating' || live?.state === 'Unknown') {
-    // Until its machine is gone, what PlacementValid said stands (a recreate announced stays announced).
-    const said = vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid) ? current(vm, ConditionType.PlacementValid) : placementValid;
-    return { ...mirrorOnly(o, now, said, running), requeueAfterMs: WAIT_MS };
-  }
+  const inTheWay = machineInTheWay(o, now, live, placementValid, input.running);
+  if (inTheWay) return inTheWay;
   const rendered = o.userData?.ok
-    ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, vmClass, backend.api.providerIDScheme)))
+    ? decideUserDataSecretWrite(vm, o.renderedSecret, renderUserDataSource(o.userData.content, userDataVars(vm, input.vmClass, backend.api.providerIDScheme)))
     : undefined;
   if (rendered && !rendered.ok) return conflictPlan(o, now, rendered.conflict);
-  const built = buildInfraMachine(
-    {
-      vm,
-      vmClass,
-      image,
-      placement,
-      ...(rendered ? { userDataSecretName: userDataSecretName(vm) } : {}),
-      ...(input.imageRef !== undefined ? { imageRef: input.imageRef } : {}),
-      ...(input.placementSpec !== undefined ? { placementSpec: input.placementSpec } : {}),
-    },
-    o.backends,
-  );
+  const built = buildInfraMachine(toInfraBuildInput(vm, input, rendered !== undefined), o.backends);
   if (!built.ok) return blocked(o, now, { scheduled: notScheduled(Reason.InfraBuildFailed, built.message) });
-  const infra = live?.state === 'Present' ? live.object : undefined;
-  const userDataSecret = rendered?.write;
+  return placedPlan(o, now, input, {
+    targetKind,
+    placementValid,
+    infra: live?.state === 'Present' ? live.object : undefined,
+    built: built.object,
+    userDataSecret: rendered?.write,
+  });
+}
+
+/**
+ * The plan while the VM's live machine of the target kind stops it being written: one not the VM's
+ * (a conflict), or one terminating or unreadable (wait for it, mirroring what there is); otherwise undefined.
+ */
+function machineInTheWay(
+  o: VmObserved,
+  now: Date,
+  live: InfraState | undefined,
+  placementValid: ConditionInput,
+  running: Running | undefined,
+): ActivePlan | undefined {
+  const { vm } = o;
+  const foreign = live?.state === 'Foreign' ? infraConflict(live.object, vm) : undefined;
+  if (foreign) return conflictPlan(o, now, foreign);
+  if (live?.state !== 'Terminating' && live?.state !== 'Unknown') return undefined;
+  // Until its machine is gone, what PlacementValid said stands (a recreate announced stays announced).
+  const said = vm.status?.conditions?.some((c) => c.type === ConditionType.PlacementValid) ? current(vm, ConditionType.PlacementValid) : placementValid;
+  return { ...mirrorOnly(o, now, said, running), requeueAfterMs: WAIT_MS };
+}
+
+/** What buildInfraMachine builds the VM's machine from: the placement, and the user-data Secret when there is user-data. */
+function toInfraBuildInput(vm: VirtualMachine, input: PlaceInput, withUserData: boolean): InfraBuildInput {
+  return {
+    vm,
+    vmClass: input.vmClass,
+    image: input.image,
+    placement: input.placement,
+    ...(withUserData ? { userDataSecretName: userDataSecretName(vm) } : {}),
+    ...(input.imageRef !== undefined ? { imageRef: input.imageRef } : {}),
+    ...(input.placementSpec !== undefined ? { placementSpec: input.placementSpec } : {}),
+  };
+}
+
+/** A placement nothing stands in the way of: what `place` found to write. */
+interface Placed {
+  readonly targetKind: string;
+  readonly placementValid: ConditionInput;
+  /** The VM's live machine of targetKind, when there is one. */
+  readonly infra: InfraMachine | undefined;
+  /** The machine as it should be. */
+  readonly built: InfraMachine;
+  /** The user-data Secret to write; undefined when there is none or the live one is right. */
+  readonly userDataSecret: UserDataSecretObject | undefined;
+}
+
+/** Write the machine (and its user-data Secret) and say where the VM is scheduled. */
+function placedPlan(o: VmObserved, now: Date, input: PlaceInput, placed: Placed): ActivePlan {
+  const { vm } = o;
+  const { placement, running } = input;
+  const { infra, built, userDataSecret } = placed;
   const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: describePlacement(placement) };
-  const status = statusFor(o.vm, now, { scheduled, placementValid, infra, infraKind: targetKind });
+  const status = statusFor(vm, now, { scheduled, placementValid: placed.placementValid, infra, infraKind: placed.targetKind });
   const recorded = vm.status?.scheduled;
   return {
     ...noAction,
     // The uid makes the write an update of exactly the object judged ours.
-    applyInfra: infra?.metadata.uid ? { ...built.object, metadata: { ...built.object.metadata, uid: infra.metadata.uid } } : built.object,
+    applyInfra: infra?.metadata.uid ? { ...built, metadata: { ...built.metadata, uid: infra.metadata.uid } } : built,
     ...(userDataSecret ? { userDataSecret } : {}),
     // Running here already (the machine agrees with the fresh placement): only a record that disagrees is news.
     events: restoredEvents(recorded, running),
     status: {
       ...status,
       scheduled: recorded && samePlacement(recorded, placement) ? recorded : toScheduledPlacement(placement, running ? since(running.machine, now) : now),
-      infrastructureRef: { apiGroup: INFRA_GROUP, kind: targetKind, name: vm.metadata.name ?? '' },
-      heldAddresses: heldAddresses(vm, vmClass),
+      infrastructureRef: { apiGroup: INFRA_GROUP, kind: placed.targetKind, name: vm.metadata.name ?? '' },
+      heldAddresses: heldAddresses(vm, input.vmClass),
       ...(vm.metadata.generation !== undefined ? { observedGeneration: vm.metadata.generation } : {}),
     },
   };
