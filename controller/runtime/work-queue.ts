@@ -5,9 +5,9 @@
 // that cannot work until someone fixes it); delayed adds keep the earliest
 // deadline; a key added as new (an object just created) is taken before the
 // others. A key backing off is not run early by an add that is not its own
-// object's change (issue 15: events on sibling objects re-ran one failing key
-// 65 times in 28 s). Workers get an AbortSignal that shutDown() aborts, so
-// in-flight work ends promptly.
+// object's change, so events on sibling objects cannot run a failing key again
+// and again. Workers get an AbortSignal that shutDown() aborts, so in-flight
+// work ends promptly.
 // Metrics go through optional hooks: the queue knows nothing of Prometheus.
 import { Backoff } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';

@@ -294,7 +294,7 @@ export class InfraMachineReconciler implements Reconciler {
       // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
       if (identity.unwritten) return { kind: 'none' };
       // No place was ever recorded (it precedes any create), no task, never provisioned: nothing to wait for,
-      // e.g. a machine whose failure domain was never published (issue 15, point 5).
+      // e.g. a machine whose failure domain was never published.
       if (!mayHaveCreated(machine)) return { kind: 'none', nothingCreated: resolved.message };
       // The Provider is gone, or is being deleted with what reaches its backend (often: its namespace is being
       // deleted): nothing can reach the VM, and waiting would hold the namespace forever (ADR 13, 19).

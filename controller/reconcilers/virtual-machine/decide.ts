@@ -2,7 +2,7 @@
 // observed to what it should do (STYLE §2 "How a reconciler reads"). Pause
 // and deletion are branches here; the reconciler only carries the plan out.
 //
-// Ownership (issue 10, ownership.ts): an object of the VM's name that is not
+// Ownership (ownership.ts): an object of the VM's name that is not
 // the VM's is reported and left alone, never written, deleted or referred to.
 //
 // Placement (placement.ts, scheduler/running-placement.ts, drift.ts): a VM
