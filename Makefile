@@ -12,9 +12,10 @@ NPM_STAMP := node_modules/.install-stamp
 help: ## Show the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
+# A tree whose node_modules links to another checkout's install (a git worktree)
+# leaves installing to that checkout: npm ci through the link would empty it.
 $(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@touch $@
+	@if [ -L node_modules ]; then echo "node_modules links to another tree's install; not running npm ci here"; else npm ci --no-audit --no-fund && touch $@; fi
 
 .PHONY: deps
 deps: $(NPM_STAMP) ## Install npm dependencies (npm ci) when the lockfile changed
