@@ -1,10 +1,12 @@
 // `banlieue host install`: what one Cloud Hypervisor host needs to run its
 // provider, as files: the host config (state root, VMM binary, storage classes
 // → directories, network classes → bridges), a systemd unit running
-// `banlieue provider cloud-hypervisor` for its one Provider, the directories,
-// and the RBAC of the host's own identity, scoped to that Provider (for a cluster
-// admin to apply: the host holds no admin credential). --dry-run prints it all
-// for review; otherwise it is written under --root (docs/cloud-hypervisor.md).
+// `banlieue provider cloud-hypervisor` for its one Provider as an unprivileged,
+// sandboxed user (the sysusers.d entry makes it, the tmpfiles.d entry gives it
+// its directories), and the RBAC of the host's own identity, scoped to that
+// Provider (for a cluster admin to apply: the host holds no admin credential).
+// --dry-run prints it all for review; otherwise it is written under --root
+// (docs/cloud-hypervisor.md says what the VMM needs and why).
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
@@ -51,6 +53,16 @@ export interface HostInstall {
 
 const UNIT = 'banlieue-provider-cloud-hypervisor.service';
 const BACKEND = cloudHypervisorApi.name;
+/** The system user (and group) the provider and its VMMs run as. */
+const SERVICE_USER = 'banlieue';
+const SYSUSERS = `/etc/sysusers.d/banlieue-${BACKEND}.conf`;
+const TMPFILES = `/etc/tmpfiles.d/banlieue-${BACKEND}.conf`;
+// ProtectHome= makes these empty for the unit: no host path may be under them.
+const HIDDEN_ROOTS = ['/home', '/root', '/run/user'];
+// Unit files read whitespace, quotes, backslashes and % specially: host paths stay plain.
+const UNIT_PATH = /^\/[A-Za-z0-9._+:@/-]*$/;
+// ExecStart= also takes a bare command name, which systemd looks up in its own search path.
+const UNIT_COMMAND = /^[A-Za-z0-9._+:@-]+$/;
 
 /** Everything the host needs (pure); throws CliError for options that make no usable host config. */
 export function renderHostInstall(options: HostInstallOptions): HostInstall {
@@ -62,6 +74,8 @@ export function renderHostInstall(options: HostInstallOptions): HostInstall {
     storageClasses: { ...options.storageClasses },
     networkClasses: { ...options.networkClasses },
     ...(options.netns ? { netns: options.netns } : {}),
+    // The host's Url image policy, written out so the admin sees it (the lab opt-ins are off).
+    urlImages: { maxSizeMiB: 20 * 1024, allowHttp: false, allowWithoutChecksum: false },
   };
   const configText = `# banlieue Cloud Hypervisor host config (docs/cloud-hypervisor.md); read when the provider starts.\n${stringify(document)}`;
   let config: HostConfig;
@@ -70,6 +84,7 @@ export function renderHostInstall(options: HostInstallOptions): HostInstall {
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+  checkUnitPaths(options, config);
   const account = `banlieue-host-${config.hostName}`;
   const rbacPath = join(dirname(options.configPath), `rbac-${config.hostName}.yaml`);
   return {
@@ -77,6 +92,8 @@ export function renderHostInstall(options: HostInstallOptions): HostInstall {
     files: [
       { path: options.configPath, mode: 0o644, content: configText, about: 'host config' },
       { path: `/etc/systemd/system/${UNIT}`, mode: 0o644, content: systemdUnit(options, config), about: 'systemd unit of the provider' },
+      { path: SYSUSERS, mode: 0o644, content: sysusers(config), about: `the system user ${SERVICE_USER} the unit runs as (systemd-sysusers)` },
+      { path: TMPFILES, mode: 0o644, content: tmpfiles(config), about: `the host's directories, owned by ${SERVICE_USER} (systemd-tmpfiles)` },
       { path: rbacPath, mode: 0o644, content: hostRbac(options, account), about: `RBAC of this host's identity (for a cluster admin: kubectl apply -f)` },
     ],
     directories: [
@@ -85,8 +102,9 @@ export function renderHostInstall(options: HostInstallOptions): HostInstall {
       ...Object.values(config.storageClasses).map((path) => ({ path, mode: 0o700 })),
     ],
     nextSteps: [
+      `systemd-sysusers ${SYSUSERS} && systemd-tmpfiles --create ${TMPFILES} (the user ${SERVICE_USER}, in group kvm, and its directories)`,
       `a cluster admin applies ${rbacPath} (ServiceAccount ${options.namespace}/${account}, bound to the Provider ${options.provider} only)`,
-      `write ${options.kubeconfig} for it, with a token from: kubectl -n ${options.namespace} create token ${account} --duration=8760h (renew it before it expires)`,
+      `write ${options.kubeconfig} for it, with a token from: kubectl -n ${options.namespace} create token ${account} --duration=8760h (renew it before it expires); owner root, group ${SERVICE_USER}, mode 0640`,
       ...Object.entries(config.networkClasses).map(
         ([cls, bridge]) =>
           `network class ${cls}: the bridge ${bridge} must exist${config.netns ? ` in network namespace ${config.netns}` : ''} (e.g. systemd-networkd or: ip link add ${bridge} type bridge)`,
@@ -123,6 +141,25 @@ export async function writeHostInstall(install: HostInstall, root: string): Prom
   return written;
 }
 
+/** Throws CliError for a host path the sandboxed unit could not use, or could not name. */
+function checkUnitPaths(options: HostInstallOptions, config: HostConfig): void {
+  const paths = [
+    config.stateRoot,
+    config.imageDir,
+    config.vmm.binary,
+    ...(config.vmm.firmware ? [config.vmm.firmware] : []),
+    ...Object.values(config.storageClasses),
+    options.kubeconfig,
+    options.configPath,
+    ...(UNIT_COMMAND.test(options.banlieue) ? [] : [options.banlieue]),
+  ];
+  for (const path of paths) {
+    if (!UNIT_PATH.test(path)) throw new CliError(`${JSON.stringify(path)} cannot be written in a systemd unit: use a path of letters, digits and ._+:@/-`);
+    const under = HIDDEN_ROOTS.find((root) => path === root || path.startsWith(`${root}/`));
+    if (under) throw new CliError(`${path} is under ${under}, which the unit cannot see (ProtectHome=): put it elsewhere`);
+  }
+}
+
 function systemdUnit(options: HostInstallOptions, config: HostConfig): string {
   const args = [
     options.banlieue,
@@ -153,9 +190,71 @@ function systemdUnit(options: HostInstallOptions, config: HostConfig): string {
     // The VMMs run detached in the unit's cgroup: only the provider is stopped or
     // restarted with the unit, never the VMs (the default, control-group, would kill them).
     'KillMode=process',
+    ...sandbox(config),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The unit's user and sandbox, which its VMMs inherit (they are its children, in its cgroup).
+ * What each line is for is in docs/cloud-hypervisor.md ("What the host unit may do").
+ */
+function sandbox(config: HostConfig): string[] {
+  // ip -n and ip netns exec enter the guests' network namespace: setns and a mount namespace.
+  const capabilities = config.netns ? 'CAP_NET_ADMIN CAP_SYS_ADMIN' : 'CAP_NET_ADMIN';
+  const writable = [config.stateRoot, config.imageDir, ...new Set(Object.values(config.storageClasses))];
+  return [
+    `User=${SERVICE_USER}`,
+    `Group=${SERVICE_USER}`,
+    'SupplementaryGroups=kvm',
+    'NoNewPrivileges=yes',
+    `CapabilityBoundingSet=${capabilities}`,
+    `AmbientCapabilities=${capabilities}`,
+    'ProtectSystem=strict',
+    ...writable.map((path) => `ReadWritePaths=${path}`),
+    'ProtectHome=yes',
+    'PrivateTmp=yes',
+    'DevicePolicy=closed',
+    'DeviceAllow=/dev/kvm rw',
+    'DeviceAllow=/dev/net/tun rw',
+    'ProtectKernelTunables=yes',
+    'ProtectKernelModules=yes',
+    'ProtectKernelLogs=yes',
+    'ProtectControlGroups=yes',
+    'ProtectClock=yes',
+    'ProtectHostname=yes',
+    'ProtectProc=invisible',
+    'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK',
+    `RestrictNamespaces=${config.netns ? 'mnt net' : 'yes'}`,
+    'RestrictRealtime=yes',
+    'RestrictSUIDSGID=yes',
+    'LockPersonality=yes',
+    'SystemCallArchitectures=native',
+    `SystemCallFilter=~@clock @cpu-emulation @debug @module${config.netns ? '' : ' @mount'} @obsolete @raw-io @reboot @swap`,
+    'SystemCallErrorNumber=EPERM',
+    'UMask=0077',
+  ];
+}
+
+function sysusers(config: HostConfig): string {
+  return [
+    `# The user banlieue's Cloud Hypervisor provider and its VMMs run as; in group kvm for /dev/kvm.`,
+    `u ${SERVICE_USER} - "banlieue Cloud Hypervisor provider" ${config.stateRoot}`,
+    `m ${SERVICE_USER} kvm`,
+    '',
+  ].join('\n');
+}
+
+function tmpfiles(config: HostConfig): string {
+  const owned = (path: string, mode: string): string => `d ${path} ${mode} ${SERVICE_USER} ${SERVICE_USER} -`;
+  return [
+    `# The directories of banlieue's Cloud Hypervisor provider, its user's (the unit can write nothing else).`,
+    owned(config.stateRoot, '0700'),
+    owned(config.imageDir, '0755'),
+    ...[...new Set(Object.values(config.storageClasses))].map((path) => owned(path, '0700')),
     '',
   ].join('\n');
 }

@@ -269,6 +269,22 @@ export const Reason = {
   ImageDownloading: 'ImageDownloading',
   /** VMImage row: the downloaded Url image does not match spec.sources[].checksum; it was discarded. Fix the checksum or the URL. */
   ImageChecksumMismatch: 'ImageChecksumMismatch',
+  /**
+   * VMImage row: the host refuses this Url source without downloading anything: it is not https, or
+   * it has no spec.sources[].checksum (the message says which). Use an https URL with a checksum; a
+   * lab host may opt in to either in its host config (docs/cloud-hypervisor.md).
+   */
+  ImageUrlRefused: 'ImageUrlRefused',
+  /** VMImage row: the server redirected the download to another origin (scheme, host, port), which was not followed; nothing was kept. Use the URL it redirects to. */
+  ImageRedirectRefused: 'ImageRedirectRefused',
+  /** VMImage row: the Url image is larger than the host's cap (urlImages.maxSizeMiB); the download was stopped and nothing was kept. */
+  ImageTooLarge: 'ImageTooLarge',
+  /**
+   * VMImage row: the image's header names another file the VMM or qemu-img would open on the host
+   * (a qcow2 backing or external data file, or a QED or VMDK image); nothing was kept. Publish a
+   * self-contained raw or qcow2 image (`qemu-img convert -O qcow2`).
+   */
+  ImageHasBackingFile: 'ImageHasBackingFile',
   /** InfraCluster: no Provider matched providerRefs / providerSelector. */
   NoProviders: 'NoProviders',
   /** VMImage: no Provider has reported a row yet. */

@@ -37,7 +37,7 @@ export function cloudHypervisorBackend(config: HostConfig, context: BackendConte
   const host = hostRuntime(config);
   const timed = <T>(method: string, work: () => Promise<T>): Promise<T> => counted(context, method, work);
   const machines = cloudHypervisorMachines(host);
-  const downloads = new ImageDownloads(config.imageDir);
+  const downloads = new ImageDownloads(config.imageDir, config.urlImages);
   const sweeps = new HostSweep(host);
   const countedMachines: MachineBackend<CloudHypervisorMachineSpec> = {
     ensure: (connection, request, options) => timed('ensure', () => machines.ensure(connection, request, options)),

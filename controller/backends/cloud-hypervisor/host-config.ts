@@ -2,7 +2,9 @@
 // naming a host path would let its author read or overwrite any file the
 // provider can): where VMM state lives, which binary runs VMs, which
 // directories and bridges the storage and network classes are, where images
-// are, when the host stops taking VMs. One small YAML file, strict: an unknown
+// are, when the host stops taking VMs, which Url images it downloads (the lab
+// opt-ins are the host admin's: no tenant writes this file, and a VMImage or
+// Provider cannot loosen them). One small YAML file, strict: an unknown
 // key or a relative path is refused with its name (docs/adr/0017).
 import { hostname } from 'node:os';
 import { isAbsolute, normalize } from 'node:path';
@@ -30,6 +32,18 @@ export interface HostCapacity {
   readonly minStorageFreeGiB: number;
 }
 
+/** What the host downloads for VMImage Url sources (docs/cloud-hypervisor.md). */
+export interface HostUrlImages {
+  /** The largest image downloaded, in MiB; a larger one is stopped and refused (ImageTooLarge). @default 20480 (20 GiB) */
+  readonly maxSizeMiB: number;
+  /** A PEM bundle of CAs trusted for Url images besides the system's (an internal mirror). @default the system's CAs only */
+  readonly caFile?: string;
+  /** Labs only: take `http://` URLs, which anyone on the path can replace. @default false */
+  readonly allowHttp: boolean;
+  /** Labs only: take Url sources without `spec.sources[].checksum`. @default false */
+  readonly allowWithoutChecksum: boolean;
+}
+
 export interface HostConfig {
   /** This host's name: the Provider's endpoint names it, and machines record it (status.hostUid). @default os.hostname() */
   readonly hostName: string;
@@ -51,11 +65,25 @@ export interface HostConfig {
   readonly capacity: HostCapacity;
   /** How long a guest has to power off after the ACPI power button before the VM is stopped. @default 60 */
   readonly powerOffGraceSeconds: number;
+  /** What the host downloads for VMImage Url sources. @default https with a checksum, 20 GiB at most */
+  readonly urlImages: HostUrlImages;
 }
 
-const TOP_KEYS = ['hostName', 'stateRoot', 'imageDir', 'vmm', 'storageClasses', 'networkClasses', 'netns', 'capacity', 'powerOffGraceSeconds'] as const;
+const TOP_KEYS = [
+  'hostName',
+  'stateRoot',
+  'imageDir',
+  'vmm',
+  'storageClasses',
+  'networkClasses',
+  'netns',
+  'capacity',
+  'powerOffGraceSeconds',
+  'urlImages',
+] as const;
 const VMM_KEYS = ['binary', 'firmware', 'requireKvm'] as const;
 const CAPACITY_KEYS = ['maxMemoryUsedPercent', 'minStorageFreeGiB'] as const;
+const URL_IMAGE_KEYS = ['maxSizeMiB', 'caFile', 'allowHttp', 'allowWithoutChecksum'] as const;
 const CLASS_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 // Linux interface names: 1-15 bytes, no '/', whitespace or ':'.
 const BRIDGE_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
@@ -86,6 +114,8 @@ export function parseHostConfig(text: string, source: string, defaults: { hostNa
   onlyKeys(vmm, VMM_KEYS, 'vmm.', fail);
   const capacity = record(top.capacity ?? {}, 'capacity', fail);
   onlyKeys(capacity, CAPACITY_KEYS, 'capacity.', fail);
+  const urlImages = record(top.urlImages ?? {}, 'urlImages', fail);
+  onlyKeys(urlImages, URL_IMAGE_KEYS, 'urlImages.', fail);
 
   const config: HostConfig = {
     hostName: optionalString(top.hostName, 'hostName', fail) ?? defaults.hostName ?? hostname(),
@@ -104,6 +134,12 @@ export function parseHostConfig(text: string, source: string, defaults: { hostNa
       minStorageFreeGiB: number(capacity.minStorageFreeGiB ?? 5, 'capacity.minStorageFreeGiB', 0, 1 << 30, fail),
     },
     powerOffGraceSeconds: number(top.powerOffGraceSeconds ?? 60, 'powerOffGraceSeconds', 0, 3600, fail),
+    urlImages: {
+      maxSizeMiB: number(urlImages.maxSizeMiB ?? 20 * 1024, 'urlImages.maxSizeMiB', 1, 1024 * 1024, fail),
+      ...(urlImages.caFile === undefined ? {} : { caFile: path(urlImages.caFile, 'urlImages.caFile', fail) }),
+      allowHttp: optionalBoolean(urlImages.allowHttp, 'urlImages.allowHttp', fail) ?? false,
+      allowWithoutChecksum: optionalBoolean(urlImages.allowWithoutChecksum, 'urlImages.allowWithoutChecksum', fail) ?? false,
+    },
   };
   if (!CLASS_NAME.test(config.hostName)) fail(`hostName "${config.hostName}" is not a DNS label (set hostName)`);
   if (Object.keys(config.storageClasses).length === 0) fail('storageClasses declares no class: a VM needs a directory for its disk');

@@ -1,11 +1,12 @@
 // VMImage Url sources on a Cloud Hypervisor host: the backend's image lookup
-// (what the VMImage row says) against a real HTTP server on loopback. The
-// first lookup starts the download and reads ImageDownloading; a later one
-// finds the verified file in the image directory; a checksum that does not
-// match leaves no file and says so.
+// (what the VMImage row says) against a real HTTPS server on loopback, whose CA
+// the host trusts as a mirror's (urlImages.caFile). The first lookup starts the
+// download and reads ImageDownloading; a later one finds the verified file in
+// the image directory; a checksum that does not match leaves no file and says so.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import type { ImageSource } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { Backend, ImageResolution } from '../../../controller/backends/backend.js';
 import { cloudHypervisorBackend } from '../../../controller/backends/cloud-hypervisor/ch-backend.js';
-import { parseHostConfig } from '../../../controller/backends/cloud-hypervisor/host-config.js';
+import { urlImageHost } from '../../support/cloud-hypervisor/url-image-host.js';
+import { createTestPki } from '../../support/test-pki.js';
 import { waitFor } from '../../support/wait.js';
 
 const IMAGE = Buffer.alloc(3 * 1024 * 1024, 'banlieue image ');
@@ -27,23 +29,22 @@ describe('Cloud Hypervisor images from a URL', () => {
   let base: string;
   let backend: Backend;
   let provider: Provider;
+  let caFile: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bnlimg-'));
-    for (const sub of ['images', 'fast', 'state']) mkdirSync(join(dir, sub));
-    server = createServer((req, res) => {
+    mkdirSync(join(dir, 'pki'));
+    const pki = await createTestPki(join(dir, 'pki'), 'banlieue-image-mirror-ca');
+    caFile = pki.caFile;
+    const { certPem, keyPem } = await pki.issueServer('mirror', '127.0.0.1');
+    server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
       if (req.url?.startsWith('/images/')) res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(IMAGE);
       else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     backend = newBackend();
-    provider = {
-      apiVersion: 'banlieue.io/v1alpha1',
-      kind: 'Provider',
-      metadata: { name: 'host-a', namespace: 'ns' },
-      spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint: `unix://testhost${join(dir, 'state')}` } },
-    } as Provider;
+    provider = urlImageHost(dir, { caFile }).provider;
   });
 
   afterAll(async () => {
@@ -53,19 +54,7 @@ describe('Cloud Hypervisor images from a URL', () => {
   });
 
   /** A role's backend on a host with no VMM (none is started here). */
-  const newBackend = (): Backend =>
-    cloudHypervisorBackend(
-      parseHostConfig(
-        JSON.stringify({
-          hostName: 'testhost',
-          stateRoot: join(dir, 'state'),
-          imageDir: join(dir, 'images'),
-          vmm: { binary: '/bin/false', requireKvm: false },
-          storageClasses: { fast: join(dir, 'fast') },
-        }),
-        'test',
-      ),
-    );
+  const newBackend = (): Backend => cloudHypervisorBackend(urlImageHost(dir, { caFile }).config);
   const source = (path: string, checksum?: string): ImageSource => ({
     providerClass: 'cloud-hypervisor',
     kind: 'Url',
@@ -112,7 +101,7 @@ describe('Cloud Hypervisor images from a URL', () => {
   it('reports an HTTP error as LookupFailed', async () => {
     // The role restarted: the last one ended its downloads when it stopped.
     backend = newBackend();
-    const url = source('/missing.raw');
+    const url = source('/missing.raw', SHA256);
     await lookup(url);
     const failed = await waitFor(
       'the failure to be reported',

@@ -20,6 +20,17 @@ describe('Cloud Hypervisor host config', () => {
       networkClasses: { lan: 'br0' },
       capacity: { maxMemoryUsedPercent: 90, minStorageFreeGiB: 5 },
       powerOffGraceSeconds: 60,
+      urlImages: { maxSizeMiB: 20480, allowHttp: false, allowWithoutChecksum: false },
+    });
+  });
+
+  it('takes a Url image policy: a size cap, a mirror CA, and the lab opt-ins', () => {
+    const text = `${MINIMAL}urlImages: { maxSizeMiB: 4096, caFile: /etc/banlieue/mirror-ca.pem, allowHttp: true, allowWithoutChecksum: true }\n`;
+    expect(parseHostConfig(text, 'host.yaml', { hostName: 'kvm1' }).urlImages).toEqual({
+      maxSizeMiB: 4096,
+      caFile: '/etc/banlieue/mirror-ca.pem',
+      allowHttp: true,
+      allowWithoutChecksum: true,
     });
   });
 
@@ -33,6 +44,10 @@ describe('Cloud Hypervisor host config', () => {
     [`${MINIMAL}capacity: { maxMemoryUsedPercent: 150 }\n`, /capacity\.maxMemoryUsedPercent must be a number from 1 to 100/],
     [MINIMAL.replace('vmm: { binary: /usr/local/bin/cloud-hypervisor }', 'vmm: {}'), /vmm\.binary is required/],
     ['[1, 2]', /the document must be a mapping/],
+    [`${MINIMAL}urlImages: { allowHttps: true }\n`, /unknown key urlImages\.allowHttps/],
+    [`${MINIMAL}urlImages: { allowHttp: "yes" }\n`, /urlImages\.allowHttp must be true or false/],
+    [`${MINIMAL}urlImages: { maxSizeMiB: 0 }\n`, /urlImages\.maxSizeMiB must be a number from 1 to/],
+    [`${MINIMAL}urlImages: { caFile: ca.pem }\n`, /urlImages\.caFile "ca\.pem" is not an absolute path/],
   ])('refuses a config naming the key: %#', (text, message) => {
     expect(() => parseHostConfig(text, '/etc/banlieue/cloud-hypervisor.yaml', { hostName: 'kvm1' })).toThrow(message);
   });

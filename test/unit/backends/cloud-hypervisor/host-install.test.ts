@@ -1,22 +1,11 @@
 // `banlieue host install`: the host config the provider reads, a unit that leaves VMMs running, RBAC scoped to one Provider.
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { describeHostInstall, renderHostInstall, type HostInstallOptions } from '../../../../controller/cli/host-install.js';
+import { describeHostInstall, renderHostInstall } from '../../../../controller/cli/host-install.js';
 import { parseHostConfig } from '../../../../controller/backends/cloud-hypervisor/host-config.js';
+import { HOST_INSTALL_OPTIONS } from '../../../support/cloud-hypervisor/host-install-options.js';
 
-const options: HostInstallOptions = {
-  provider: 'kvm1',
-  namespace: 'vms',
-  hostName: 'kvm1',
-  kubeconfig: '/etc/banlieue/kubeconfig',
-  configPath: '/etc/banlieue/cloud-hypervisor.yaml',
-  stateRoot: '/var/lib/banlieue/cloud-hypervisor',
-  imageDir: '/var/lib/banlieue/images',
-  vmmBinary: '/usr/local/bin/cloud-hypervisor',
-  storageClasses: { fast: '/srv/vm/fast' },
-  networkClasses: { lan: 'br0' },
-  banlieue: '/usr/local/bin/banlieue',
-};
+const options = HOST_INSTALL_OPTIONS;
 const fileNamed = (suffix: string): string => renderHostInstall(options).files.find((f) => f.path.endsWith(suffix))?.content ?? '';
 
 describe('banlieue host install', () => {
@@ -32,6 +21,64 @@ describe('banlieue host install', () => {
       /ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --provider=kvm1 --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/,
     );
     expect(unit).toContain('KillMode=process');
+  });
+
+  it('runs the provider and its VMMs unprivileged: its own user, /dev/kvm and /dev/net/tun only, CAP_NET_ADMIN only', () => {
+    const unit = fileNamed('banlieue-provider-cloud-hypervisor.service');
+    const lines = unit.split('\n');
+    for (const line of [
+      'User=banlieue',
+      'Group=banlieue',
+      'SupplementaryGroups=kvm',
+      'NoNewPrivileges=yes',
+      'CapabilityBoundingSet=CAP_NET_ADMIN',
+      'AmbientCapabilities=CAP_NET_ADMIN',
+      'DevicePolicy=closed',
+      'DeviceAllow=/dev/kvm rw',
+      'DeviceAllow=/dev/net/tun rw',
+      'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK',
+      'RestrictNamespaces=yes',
+    ]) {
+      expect(lines).toContain(line);
+    }
+    expect(unit).not.toMatch(/^User=root$/m);
+  });
+
+  it('sandboxes the unit: a read-only system with its own directories writable, no home, a private /tmp', () => {
+    const lines = fileNamed('banlieue-provider-cloud-hypervisor.service').split('\n');
+    for (const line of [
+      'ProtectSystem=strict',
+      'ReadWritePaths=/var/lib/banlieue/cloud-hypervisor',
+      'ReadWritePaths=/var/lib/banlieue/images',
+      'ReadWritePaths=/srv/vm/fast',
+      'ProtectHome=yes',
+      'PrivateTmp=yes',
+      'ProtectKernelTunables=yes',
+      'ProtectKernelModules=yes',
+      'ProtectControlGroups=yes',
+    ]) {
+      expect(lines).toContain(line);
+    }
+  });
+
+  it('grants CAP_SYS_ADMIN and the mount and network namespaces only to a host whose bridges are in a network namespace', () => {
+    const install = renderHostInstall({ ...options, netns: 'guests' });
+    const lines = install.files.find((f) => f.path.endsWith('.service'))?.content.split('\n') ?? [];
+    expect(lines).toContain('CapabilityBoundingSet=CAP_NET_ADMIN CAP_SYS_ADMIN');
+    expect(lines).toContain('AmbientCapabilities=CAP_NET_ADMIN CAP_SYS_ADMIN');
+    expect(lines).toContain('RestrictNamespaces=mnt net');
+    expect(fileNamed('.service')).not.toContain('CAP_SYS_ADMIN');
+  });
+
+  it("makes the unit's user, in the kvm group, and gives it the host's directories", () => {
+    expect(fileNamed('sysusers.d/banlieue-cloud-hypervisor.conf')).toMatch(
+      /^u banlieue - "banlieue Cloud Hypervisor provider" \/var\/lib\/banlieue\/cloud-hypervisor$/m,
+    );
+    expect(fileNamed('sysusers.d/banlieue-cloud-hypervisor.conf')).toMatch(/^m banlieue kvm$/m);
+    const tmpfiles = fileNamed('tmpfiles.d/banlieue-cloud-hypervisor.conf');
+    expect(tmpfiles).toMatch(/^d \/var\/lib\/banlieue\/cloud-hypervisor 0700 banlieue banlieue -$/m);
+    expect(tmpfiles).toMatch(/^d \/var\/lib\/banlieue\/images 0755 banlieue banlieue -$/m);
+    expect(tmpfiles).toMatch(/^d \/srv\/vm\/fast 0700 banlieue banlieue -$/m);
   });
 
   it('gives the host an identity of its own, writing the status (and finalizer) of its own Provider only', () => {
@@ -65,5 +112,8 @@ describe('banlieue host install', () => {
 
   it('refuses options that make no usable host config', () => {
     expect(() => renderHostInstall({ ...options, storageClasses: { fast: 'relative' } })).toThrow(/storageClasses\.fast "relative" is not an absolute path/);
+    // ProtectHome= hides these from the unit; a space or % would be read by systemd, not as the path.
+    expect(() => renderHostInstall({ ...options, storageClasses: { fast: '/home/vm' } })).toThrow(/\/home\/vm is under \/home/);
+    expect(() => renderHostInstall({ ...options, imageDir: '/srv/my images' })).toThrow(/"\/srv\/my images" cannot be written in a systemd unit/);
   });
 });
