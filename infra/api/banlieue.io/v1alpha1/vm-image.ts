@@ -30,6 +30,12 @@ export const ImageSource = Type.Object(
         message: 'a Url ref must be an http(s) URL',
         fieldPath: '.ref',
       },
+      {
+        // A VMImage is cluster-wide and read by whoever picks images, and its rows repeat its sources.
+        rule: "self.kind != 'Url' || !self.ref.matches('^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@')",
+        message: 'a Url ref must not carry a user or password (user:password@host): every reader of VMImages would read them',
+        fieldPath: '.ref',
+      },
     ],
   },
 );
