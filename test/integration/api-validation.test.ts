@@ -286,6 +286,15 @@ const createCases: [string, () => Obj, Mutate, string][] = [
     'spec.sources[0].checksum',
   ],
   [
+    'VMImage with a user and password in a Url',
+    base.vmImage,
+    (o) =>
+      (spec(o).sources = [
+        { providerClass: 'cloud-hypervisor', kind: 'Url', ref: 'https://mirror:hunter2@img.example.com/u.img', checksum: `sha256:${'0'.repeat(64)}` },
+      ]),
+    'must not carry a user or password',
+  ],
+  [
     'VMImage with two sources for one backend',
     base.vmImage,
     (o) => spec(o).sources.push({ providerClass: 'vsphere', kind: 'Template', ref: 'other' }),
