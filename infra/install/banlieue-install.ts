@@ -99,7 +99,12 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
   {
     id: 'banlieue-network-policies',
     enabled: (props) => props.networkPolicies,
-    build: (scope, props) => void new NetworkPolicies(scope, 'network-policies', { namespace: props.namespace, exposeMetrics: props.exposeMetrics }),
+    build: (scope, props) =>
+      void new NetworkPolicies(scope, 'network-policies', {
+        namespace: props.namespace,
+        exposeMetrics: props.exposeMetrics,
+        egress: props.networkPolicyEgress,
+      }),
   },
 ];
 

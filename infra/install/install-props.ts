@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { BACKEND_APIS, BACKENDS, type BackendName } from '../api/backends.js';
 import { RELEASE_TAG } from '../version.js';
 
@@ -59,6 +60,16 @@ export interface BanlieueInstallProps {
    */
   readonly networkPolicies?: boolean;
   /**
+   * Where the NetworkPolicies (`networkPolicies`) let the banlieue pods connect
+   * besides DNS. Unset, the pods reach any address on the API server's and the
+   * backends' ports: whoever may write a Provider's endpoint then has the
+   * provider pods dial any host on those ports (an internal service, another
+   * tenant's host). Set both lists to the addresses your backends and API
+   * server have.
+   * @default any address on those ports
+   */
+  readonly networkPolicyEgress?: NetworkPolicyEgress;
+  /**
    * Namespaces where Providers (and so their credential Secrets, CA bundles
    * and machines' user-data) live. When set, each provider role may `get`
    * Secrets and ConfigMaps only there (a Role and RoleBinding per namespace);
@@ -79,6 +90,24 @@ export interface BanlieueInstallProps {
   readonly exposeMetrics?: boolean;
 }
 
+/** Destinations of the banlieue pods' connections, as CIDRs (`10.20.0.0/16`, `fd00:20::/64`, `172.18.0.2/32`). */
+export interface NetworkPolicyEgress {
+  /**
+   * The API server, on 443 and 6443, as the pods reach it after its Service's
+   * NAT: the addresses of `kubectl get endpointslices -n default -l
+   * kubernetes.io/service-name=kubernetes`, not the Service's cluster IP.
+   * @default any address
+   */
+  readonly apiServer?: readonly string[];
+  /**
+   * The backends (vCenters, Proxmox nodes, libvirt hosts) on the ports their
+   * providers dial. Needs `apiServer` too: a backend's port may be the API
+   * server's 443, which the API server's rule would otherwise leave open.
+   * @default any address
+   */
+  readonly backends?: readonly string[];
+}
+
 export interface ResolvedInstallProps extends Required<Omit<BanlieueInstallProps, 'providerNamespaces'>> {
   /** undefined: every namespace. */
   readonly providerNamespaces: readonly string[] | undefined;
@@ -97,6 +126,7 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     backends: props.backends ?? BACKENDS,
     admissionPolicies: props.admissionPolicies ?? true,
     networkPolicies: props.networkPolicies ?? false,
+    networkPolicyEgress: props.networkPolicyEgress ?? {},
     providerNamespaces: props.providerNamespaces,
     exposeMetrics: props.exposeMetrics ?? false,
   };
@@ -114,7 +144,31 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     throw new Error(`backends: "${resolved.backends.join(',')}" lists a backend twice`);
   }
   checkProviderNamespaces(resolved.providerNamespaces);
+  checkNetworkPolicyEgress(resolved.networkPolicyEgress);
   return resolved;
+}
+
+function checkNetworkPolicyEgress(egress: NetworkPolicyEgress): void {
+  for (const [field, cidrs] of Object.entries(egress) as [keyof NetworkPolicyEgress, readonly string[] | undefined][]) {
+    if (cidrs === undefined) continue;
+    if (cidrs.length === 0) throw new Error(`networkPolicyEgress.${field}: an empty list lets the pods reach nothing there; omit it for any address`);
+    for (const cidr of cidrs) {
+      if (!isCidr(cidr))
+        throw new Error(`networkPolicyEgress.${field}: "${cidr}" is not a CIDR (an IPv4 or IPv6 address and a prefix length, e.g. 10.20.0.0/16)`);
+    }
+  }
+  if (egress.backends !== undefined && egress.apiServer === undefined) {
+    throw new Error(
+      "networkPolicyEgress.backends needs networkPolicyEgress.apiServer too: the API server's rule, open to any address, would leave its ports (443 is a backend's too) open to every host",
+    );
+  }
+}
+
+function isCidr(value: string): boolean {
+  const [address = '', prefix, ...rest] = value.split('/');
+  if (prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  const bits = isIP(address) === 4 ? 32 : isIP(address) === 6 ? 128 : 0;
+  return bits > 0 && Number(prefix) <= bits;
 }
 
 function checkProviderNamespaces(namespaces: readonly string[] | undefined): void {
