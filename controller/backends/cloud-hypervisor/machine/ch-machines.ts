@@ -15,6 +15,7 @@ import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { machineBackend } from '../../kit/machine/machine-backend.js';
 import type { Found, MachineSteps, Owned, Pass, Report, Step } from '../../kit/machine/steps.js';
+import type { VmConfig } from '../client/vmm-types.js';
 import { vmmPaths } from '../state-dir.js';
 import { scanVmm } from '../vmm-adoption.js';
 import { toAddresses, isStaticOnly, type AddressNic } from './addresses.js';
@@ -111,20 +112,30 @@ async function resize({ paths }: Owned<ChVm>, seen: Seen, { request, options }: 
   await writeRecord(paths, next.record);
   const running = live?.vm?.state === 'Running' || live?.vm?.state === 'Paused';
   if (!running || !live) return { state: 'Done', seen: next, actions: ['Reconfigured'], ...pendingOf(notes) };
+  const applied = await resizeRunning(live, config);
+  return { state: 'Done', seen: next, actions: applied.actions, ...pendingOf([...notes, ...applied.notes]) };
+}
+
+/**
+ * The saved `config`'s CPUs and memory applied to a running VM with vm.resize: vCPUs up to
+ * the max_vcpus it started with. A new max_vcpus, or a change the VMM rejects, waits for the
+ * next power-on and is said in the notes.
+ */
+async function resizeRunning(live: NonNullable<LiveVmm>, config: VmConfig): Promise<{ actions: MachineAction[]; notes: string[] }> {
+  const notes: string[] = [];
   const liveCpus = live.vm?.config.cpus;
   if (config.cpus?.max_vcpus !== liveCpus?.max_vcpus) notes.push(`max vCPUs ${config.cpus?.max_vcpus ?? ''} apply at the next power-on`);
-  const actions: MachineAction[] = [];
   try {
     await live.handle.client.resizeVm({
       desired_vcpus: Math.min(config.cpus?.boot_vcpus ?? 1, liveCpus?.max_vcpus ?? 1),
       desired_ram: config.memory?.size ?? 0,
     });
-    actions.push('Reconfigured');
+    return { actions: ['Reconfigured'], notes };
   } catch (error) {
     if (!(error instanceof BackendError) || error.kind !== BackendErrorKind.Rejected) throw error;
     notes.push(`CPU/memory change applies at the next power-on: ${error.message}`);
+    return { actions: [], notes };
   }
-  return { state: 'Done', seen: next, actions, ...pendingOf(notes) };
 }
 
 /**

@@ -55,39 +55,59 @@ const TRANSPORTS = new Set<string>(['unix', 'tcp', 'tls', 'ssh']);
 
 /** Parses a libvirt URI; throws TypeError naming what is wrong (the URI carries no secret). */
 export function parseLibvirtUri(text: string): LibvirtUri {
-  let url: URL;
+  const url = urlOf(text);
+  const { driver, transport, host } = endpointOf(text, url);
+  if (url.password !== '') throw new TypeError(`libvirt URI must not carry a password`);
+  const params = url.searchParams;
+  return {
+    driver,
+    transport,
+    host,
+    port: url.port === '' ? DEFAULT_PORT[transport] : Number(url.port),
+    user: url.username === '' ? undefined : decodeURIComponent(url.username),
+    daemonUri: params.get('name') ?? `${driver}://${url.pathname}${daemonQuery(params)}`,
+    socket: params.get('socket') ?? DEFAULT_SOCKET,
+    proxy: proxyOf(text, params),
+    netcat: params.get('netcat') ?? 'nc',
+    keyfile: params.get('keyfile') ?? undefined,
+  };
+}
+
+function urlOf(text: string): URL {
   try {
-    url = new URL(text);
+    return new URL(text);
   } catch {
     throw new TypeError(`libvirt URI "${text}" is not a URI`);
   }
+}
+
+/** The driver and transport of the scheme, and the host (IPv6 without brackets) the transport allows. */
+function endpointOf(text: string, url: URL): Pick<LibvirtUri, 'driver' | 'transport' | 'host'> {
   const scheme = url.protocol.slice(0, -1);
   const [driver = '', explicit, ...rest] = scheme.split('+');
   if (driver === '' || rest.length > 0) throw new TypeError(`libvirt URI "${text}": scheme "${scheme}" is not driver[+transport]`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // As libvirt: no transport means TLS to a named host, the local socket otherwise.
   const transport = explicit ?? (host === '' ? 'unix' : 'tls');
-  if (!TRANSPORTS.has(transport)) throw new TypeError(`libvirt URI "${text}": transport "${transport}" is not one of unix, tcp, tls, ssh`);
+  if (!isTransport(transport)) throw new TypeError(`libvirt URI "${text}": transport "${transport}" is not one of unix, tcp, tls, ssh`);
   if (transport === 'unix' && host !== '') throw new TypeError(`libvirt URI "${text}": a unix URI names no host`);
   if (transport !== 'unix' && host === '') throw new TypeError(`libvirt URI "${text}": transport ${transport} needs a host`);
-  if (url.password !== '') throw new TypeError(`libvirt URI must not carry a password`);
+  return { driver, transport, host };
+}
 
-  const params = url.searchParams;
+function isTransport(transport: string): transport is Transport {
+  return TRANSPORTS.has(transport);
+}
+
+/** The query of the daemon's own parameters, empty when there are none. */
+function daemonQuery(params: URLSearchParams): string {
   const daemonParams = [...params].filter(([key]) => !CLIENT_PARAMS.has(key));
-  const query = daemonParams.length === 0 ? '' : `?${new URLSearchParams(daemonParams).toString()}`;
+  return daemonParams.length === 0 ? '' : `?${new URLSearchParams(daemonParams).toString()}`;
+}
+
+function proxyOf(text: string, params: URLSearchParams): LibvirtUri['proxy'] {
   const proxy = params.get('proxy') ?? 'auto';
   if (proxy !== 'auto' && proxy !== 'native' && proxy !== 'netcat')
     throw new TypeError(`libvirt URI "${text}": proxy "${proxy}" is not auto, native or netcat`);
-  return {
-    driver,
-    transport: transport as Transport,
-    host,
-    port: url.port === '' ? DEFAULT_PORT[transport as Transport] : Number(url.port),
-    user: url.username === '' ? undefined : decodeURIComponent(url.username),
-    daemonUri: params.get('name') ?? `${driver}://${url.pathname}${query}`,
-    socket: params.get('socket') ?? DEFAULT_SOCKET,
-    proxy,
-    netcat: params.get('netcat') ?? 'nc',
-    keyfile: params.get('keyfile') ?? undefined,
-  };
+  return proxy;
 }

@@ -99,22 +99,39 @@ export interface FirstBootInputs {
  */
 export function firstBootChange(input: FirstBootInputs, config: Config): Change {
   const { spec } = input;
-  const change: Change = hardwareChange(spec, config);
-  const deletions: string[] = [];
+  const defaultStorage = spec.storage ?? storageOf(text(config, osDiskKey(config) ?? 'scsi0')) ?? '';
+  const change: Change = { ...hardwareChange(spec, config), ...firmwareChange(spec, config, defaultStorage) };
+  const agent = parseProperties(config.agent);
+  if ((agent.get('enabled') ?? agent.get('')) !== '1') change.agent = '1';
+  Object.assign(change, nicsChange(input, config), dataDisksChange(spec, config, defaultStorage));
+  if (input.seedVolume !== undefined && parseProperties(config.ide2).get('') !== input.seedVolume) change.ide2 = `${input.seedVolume},media=cdrom`;
+  const deletions = Object.keys(config).filter((key) => {
+    const index = /^net(\d+)$/.exec(key)?.[1];
+    return index !== undefined && Number(index) >= spec.nics.length;
+  });
+  if (deletions.length > 0) change.delete = deletions.join(',');
+  return change;
+}
+
+/** BIOS or UEFI as the spec's firmware says; UEFI with its EFI vars disk (on `defaultStorage`), keys enrolled for secure boot. */
+function firmwareChange(spec: ProxmoxMachineSpec, config: Config, defaultStorage: string): Change {
+  const change: Change = {};
   const bios = spec.firmware === 'efi' || spec.firmware === 'efi-secure' ? 'ovmf' : 'seabios';
   if ((config.bios ?? 'seabios') !== bios) change.bios = bios;
-  const defaultStorage = spec.storage ?? storageOf(text(config, osDiskKey(config) ?? 'scsi0')) ?? '';
   if (bios === 'ovmf' && config.efidisk0 === undefined) {
     change.efidisk0 = `${defaultStorage}:1,efitype=4m,pre-enrolled-keys=${spec.firmware === 'efi-secure' ? 1 : 0}`;
   }
-  const agent = parseProperties(config.agent);
-  if ((agent.get('enabled') ?? agent.get('')) !== '1') change.agent = '1';
+  return change;
+}
 
+/** net0… as the spec's NICs: model, MAC, bridge and VLAN tag, written where any of them differs. */
+function nicsChange({ spec, uuid }: FirstBootInputs, config: Config): Change {
+  const change: Change = {};
   spec.nics.forEach((nic, i) => {
     const key = `net${i}` as const;
     const wanted = {
       model: nic.model ?? 'virtio',
-      mac: macOf(input.uuid, nic),
+      mac: macOf(uuid, nic),
       bridge: nic.bridge,
       tag: nic.vlan === undefined ? undefined : String(nic.vlan),
     };
@@ -124,11 +141,12 @@ export function firstBootChange(input: FirstBootInputs, config: Config): Change 
     const same = model === wanted.model && mac?.toLowerCase() === wanted.mac && current.get('bridge') === wanted.bridge && current.get('tag') === wanted.tag;
     if (!same) change[key] = `${wanted.model}=${wanted.mac},bridge=${wanted.bridge}${wanted.tag === undefined ? '' : `,tag=${wanted.tag}`}`;
   });
-  for (const key of Object.keys(config)) {
-    const index = /^net(\d+)$/.exec(key)?.[1];
-    if (index !== undefined && Number(index) >= spec.nics.length) deletions.push(key);
-  }
+  return change;
+}
 
+/** The spec's data disks the VM does not have yet (on `defaultStorage` unless a disk names its own), and the controller their I/O threads need. */
+function dataDisksChange(spec: ProxmoxMachineSpec, config: Config, defaultStorage: string): Change {
+  const change: Change = {};
   const dataDisks = spec.dataDisks ?? [];
   dataDisks.forEach((disk, i) => {
     if (config[dataDiskKey(i)] !== undefined) return;
@@ -137,9 +155,6 @@ export function firstBootChange(input: FirstBootInputs, config: Config): Change 
   });
   // An I/O thread per disk needs one controller per disk.
   if (dataDisks.some((d) => d.iothread) && config.scsihw !== 'virtio-scsi-single') change.scsihw = 'virtio-scsi-single';
-
-  if (input.seedVolume !== undefined && parseProperties(config.ide2).get('') !== input.seedVolume) change.ide2 = `${input.seedVolume},media=cdrom`;
-  if (deletions.length > 0) change.delete = deletions.join(',');
   return change;
 }
 
