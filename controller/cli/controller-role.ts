@@ -17,7 +17,7 @@ import { VirtualMachineReconciler } from '../reconcilers/virtual-machine/reconci
 import type { InfraMachine } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { VMImageReconciler } from '../reconcilers/vm-image/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
-import { Controller, type ControllerOptions } from '../runtime/controller.js';
+import { Controller, type ControllerOptions, type Reconciler } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf, type KubeObject } from '../runtime/informer.js';
 import type { RoleContext } from '../runtime/role-runner.js';
@@ -45,33 +45,96 @@ function onAnyChange<T extends KubeObject>(informer: Informer<T>, keys: (obj: T)
   informer.on('add', handler).on('update', handler).on('delete', handler);
 }
 
+/** Every change of an object enqueues its own key in `controller`. */
+function onOwnChange<T extends KubeObject>(informer: Informer<T>, controller: Controller): void {
+  onAnyChange(
+    informer,
+    (obj) => [keyOf(obj)],
+    (k) => controller.enqueue(k),
+  );
+}
+
+/** The informers of the role: the banlieue.io kinds, and each backend's machine, cluster and template kind by kind name. */
+interface Watched {
+  readonly vms: Informer<VirtualMachine>;
+  readonly providers: Informer<Provider>;
+  readonly classes: Informer<VMClass>;
+  readonly images: Informer<VMImage>;
+  readonly machines: Map<string, Informer<InfraMachine>>;
+  readonly clusters: Map<string, Informer<InfraCluster>>;
+  readonly templates: Map<string, Informer<MachineTemplate>>;
+}
+
+/** The role's controllers; a cluster and a template controller each with the informer of its kind. */
+interface Controllers {
+  readonly vm: Controller;
+  readonly image: Controller;
+  readonly clusters: readonly (readonly [Informer<InfraCluster>, Controller])[];
+  readonly templates: readonly (readonly [Informer<MachineTemplate>, Controller])[];
+  readonly placements: readonly Controller[];
+}
+
+type Syncing = Pick<Informer<KubeObject>, 'run' | 'waitForSync'>;
+
 export async function runControllerRole(ctx: RoleContext, options: ControllerRoleOptions): Promise<void> {
-  const { api, metrics, log, signal } = ctx;
+  const { metrics, log, signal } = ctx;
+  const watched = watchKinds(ctx, options);
+  const { vms, providers, classes, images, machines, clusters, templates } = watched;
+  const core: Syncing[] = [vms, providers, classes, images, ...clusters.values()];
+  const optional: Syncing[] = [...machines.values(), ...templates.values()];
+  const all = [...core, ...optional];
+
+  const built = buildControllers(ctx, options, watched);
+  routeEvents(watched, built);
+
+  const running = all.map((inf) => inf.run(signal));
+  await Promise.all(core.map((inf) => inf.waitForSync()));
+  // A machine or template kind that cannot be listed (RBAC, a missing CRD) must not stop
+  // everything: its VMs see it as Unknown and wait; the others go on.
+  await Promise.race([Promise.all(optional.map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
+  log.info({ informers: all.length }, 'Caches synced; reconciling');
+  const controllers = startControllers(watched, built, signal);
+  reportPhases(vms, metrics, signal);
+
+  await Promise.all(running);
+  await Promise.all(controllers.map((c) => c.queue.shutDown()));
+}
+
+/** An informer per kind the role reads, each of one namespace when the role watches one and the kind is namespaced. */
+function watchKinds(ctx: RoleContext, options: ControllerRoleOptions): Watched {
+  const { api, log } = ctx;
   const ns = options.namespace;
   const informer = <T extends KubeObject>(def: KindDefinition): Informer<T> =>
     new Informer<T>(api, { apiVersion: apiVersionOf(def), kind: def.kind, log, ...(ns && def.scope === 'Namespaced' ? { namespace: ns } : {}) });
-
-  // Class and image events find their VMs by index, not by scanning every VM.
-  const vms = informer<VirtualMachine>(VirtualMachineKind)
-    .addIndex(BY_CLASS, (vm) => [vm.spec.classRef.name])
-    .addIndex(BY_IMAGE, (vm) => [vm.spec.imageRef.name]);
-  const providers = informer<Provider>(ProviderKind);
-  const classes = informer<VMClass>(VMClassKind);
-  const images = informer<VMImage>(VMImageKind);
   const backends = options.backends.all;
-  const machines = new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachine>(b.api.machine)] as const));
-  const clusters = new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const));
-  const templates = new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const));
-  const core: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [vms, providers, classes, images, ...clusters.values()];
-  const optional: Pick<Informer<KubeObject>, 'run' | 'waitForSync'>[] = [...machines.values(), ...templates.values()];
-  const all = [...core, ...optional];
+  return {
+    // Class and image events find their VMs by index, not by scanning every VM.
+    vms: informer<VirtualMachine>(VirtualMachineKind)
+      .addIndex(BY_CLASS, (vm) => [vm.spec.classRef.name])
+      .addIndex(BY_IMAGE, (vm) => [vm.spec.imageRef.name]),
+    providers: informer<Provider>(ProviderKind),
+    classes: informer<VMClass>(VMClassKind),
+    images: informer<VMImage>(VMImageKind),
+    machines: new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachine>(b.api.machine)] as const)),
+    clusters: new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const)),
+    templates: new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const)),
+  };
+}
 
+/**
+ * A controller per reconciler, held until the caches have synced. The template and placement
+ * controllers listen to their own informers here; the others are wired by routeEvents.
+ */
+function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watched: Watched): Controllers {
+  const { api, metrics, log } = ctx;
+  const { vms, providers, classes, images, machines, clusters, templates } = watched;
+  const backends = options.backends.all;
   const ssa = new ServerSideApply(api, FieldManager.controller);
   const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
-  // Held until the caches have synced (below).
   const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs, held: true };
+  const controllerOf = (reconciler: Reconciler): Controller => new Controller(reconciler, metrics, log, controllerOptions);
 
-  const vmController = new Controller(
+  const vm = controllerOf(
     new VirtualMachineReconciler({
       api,
       ssa,
@@ -86,62 +149,57 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
       machines,
       ...(options.recreatesPerMinute !== undefined ? { recreatesPerMinute: options.recreatesPerMinute } : {}),
     }),
-    metrics,
-    log,
-    controllerOptions,
   );
-  const imageController = new Controller(new VMImageReconciler(images, ssa, systemClock), metrics, log, controllerOptions);
+  const image = controllerOf(new VMImageReconciler(images, ssa, systemClock));
   const clusterControllers = backends.map((backend) => {
     const kind = backend.api.cluster.kind;
     const inf = clusters.get(kind) as Informer<InfraCluster>;
-    return [
-      inf,
-      new Controller(new InfraClusterReconciler(kind, backend.api.name, inf, providers, api, ssa, systemClock), metrics, log, controllerOptions),
-    ] as const;
+    return [inf, controllerOf(new InfraClusterReconciler(kind, backend.api.name, inf, providers, api, ssa, systemClock))] as const;
   });
 
   // Each template's status says what a machine of it offers a Node (autoscaling from zero).
   const templateControllers = backends.map((backend) => {
     const inf = templates.get(backend.api.machineTemplate.kind) as Informer<MachineTemplate>;
-    const controller = new Controller(new MachineTemplateReconciler(backend, inf, ssa), metrics, log, controllerOptions);
-    onAnyChange(
-      inf,
-      (t) => [keyOf(t)],
-      (k) => controller.enqueue(k),
-    );
+    const controller = controllerOf(new MachineTemplateReconciler(backend, inf, ssa));
+    onOwnChange(inf, controller);
     return [inf, controller] as const;
   });
 
-  const placementControllers = backends.map((backend) => {
+  const placements = backends.map((backend) => {
     const machineKind = backend.api.machine.kind;
     const machineInformer = machines.get(machineKind) as Informer<InfraMachine>;
     const clusterInformer = clusters.get(backend.api.cluster.kind) as Informer<InfraCluster>;
-    const controller = new Controller(
-      new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa),
-      metrics,
-      log,
-      controllerOptions,
-    );
-    onAnyChange(
+    return placementController(
+      controllerOf(new CapiMachinePlacementReconciler(machineKind, machineInformer, clusterInformer, api, ssa)),
       machineInformer,
-      (m) => [keyOf(m)],
-      (k) => controller.enqueue(k),
-    );
-    // A cluster publishing failure domains unblocks its machines.
-    onAnyChange(
       clusterInformer,
-      (c) =>
-        machineInformer
-          .list(c.metadata.namespace)
-          .filter((m) => !m.spec.failureDomain)
-          .map(keyOf),
-      (k) => controller.enqueue(k),
     );
-    return controller;
   });
+  return { vm, image, clusters: clusterControllers, templates: templateControllers, placements };
+}
 
-  // Watches, not polling: each change requeues exactly what it affects. Only a VM's own change runs it while it
-  // backs off after a failure; its neighbours' events leave it to its backoff (issue 15).
+/** A placement controller listening to its machines, and to their clusters' changes. */
+function placementController(controller: Controller, machineInformer: Informer<InfraMachine>, clusterInformer: Informer<InfraCluster>): Controller {
+  onOwnChange(machineInformer, controller);
+  // A cluster publishing failure domains unblocks its machines.
+  onAnyChange(
+    clusterInformer,
+    (c) =>
+      machineInformer
+        .list(c.metadata.namespace)
+        .filter((m) => !m.spec.failureDomain)
+        .map(keyOf),
+    (k) => controller.enqueue(k),
+  );
+  return controller;
+}
+
+/**
+ * Watches, not polling: each change requeues exactly what it affects. Only a VM's own change
+ * runs it while it backs off after a failure; its neighbours' events leave it to its backoff.
+ */
+function routeEvents({ vms, providers, classes, images, machines }: Watched, controllers: Controllers): void {
+  const { vm: vmController, image: imageController } = controllers;
   vms
     .on('add', (vm) => vmAndNeighbours(vms, vm).forEach((k) => vmController.enqueue(k, { new: k === keyOf(vm) })))
     .on('update', (vm, old) => vmAndNeighbours(vms, vm, old).forEach((k) => vmController.enqueue(k, { changed: k === keyOf(vm) && isOwnChange(vm, old) })))
@@ -163,51 +221,31 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
     (i) => vms.byIndex(BY_IMAGE, i.metadata.name ?? '').map(keyOf),
     (k) => vmController.enqueue(k),
   );
-  onAnyChange(
-    images,
-    (i) => [keyOf(i)],
-    (k) => imageController.enqueue(k),
-  );
+  onOwnChange(images, imageController);
   // Selectors match labels, not names: any Provider change may affect every VM and cluster of its namespace.
   onAnyChange(
     providers,
     (p) => vms.list(p.metadata.namespace).map(keyOf),
     (k) => vmController.enqueue(k),
   );
-  for (const [inf, controller] of clusterControllers) {
-    onAnyChange(
-      inf,
-      (c) => [keyOf(c)],
-      (k) => controller.enqueue(k),
-    );
+  for (const [inf, controller] of controllers.clusters) {
+    onOwnChange(inf, controller);
     onAnyChange(
       providers,
       (p) => inf.list(p.metadata.namespace).map(keyOf),
       (k) => controller.enqueue(k),
     );
   }
+}
 
-  const running = all.map((inf) => inf.run(signal));
-  await Promise.all(core.map((inf) => inf.waitForSync()));
-  // A machine or template kind that cannot be listed (RBAC, a missing CRD) must not stop
-  // everything: its VMs see it as Unknown and wait; the others go on.
-  await Promise.race([Promise.all(optional.map((inf) => inf.waitForSync())), sleep(10_000, signal)]);
-  log.info({ informers: all.length }, 'Caches synced; reconciling');
-  const controllers = [
-    vmController,
-    imageController,
-    ...placementControllers,
-    ...clusterControllers.map(([, c]) => c),
-    ...templateControllers.map(([, c]) => c),
-  ];
+/** Starts every controller and the resyncs of those that have them; returns the controllers started. */
+function startControllers({ vms, images }: Watched, built: Controllers, signal: AbortSignal): Controller[] {
+  const controllers = [built.vm, built.image, ...built.placements, ...built.clusters.map(([, c]) => c), ...built.templates.map(([, c]) => c)];
   for (const c of controllers) c.start();
-  vmController.startResync(() => vms.list().map(keyOf), signal);
-  imageController.startResync(() => images.list().map(keyOf), signal);
-  for (const [inf, controller] of [...clusterControllers, ...templateControllers]) controller.startResync(() => inf.list().map(keyOf), signal);
-  reportPhases(vms, metrics, signal);
-
-  await Promise.all(running);
-  await Promise.all(controllers.map((c) => c.queue.shutDown()));
+  built.vm.startResync(() => vms.list().map(keyOf), signal);
+  built.image.startResync(() => images.list().map(keyOf), signal);
+  for (const [inf, controller] of [...built.clusters, ...built.templates]) controller.startResync(() => inf.list().map(keyOf), signal);
+  return controllers;
 }
 
 /** The VirtualMachine that owns an infrastructure machine, if any. */

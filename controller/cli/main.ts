@@ -54,7 +54,16 @@ export function buildProgram(): Command {
     // `bootstrap operator --version <tag>` is the image tag, not ours.
     .enablePositionalOptions()
     .showHelpAfterError();
+  addBootstrapCommand(program);
+  addControllerCommand(program);
+  addProviderCommand(program);
+  program.addCommand(hostCommand());
+  addValidateCommand(program);
+  return program;
+}
 
+/** `banlieue bootstrap operator`: the install, applied or printed. */
+function addBootstrapCommand(program: Command): void {
   const bootstrap = program.command('bootstrap').description('install banlieue into a cluster');
   bootstrap
     .command('operator')
@@ -92,8 +101,11 @@ export function buildProgram(): Command {
         () => loadKubeConfig(opts.kubeconfig as string | undefined),
       );
     });
+}
 
-  program
+/** `banlieue controller`: the controller role. */
+function addControllerCommand(program: Command): void {
+  const command = program
     .command('controller')
     .description('run the controller: schedule VirtualMachines, write infrastructure objects, aggregate failure domains')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
@@ -106,22 +118,15 @@ export function buildProgram(): Command {
       'VirtualMachines of one namespace recreated elsewhere per minute at most, when their placement is impossible and migrationPolicy allows (each destroys a VM and its disks)',
       toInt('--max-recreates-per-minute'),
       DEFAULT_RECREATES_PER_MINUTE,
-    )
-    .addOption(roleOptions.healthPort())
-    .addOption(roleOptions.metricsPort())
-    .addOption(roleOptions.bindAddress())
-    .addOption(roleOptions.metricsBindAddress())
-    .option('--no-leader-elect', 'run without leader election (a single replica)')
-    .addOption(roleOptions.leaderElectionNamespace())
-    .option('--leader-election-id <name>', 'Lease name', 'banlieue-controller')
-    .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
-    .addOption(roleOptions.leaseDuration())
-    .addOption(roleOptions.logLevel())
-    .action(async (opts: ControllerFlags) => {
-      await runControllerCommand(opts);
-    });
+    );
+  addRoleRunOptions(command, 'Lease name', 'banlieue-controller').action(async (opts: ControllerFlags) => {
+    await runControllerCommand(opts);
+  });
+}
 
-  program
+/** `banlieue provider <backend>`: a backend's provider role. */
+function addProviderCommand(program: Command): void {
+  const command = program
     .command('provider')
     .description('run a provider role: publish failure domains and reachability, provision its machine kind')
     .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
@@ -141,23 +146,34 @@ export function buildProgram(): Command {
     )
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
     .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
-    .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300)
+    .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300);
+  addRoleRunOptions(command, 'Lease name (default: banlieue-provider-<backend>, or banlieue-provider-<backend>-<provider> with --provider)').action(
+    async (backend: string, opts: ProviderFlags) => {
+      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? providerLeaseName(backend, opts.provider) });
+    },
+  );
+}
+
+/**
+ * What every role runs with: its health and metrics server, its leader election (the Lease
+ * `--leader-election-id` names: `leaseIdHelp`, `leaseIdDefault`) and its log level.
+ */
+function addRoleRunOptions(command: Command, leaseIdHelp: string, leaseIdDefault?: string): Command {
+  return command
     .addOption(roleOptions.healthPort())
     .addOption(roleOptions.metricsPort())
     .addOption(roleOptions.bindAddress())
     .addOption(roleOptions.metricsBindAddress())
     .option('--no-leader-elect', 'run without leader election (a single replica)')
     .addOption(roleOptions.leaderElectionNamespace())
-    .option('--leader-election-id <name>', 'Lease name (default: banlieue-provider-<backend>, or banlieue-provider-<backend>-<provider> with --provider)')
+    .option('--leader-election-id <name>', leaseIdHelp, leaseIdDefault)
     .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
     .addOption(roleOptions.leaseDuration())
-    .addOption(roleOptions.logLevel())
-    .action(async (backend: string, opts: ProviderFlags) => {
-      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? providerLeaseName(backend, opts.provider) });
-    });
+    .addOption(roleOptions.logLevel());
+}
 
-  program.addCommand(hostCommand());
-
+/** `banlieue validate`: objects checked offline, or by the API server. */
+function addValidateCommand(program: Command): void {
   program
     .command('validate')
     .description(
@@ -172,8 +188,6 @@ export function buildProgram(): Command {
     .action(async (paths: string[], opts: ValidateOptions) => {
       await validateCommand(paths, opts, { print: (line) => process.stdout.write(`${line}\n`), readStdin });
     });
-
-  return program;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {

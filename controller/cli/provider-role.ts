@@ -8,10 +8,10 @@ import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/
 import { ConditionType } from '../../infra/api/conditions.js';
 import { Finalizer, FieldManager } from '../../infra/api/well-known.js';
 import type { BackendContext } from '../backends/backend.js';
-import { startBackend, type BackendDescriptor } from '../backends/descriptor.js';
+import { startBackend, type BackendDescriptor, type RunningBackend } from '../backends/descriptor.js';
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
-import type { InfraMachine } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import type { InfraMachine, InfraMachineContractSpec } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
 import { isOnProvider } from '../reconcilers/provider/machines-on-provider.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
@@ -45,36 +45,86 @@ export interface ProviderRoleOptions {
   readonly identity: string;
 }
 
+/** What the role's controllers share: the backend, the scope, the writers and the informers of Providers and machines. */
+interface Shared {
+  readonly backend: RunningBackend<InfraMachineContractSpec>;
+  readonly scope: ProviderScope;
+  readonly ssa: ServerSideApply;
+  readonly events: EventRecorder;
+  readonly providers: Informer<Provider>;
+  readonly machines: Informer<InfraMachine>;
+  readonly machineFinalizer: string;
+}
+
 export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescriptor, options: ProviderRoleOptions): Promise<void> {
-  const { api, metrics, log, signal } = ctx;
+  const { metrics, log, signal } = ctx;
   const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics) });
   if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
-  const scope: ProviderScope = options.provider;
-  const manager = FieldManager.provider(backend.name, scope);
-  const providers = new Informer<Provider>(api, {
-    apiVersion: apiVersionOf(ProviderKind),
-    kind: ProviderKind.kind,
-    log,
+  const shared = share(ctx, backend, options);
+  const { providers, machines } = shared;
+  const providerControl = providerController(ctx, shared, options);
+  const { images, rows } = imageRowsController(ctx, shared, options);
+  const machineController = infraMachineController(ctx, shared, options, providerControl.enqueue);
+  const controller = providerControl.controller;
+
+  const running = Promise.all([providers.run(signal), images.run(signal), machines.run(signal)]);
+  await Promise.all([providers.waitForSync(), images.waitForSync(), machines.waitForSync()]);
+  // Workers start once every cache they read is full: what was enqueued meanwhile runs now.
+  for (const c of [controller, rows, machineController]) c.start();
+  machineController.startResync(() => machines.list().map(keyOf), signal);
+  log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
+  const sweeping = runSweeps(backend, {
+    exists: (key) => machines.get(key) !== undefined,
     ...(options.namespace ? { namespace: options.namespace } : {}),
+    everyMs: options.rediscoverMs,
+    log,
+    signal,
   });
-  const ssa = new ServerSideApply(api, manager);
-  // The reporting controller is the role's kind, not its scope: it must be a qualified name (one slash); which
-  // host's role reported is the instance.
-  const events = new EventRecorder(api, FieldManager.provider(backend.name), options.identity, log);
+  await running;
+  await sweeping;
+  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
+  await backend.close();
+}
+
+function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpec>, options: ProviderRoleOptions): Shared {
+  const { api, log } = ctx;
+  const scope: ProviderScope = options.provider;
   const machineKind = backend.api.machine;
-  const machineFinalizer = Finalizer.infraMachine(machineKind.kind);
-  // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was
-  // created on: a Provider's change wakes only those.
-  const machines = new Informer<InfraMachine>(api, {
-    apiVersion: apiVersionOf(machineKind),
-    kind: machineKind.kind,
-    log,
-    ...(options.namespace ? { namespace: options.namespace } : {}),
-  }).addIndex(BY_PROVIDER, (m) =>
-    [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map(
-      (p) => `${m.metadata.namespace ?? ''}/${p}`,
+  return {
+    backend,
+    scope,
+    ssa: new ServerSideApply(api, FieldManager.provider(backend.name, scope)),
+    // The reporting controller is the role's kind, not its scope: it must be a qualified name (one slash); which
+    // host's role reported is the instance.
+    events: new EventRecorder(api, FieldManager.provider(backend.name), options.identity, log),
+    providers: new Informer<Provider>(api, {
+      apiVersion: apiVersionOf(ProviderKind),
+      kind: ProviderKind.kind,
+      log,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    }),
+    // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was
+    // created on: a Provider's change wakes only those.
+    machines: new Informer<InfraMachine>(api, {
+      apiVersion: apiVersionOf(machineKind),
+      kind: machineKind.kind,
+      log,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    }).addIndex(BY_PROVIDER, (m) =>
+      [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map(
+        (p) => `${m.metadata.namespace ?? ''}/${p}`,
+      ),
     ),
-  );
+    machineFinalizer: Finalizer.infraMachine(machineKind.kind),
+  };
+}
+
+/** The Provider controller (discovery, failure domains, reachability), and how a Provider is enqueued to it. */
+function providerController(
+  { api, metrics, log }: RoleContext,
+  { backend, scope, ssa, events, providers, machines, machineFinalizer }: Shared,
+  options: ProviderRoleOptions,
+): { controller: Controller; enqueue: (p: Provider, old?: Provider) => void } {
   const machinesOn = (provider: Provider): string[] => {
     const ns = provider.metadata.namespace ?? '';
     const all = providers.list(ns);
@@ -98,7 +148,15 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     controller.enqueue(keyOf(p));
   };
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
+  return { controller, enqueue };
+}
 
+/** The VMImage informer and the controller of the backend's image rows, woken by images and by Providers. */
+function imageRowsController(
+  { api, metrics, log }: RoleContext,
+  { backend, scope, ssa, providers }: Shared,
+  options: ProviderRoleOptions,
+): { images: Informer<VMImage>; rows: Controller } {
   const images = new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log });
   const rows = new Controller(
     new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs, (p) => servesProvider(scope, p)),
@@ -120,7 +178,20 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
       const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
       if (reachable(p) !== reachable(old)) recheckImages();
     });
+  return { images, rows };
+}
 
+/**
+ * The controller of the backend's machine kind (scoped to one Provider's machines when the role
+ * is), woken by its machines and by their Providers; a machine letting go wakes the Providers
+ * being deleted through `enqueueProvider`.
+ */
+function infraMachineController(
+  { api, metrics, log }: RoleContext,
+  { backend, scope, ssa, events, providers, machines, machineFinalizer }: Shared,
+  options: ProviderRoleOptions,
+  enqueueProvider: (p: Provider) => void,
+): Controller {
   const machineReconciler = new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
     scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api }),
@@ -140,7 +211,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
     });
   // A machine letting go (its finalizer gone, or the machine) may free a Provider being deleted.
   const freeProviders = (m: InfraMachine): void => {
-    for (const p of providers.list(m.metadata.namespace ?? '')) if (p.metadata.deletionTimestamp !== undefined) enqueue(p);
+    for (const p of providers.list(m.metadata.namespace ?? '')) if (p.metadata.deletionTimestamp !== undefined) enqueueProvider(p);
   };
   machines.on('delete', freeProviders).on('update', (m, old) => {
     if (hasFinalizer(m, machineFinalizer) !== (old !== undefined && hasFinalizer(old, machineFinalizer))) freeProviders(m);
@@ -153,24 +224,7 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
       if (!isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
     }
   });
-
-  const running = Promise.all([providers.run(signal), images.run(signal), machines.run(signal)]);
-  await Promise.all([providers.waitForSync(), images.waitForSync(), machines.waitForSync()]);
-  // Workers start once every cache they read is full: what was enqueued meanwhile runs now.
-  for (const c of [controller, rows, machineController]) c.start();
-  machineController.startResync(() => machines.list().map(keyOf), signal);
-  log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
-  const sweeping = runSweeps(backend, {
-    exists: (key) => machines.get(key) !== undefined,
-    ...(options.namespace ? { namespace: options.namespace } : {}),
-    everyMs: options.rediscoverMs,
-    log,
-    signal,
-  });
-  await running;
-  await sweeping;
-  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
-  await backend.close();
+  return machineController;
 }
 
 /** A backend's calls, counted in the role's metrics. */
