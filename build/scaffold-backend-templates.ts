@@ -170,11 +170,11 @@ export function __camel__CarriedTargets(spec: __Pascal__MachineSpec): CarriedTar
 `;
 
 export const BUILDER_TEST_FILE = `import { describe, expect, it } from 'vitest';
-import { build__Pascal__Machine, __camel__CarriedTargets } from '../../../controller/backends/__name__/build-machine.js';
-import type { MachineBuildContext } from '../../../controller/backends/machine-build.js';
-import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
-import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { build__Pascal__Machine, __camel__CarriedTargets } from '../../../../controller/backends/__name__/build-machine.js';
+import type { MachineBuildContext } from '../../../../controller/backends/machine-build.js';
+import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VMClass } from '../../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { VMImage } from '../../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 
 const vmClass: VMClass = {
   apiVersion: 'banlieue.io/v1alpha1',
