@@ -1,9 +1,11 @@
 // The cluster templates `clusterctl generate cluster --infrastructure
 // banlieue[:flavor]` reads from a release: one flavor per backend whose API
-// entry has one (its `clusterctl`), each a Cluster on that backend's
-// InfraCluster, a KubeadmControlPlane and a MachineDeployment of workers,
-// authored with banlieue's typed constructs and the ones `make imports`
-// generates from CAPI's own v1beta2 CRDs (imports/).
+// entry has one (its `clusterctl`; the table is flavor-table.ts), each a Cluster
+// on that backend's InfraCluster, a KubeadmControlPlane and a MachineDeployment
+// of workers, and the `clusterclass` flavor's ClusterClass and Cluster; their
+// variables are in flavor-variables.ts. Authored with banlieue's typed
+// constructs and the ones `make imports` generates from CAPI's own v1beta2
+// CRDs (imports/).
 // Not part of the npm package (tsconfig.build.json leaves it out: imports/ is
 // not compiled into lib/); `make clusterctl-components` writes the assets.
 import { App, Chart, type ApiObject } from 'cdk8s';
@@ -14,101 +16,42 @@ import {
   ClusterClass,
   ClusterClassSpecPatchesDefinitionsJsonPatchesOp as PatchOp,
   ClusterClassSpecVariablesSchemaOpenApiv3SchemaType as SchemaType,
+  type ClusterClassSpec,
 } from '../../imports/cluster.x-k8s.io-clusterclass.js';
 import { MachineDeployment } from '../../imports/cluster.x-k8s.io-machinedeployment.js';
 import { KubeadmControlPlane } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplane.js';
 import { KubeadmControlPlaneTemplate } from '../../imports/controlplane.cluster.x-k8s.io-kubeadmcontrolplanetemplate.js';
-import type { BackendApi } from '../api/backend-api.js';
-import { BACKEND_APIS } from '../api/backends.js';
 import { API_VERSION, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
 import { Label } from '../api/well-known.js';
 import { defineConstruct, type BanlieueConstructClass } from '../authoring/banlieue-api-object.js';
-import type { ClusterTemplateFlavor, MachineShape } from './flavor.js';
+import type { MachineShape } from './flavor.js';
 import {
-  integerVariable,
-  PlaceholderResolver,
-  stringVariable,
-  templateYaml,
-  ValueResolver,
-  type TemplateVariable,
-  type VariableResolver,
-} from './template-variables.js';
+  backendOf,
+  CLUSTER_CLASS_BACKEND,
+  CLUSTER_CLASS_NAME,
+  CLUSTERCLASS_FLAVOR,
+  clusterClassFileName,
+  templateFileName,
+  type FlavoredBackend,
+} from './flavor-table.js';
+import {
+  CLUSTER_NAME,
+  CONTROL_PLANE_ENDPOINT_IP,
+  CONTROL_PLANE_ENDPOINT_PORT,
+  CONTROL_PLANE_MACHINE_COUNT,
+  CONTROL_PLANE_MACHINE_CPUS,
+  CONTROL_PLANE_MACHINE_MEMORY_MIB,
+  KUBERNETES_VERSION,
+  MACHINE_OS_DISK_SIZE_GIB,
+  NAMESPACE,
+  WORKER_MACHINE_COUNT,
+  WORKER_MACHINE_CPUS,
+  WORKER_MACHINE_MEMORY_MIB,
+} from './flavor-variables.js';
+import { PlaceholderResolver, templateYaml, ValueResolver, type TemplateVariable, type VariableResolver } from './template-variables.js';
 
-// Set by clusterctl itself (its arguments and flags).
-const CLUSTER_NAME = stringVariable({
-  name: 'CLUSTER_NAME',
-  description: 'Name of the Cluster; prefixes every object.',
-  sample: 'capi-quickstart',
-  setBy: 'the `<name>` argument',
-});
-const NAMESPACE = stringVariable({
-  name: 'NAMESPACE',
-  description: 'Namespace of every object; banlieue Providers of this namespace serve it.',
-  sample: 'default',
-  setBy: '`--target-namespace` (else the kubeconfig context namespace)',
-});
-const KUBERNETES_VERSION = stringVariable({
-  name: 'KUBERNETES_VERSION',
-  description: 'Kubernetes version of the control plane and workers; the machine image must carry it.',
-  sample: 'v1.34.1',
-  setBy: '`--kubernetes-version`',
-});
-const CONTROL_PLANE_MACHINE_COUNT = integerVariable({
-  name: 'CONTROL_PLANE_MACHINE_COUNT',
-  description: 'Control-plane Machines.',
-  sample: 1,
-  setBy: '`--control-plane-machine-count` (default 1)',
-});
-const WORKER_MACHINE_COUNT = integerVariable({
-  name: 'WORKER_MACHINE_COUNT',
-  description: 'Worker Machines.',
-  sample: 0,
-  setBy: '`--worker-machine-count` (default 0)',
-});
-
-// Every flavor.
-const CONTROL_PLANE_ENDPOINT_IP = stringVariable({
-  name: 'CONTROL_PLANE_ENDPOINT_IP',
-  description: 'Address of the API server (a VIP or load balancer you provide); immutable once set.',
-  sample: '192.0.2.10',
-});
-const CONTROL_PLANE_ENDPOINT_PORT = integerVariable({
-  name: 'CONTROL_PLANE_ENDPOINT_PORT',
-  description: 'Port of the API server.',
-  default: 6443,
-  sample: 6443,
-});
-const CONTROL_PLANE_MACHINE_CPUS = integerVariable({
-  name: 'CONTROL_PLANE_MACHINE_CPUS',
-  description: 'vCPUs of a control-plane machine.',
-  default: 2,
-  sample: 2,
-});
-const CONTROL_PLANE_MACHINE_MEMORY_MIB = integerVariable({
-  name: 'CONTROL_PLANE_MACHINE_MEMORY_MIB',
-  description: 'Memory of a control-plane machine, MiB.',
-  default: 4096,
-  sample: 4096,
-});
-const WORKER_MACHINE_CPUS = integerVariable({ name: 'WORKER_MACHINE_CPUS', description: 'vCPUs of a worker machine.', default: 2, sample: 2 });
-const WORKER_MACHINE_MEMORY_MIB = integerVariable({
-  name: 'WORKER_MACHINE_MEMORY_MIB',
-  description: 'Memory of a worker machine, MiB.',
-  default: 4096,
-  sample: 4096,
-});
-const MACHINE_OS_DISK_SIZE_GIB = integerVariable({
-  name: 'MACHINE_OS_DISK_SIZE_GIB',
-  description: 'OS disk of every machine, GiB (grown from the image, never shrunk).',
-  default: 40,
-  sample: 40,
-});
-
-/** A backend with a cluster template: its kinds and its flavor. */
-interface FlavoredBackend {
-  readonly api: BackendApi;
-  readonly clusterctl: ClusterTemplateFlavor;
-}
+// The flavor table's answers, with the templates that read them.
+export { CLUSTER_CLASS_NAME, CLUSTERCLASS_FLAVOR, clusterClassFileName, FLAVORS, flavorBackend, RENDERABLE_FLAVORS, templateFileName } from './flavor-table.js';
 
 const constructs = new Map<KindDefinition, BanlieueConstructClass<unknown>>();
 /** The typed construct of a backend kind, made once. */
@@ -137,46 +80,6 @@ function machineTemplate(
   v: VariableResolver,
 ): ApiObject {
   return new (constructOf(backend.api.machineTemplate))(scope, id, { metadata, spec: { template: { spec: backend.clusterctl.machineSpec(shape, v) } } });
-}
-
-/** The flavor whose Cluster is built from a ClusterClass (on the default flavor's backend) that it ships too. */
-export const CLUSTERCLASS_FLAVOR = 'clusterclass';
-
-/** `flavored`, once each flavor name is known to be unique and not `clusterclass`, and the default ('') a built backend's. */
-function checkedFlavors(flavored: readonly FlavoredBackend[]): readonly FlavoredBackend[] {
-  const flavors = flavored.map((b) => b.clusterctl.flavor);
-  const repeated = flavors.filter((f, i) => flavors.indexOf(f) !== i || f === CLUSTERCLASS_FLAVOR);
-  if (repeated.length > 0) throw new Error(`cluster template flavors repeat or take a reserved name: ${repeated.map((f) => `"${f}"`).join(', ')}`);
-  if (!flavored.some((b) => b.clusterctl.flavor === '' && b.api.providerRoleBuilt)) {
-    throw new Error("no backend whose provider role is built has the default cluster template flavor ('')");
-  }
-  return flavored;
-}
-
-// The backends with a flavor, in backend order. No providerRefs or
-// providerSelector: each InfraCluster aggregates every Provider of its backend
-// in the namespace (edit the generated file to narrow).
-const FLAVORED: readonly FlavoredBackend[] = checkedFlavors(BACKEND_APIS.flatMap((api) => (api.clusterctl ? [{ api, clusterctl: api.clusterctl }] : [])));
-
-/**
- * The flavors a release ships, in release order: those of the backends whose
- * provider role this version has (a template for machines nothing would run is
- * not shipped), then `clusterclass`.
- */
-export const FLAVORS: readonly string[] = [...FLAVORED.filter((b) => b.api.providerRoleBuilt).map((b) => b.clusterctl.flavor), CLUSTERCLASS_FLAVOR];
-
-/** Every flavor a template can be rendered for, shipped or not (a backend whose provider role is not built yet): what tests check. */
-export const RENDERABLE_FLAVORS: readonly string[] = [...FLAVORED.map((b) => b.clusterctl.flavor), CLUSTERCLASS_FLAVOR];
-
-/** The release asset of a flavor, as clusterctl names it. */
-export function templateFileName(flavor: string): string {
-  return flavor === '' ? 'cluster-template.yaml' : `cluster-template-${flavor}.yaml`;
-}
-
-function backendOf(flavor: string): FlavoredBackend {
-  const backend = FLAVORED.find((b) => b.clusterctl.flavor === flavor);
-  if (!backend) throw new Error(`cluster template flavor "${flavor}" is not one of: ${FLAVORS.map((f) => f || '(default)').join(', ')}`);
-  return backend;
 }
 
 // The node's name and its providerID come from the datasource banlieue fills
@@ -256,24 +159,6 @@ export class BanlieueClusterTemplate extends Chart {
   }
 }
 
-/** The backend of the default flavor, which the `clusterclass` flavor's ClusterClass is built on too. */
-const CLUSTER_CLASS_BACKEND = backendOf('');
-
-/** The backend whose machine template and InfraCluster a flavor's Cluster uses (the `clusterclass` flavor: its class's). */
-export function flavorBackend(flavor: string): BackendApi {
-  return flavor === CLUSTERCLASS_FLAVOR ? CLUSTER_CLASS_BACKEND.api : backendOf(flavor).api;
-}
-
-/**
- * The ClusterClass the `clusterclass` flavor's Cluster names. clusterctl finds a
- * class by name in the release (`clusterclass-<name>.yaml`) and adds it to the
- * generation unless the management cluster has it already, so its name is fixed.
- */
-export const CLUSTER_CLASS_NAME = `banlieue-${CLUSTER_CLASS_BACKEND.api.name}`;
-
-/** The release asset holding the ClusterClass `name`, as clusterctl looks it up. */
-export const clusterClassFileName = (name: string): string => `clusterclass-${name}.yaml`;
-
 /**
  * The ClusterClass over the default flavor backend's InfraClusterTemplate and
  * machine template, a KubeadmControlPlaneTemplate and a KubeadmConfigTemplate. The endpoint differs per
@@ -315,35 +200,7 @@ export class BanlieueClusterClass extends Chart {
             },
           ],
         },
-        variables: [
-          {
-            name: 'controlPlaneEndpoint',
-            required: true,
-            schema: {
-              openApiv3Schema: {
-                type: SchemaType.OBJECT,
-                description: 'Address of the API server (a VIP or load balancer you provide).',
-                required: ['host', 'port'],
-                properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 } },
-              },
-            },
-          },
-        ],
-        patches: [
-          {
-            name: 'control-plane-endpoint',
-            definitions: [
-              {
-                selector: {
-                  apiVersion: `${INFRA_GROUP}/${API_VERSION}`,
-                  kind: backend.api.clusterTemplate.kind,
-                  matchResources: { infrastructureCluster: true },
-                },
-                jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
-              },
-            ],
-          },
-        ],
+        ...controlPlaneEndpoint(backend.api.clusterTemplate.kind),
       },
     });
     new (constructOf(backend.api.clusterTemplate))(this, 'infra-cluster-template', { metadata: classMeta(''), spec: { template: { spec: {} } } });
@@ -374,6 +231,41 @@ export class BanlieueClusterClass extends Chart {
       spec: { template: { spec: { joinConfiguration: { nodeRegistration: { name: NODE_NAME, kubeletExtraArgs: KUBELET_ARGS } } } } },
     });
   }
+}
+
+/** The class variable `controlPlaneEndpoint`, and the patch that writes it into the InfraClusterTemplate of `kind`. */
+function controlPlaneEndpoint(kind: string): Pick<ClusterClassSpec, 'variables' | 'patches'> {
+  return {
+    variables: [
+      {
+        name: 'controlPlaneEndpoint',
+        required: true,
+        schema: {
+          openApiv3Schema: {
+            type: SchemaType.OBJECT,
+            description: 'Address of the API server (a VIP or load balancer you provide).',
+            required: ['host', 'port'],
+            properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 1, maximum: 65535 } },
+          },
+        },
+      },
+    ],
+    patches: [
+      {
+        name: 'control-plane-endpoint',
+        definitions: [
+          {
+            selector: {
+              apiVersion: `${INFRA_GROUP}/${API_VERSION}`,
+              kind,
+              matchResources: { infrastructureCluster: true },
+            },
+            jsonPatches: [{ op: PatchOp.ADD, path: '/spec/template/spec/controlPlaneEndpoint', valueFrom: { variable: 'controlPlaneEndpoint' } }],
+          },
+        ],
+      },
+    ],
+  };
 }
 
 /** The `clusterclass` flavor: a Cluster of BanlieueClusterClass, its version, replicas and endpoint. */
