@@ -6,6 +6,7 @@ export { BanlieueInstall, addInstallCharts } from './install/banlieue-install.js
 export { CLUSTER_SIDE_BACKENDS, DEFAULT_NAMESPACE, DEFAULT_REGISTRY, resolveInstallProps, type BanlieueInstallProps } from './install/install-props.js';
 export { renderInstall, renderInstallYaml } from './install/render.js';
 export { ALLOW_INSECURE_TLS_LABEL } from './install/admission-policies.js';
+export { ALLOW_INSECURE_TRANSPORT_LABEL } from './install/insecure-transport-policy.js';
 export { toCustomResourceDefinition, BanlieueCustomResourceDefinitions } from './crds/custom-resource-definition.js';
 export * from './authoring/kinds.js';
 export { BanlieueApiObject, type BanlieueObjectProps } from './authoring/banlieue-api-object.js';

@@ -20,6 +20,12 @@ export interface EndpointScheme {
   readonly defaultPort?: number;
   /** Set on a scheme users are not meant to write, saying what it is for (e.g. "libvirt's test driver"); messages name it apart. */
   readonly onlyFor?: string;
+  /**
+   * Set on a scheme whose transport neither authenticates the far end nor encrypts: whoever
+   * answers at the address gets the provider's calls. Such an endpoint is admitted only in a
+   * namespace a cluster admin opted in (infra/install/insecure-transport-policy.ts).
+   */
+  readonly unprotected?: true;
 }
 
 export interface BackendEndpoint {

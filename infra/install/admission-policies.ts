@@ -5,6 +5,8 @@
 import { Construct } from 'constructs';
 import { CORE_GROUP, INFRA_GROUP } from '../api/kind.js';
 import { INFRA_MACHINE_KINDS } from '../api/kinds.js';
+import { insecureTransportPolicy } from './insecure-transport-policy.js';
+import { ipPoolPolicy } from './ip-pool-policy.js';
 import { REFERENCE_POLICIES, toReferencePolicy } from './reference-policies.js';
 import { PROVIDER_ID_SUBRESOURCE, PROVIDER_ID_VERB } from './rbac-rules.js';
 import { celPath, celString, ValidatingPolicy, type ValidatingPolicyProps } from './validating-policy.js';
@@ -74,6 +76,8 @@ export class AdmissionPolicies extends Construct {
     super(scope, id);
     for (const policy of REFERENCE_POLICIES) new ValidatingPolicy(this, policy.name, toReferencePolicy(policy));
     new ValidatingPolicy(this, 'banlieue-provider-insecure-tls', insecureTlsPolicy());
+    new ValidatingPolicy(this, 'banlieue-provider-insecure-transport', insecureTransportPolicy());
+    new ValidatingPolicy(this, 'banlieue-inframachine-ip-pools', ipPoolPolicy());
     new ValidatingPolicy(this, 'banlieue-inframachine-provider-id', providerIDPolicy());
   }
 }

@@ -28,6 +28,15 @@ export const PROVIDER_ID_SUBRESOURCE = 'providerid';
 export const PROVIDER_ID_VERB = 'update';
 export const providerIDResource = (machine: KindDefinition): string => `${machine.plural}/${PROVIDER_ID_SUBRESOURCE}`;
 
+/**
+ * A machine's addressesFromPools may name only pools its writer may `get` (ip-pool-policy.ts),
+ * unless the writer may `use` this virtual subresource `<plural>/ippools` cluster-wide: CAPI's
+ * manager, which clones machines from templates whose authors were checked (it may get no
+ * pool itself), and cluster admins. A grant in a namespace does not count.
+ */
+export const IP_POOLS_SUBRESOURCE = 'ippools';
+export const IP_POOLS_VERB = 'use';
+
 const plurals = (kinds: readonly KindDefinition[]): string[] => kinds.map((k) => k.plural);
 const statusOf = (kinds: readonly KindDefinition[]): string[] => kinds.filter((k) => k.status).map((k) => `${k.plural}/status`);
 
@@ -39,11 +48,14 @@ const eventRules: PolicyRule[] = [
 /**
  * The ClusterRole CAPI's manager aggregates (label
  * cluster.x-k8s.io/aggregate-to-manager): every infrastructure kind and its
- * status, nothing else.
+ * status, nothing else; and the pools of the machines it clones from templates.
  */
 export function capiInfrastructureRules(): PolicyRule[] {
   const kinds = [...INFRA_MACHINE_KINDS, ...INFRA_MACHINE_TEMPLATE_KINDS, ...INFRA_CLUSTER_KINDS, ...INFRA_CLUSTER_TEMPLATE_KINDS];
-  return [{ apiGroups: [INFRA_GROUP], resources: [...plurals(kinds), ...statusOf(kinds)].sort(), verbs: [...ALL_VERBS] }];
+  return [
+    { apiGroups: [INFRA_GROUP], resources: [...plurals(kinds), ...statusOf(kinds)].sort(), verbs: [...ALL_VERBS] },
+    { apiGroups: [INFRA_GROUP], resources: INFRA_MACHINE_KINDS.map((k) => `${k.plural}/${IP_POOLS_SUBRESOURCE}`).sort(), verbs: [IP_POOLS_VERB] },
+  ];
 }
 
 /** banlieue controller: schedules VMs, writes infra machines, aggregates InfraClusters and VMImage readiness, sizes machine templates. */

@@ -21,7 +21,7 @@ interface Rule {
 const rulesOf = (o: ManifestObject): Rule[] => o.rules as Rule[];
 
 describe('RBAC', () => {
-  it('aggregates banlieue-capi-infrastructure into the CAPI manager with exactly the infrastructure kinds', () => {
+  it('aggregates banlieue-capi-infrastructure into the CAPI manager with exactly the infrastructure kinds, and the pools of the machines it clones', () => {
     const role = clusterRole('banlieue-capi-infrastructure');
     expect(role.metadata.labels?.[Label.capiAggregateToManager]).toBe('true');
     // Each backend's kind prefix, lower-cased: vsphere, proxmox, libvirt, cloudhypervisor, and any backend added since.
@@ -44,6 +44,7 @@ describe('RBAC', () => {
         resources: expected,
         verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
       },
+      { apiGroups: ['infrastructure.banlieue.io'], resources: backends.map((b) => `${b}machines/ippools`).sort(), verbs: ['use'] },
     ]);
   });
 

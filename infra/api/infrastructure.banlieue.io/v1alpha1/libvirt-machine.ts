@@ -133,20 +133,21 @@ export const LibvirtProviderSettings = Type.Object(
   { description: 'Settings of a libvirt host; only for providerClassRef libvirt.' },
 );
 
-/** libvirt's transports and the ports their daemons listen on (none for the unix socket). */
-const TRANSPORT_PORTS: readonly (readonly [string, number | undefined])[] = [
+/** libvirt's transports, the ports their daemons listen on (none for the unix socket), and tcp's lack of TLS. */
+const TRANSPORT_PORTS: readonly (readonly [string, number | undefined, 'unprotected'?])[] = [
   ['tls', 16514],
-  ['tcp', 16509],
+  ['tcp', 16509, 'unprotected'],
   ['ssh', 22],
   ['unix', undefined],
 ];
 
 /** `<driver>+<transport>` for each transport: qemu is the hypervisor, test libvirt's test driver (a simulated host). */
 const driverSchemes = (driver: string, onlyFor?: string): EndpointScheme[] =>
-  TRANSPORT_PORTS.map(([transport, port]) => ({
+  TRANSPORT_PORTS.map(([transport, port, unprotected]) => ({
     scheme: `${driver}+${transport}`,
     ...(port === undefined ? {} : { defaultPort: port }),
     ...(onlyFor === undefined ? {} : { onlyFor }),
+    ...(unprotected ? { unprotected: true as const } : {}),
   }));
 
 const LIBVIRT_POOL = stringVariable({
