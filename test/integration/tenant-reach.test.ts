@@ -4,7 +4,7 @@
 // cluster-scoped one an admin's machines draw from, another team's); and, as anyone who reads
 // VMImages, the credentials of a download URL. The tenant is a ServiceAccount with a real token and
 // a user impersonated with --as/--as-group (test/support/tenant.ts); requests go through kubectl.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,12 @@ import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { cloudHypervisorApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { FieldManager } from '../../infra/api/well-known.js';
 import { cloudHypervisorBackend } from '../../controller/backends/cloud-hypervisor/ch-backend.js';
-import { parseHostConfig } from '../../controller/backends/cloud-hypervisor/host-config.js';
 import type { RunningBackend } from '../../controller/backends/descriptor.js';
 import { ImageRowsReconciler } from '../../controller/reconcilers/image-rows/reconciler.js';
 import { Informer } from '../../controller/runtime/informer.js';
 import { silentLogger } from '../../controller/runtime/log.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
+import { urlImageHost } from '../support/cloud-hypervisor/url-image-host.js';
 import { CORE, INFRA, TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
 import { Actor, clusterAdmin, createTenant, impersonated, installDefault, kubectlAs, type Tenant } from '../support/tenant.js';
@@ -243,24 +243,14 @@ describe("what a tenant reaches beyond its namespace (default install, the tenan
 
       beforeAll(async () => {
         dir = mkdtempSync(join(tmpdir(), 'bnlreach-'));
-        for (const sub of ['images', 'fast', 'state']) mkdirSync(join(dir, sub));
-        const config = parseHostConfig(
-          JSON.stringify({
-            hostName: 'reach',
-            stateRoot: join(dir, 'state'),
-            imageDir: join(dir, 'images'),
-            vmm: { binary: '/bin/false', requireKvm: false },
-            storageClasses: { fast: join(dir, 'fast') },
-          }),
-          'test',
-        );
+        const { config } = urlImageHost(dir);
         backend = { ...cloudHypervisorBackend(config), name: 'cloud-hypervisor', credentialKeys: [], api: cloudHypervisorApi };
         imageName = `reach-signed-${ns.name}`;
         await t.apply({
           apiVersion: CORE,
           kind: 'Provider',
           metadata: { name: 'host', namespace: ns.name },
-          spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint: `unix://reach${join(dir, 'state')}` } },
+          spec: { providerClassRef: { name: 'cloud-hypervisor' }, connection: { endpoint: `unix://${config.hostName}${config.stateRoot}` } },
         });
         await t.apply({
           apiVersion: CORE,
