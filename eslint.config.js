@@ -176,6 +176,20 @@ export default defineConfig([
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
+  {
+    // Size limits for product code, set a little above today's largest functions and files
+    // (tests are tables and stories, and stay unbounded): a function past them is split into
+    // named steps, a file into rooms by job.
+    name: 'banlieue/size',
+    files: ['controller/**/*.ts', 'infra/**/*.ts', 'build/**/*.ts'],
+    rules: {
+      complexity: ['error', 20],
+      'max-depth': ['error', 4],
+      'max-nested-callbacks': ['error', 4],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+    },
+  },
   ...zones.map(({ name, files, ignores, patterns }) => ({
     name: `banlieue/layering/${name}`,
     files,

@@ -110,36 +110,17 @@ export function parseHostConfig(text: string, source: string, defaults: { hostNa
   }
   const top = record(doc ?? {}, 'the document', fail);
   onlyKeys(top, TOP_KEYS, '', fail);
-  const vmm = record(top.vmm, 'vmm', fail);
-  onlyKeys(vmm, VMM_KEYS, 'vmm.', fail);
-  const capacity = record(top.capacity ?? {}, 'capacity', fail);
-  onlyKeys(capacity, CAPACITY_KEYS, 'capacity.', fail);
-  const urlImages = record(top.urlImages ?? {}, 'urlImages', fail);
-  onlyKeys(urlImages, URL_IMAGE_KEYS, 'urlImages.', fail);
-
   const config: HostConfig = {
     hostName: optionalString(top.hostName, 'hostName', fail) ?? defaults.hostName ?? hostname(),
     stateRoot: path(top.stateRoot ?? DEFAULT_STATE_ROOT, 'stateRoot', fail),
     imageDir: path(top.imageDir, 'imageDir', fail),
-    vmm: {
-      binary: path(vmm.binary, 'vmm.binary', fail),
-      ...(vmm.firmware === undefined ? {} : { firmware: path(vmm.firmware, 'vmm.firmware', fail) }),
-      requireKvm: optionalBoolean(vmm.requireKvm, 'vmm.requireKvm', fail) ?? true,
-    },
+    vmm: vmmSection(top.vmm, fail),
     storageClasses: classes(top.storageClasses, 'storageClasses', (value, key) => path(value, key, fail), fail),
     networkClasses: classes(top.networkClasses, 'networkClasses', (value, key) => pattern(value, key, BRIDGE_NAME, 'a Linux interface name', fail), fail),
     ...(top.netns === undefined ? {} : { netns: pattern(top.netns, 'netns', NETNS_NAME, 'a network namespace name', fail) }),
-    capacity: {
-      maxMemoryUsedPercent: number(capacity.maxMemoryUsedPercent ?? 90, 'capacity.maxMemoryUsedPercent', 1, 100, fail),
-      minStorageFreeGiB: number(capacity.minStorageFreeGiB ?? 5, 'capacity.minStorageFreeGiB', 0, 1 << 30, fail),
-    },
+    capacity: capacitySection(top.capacity, fail),
     powerOffGraceSeconds: number(top.powerOffGraceSeconds ?? 60, 'powerOffGraceSeconds', 0, 3600, fail),
-    urlImages: {
-      maxSizeMiB: number(urlImages.maxSizeMiB ?? 20 * 1024, 'urlImages.maxSizeMiB', 1, 1024 * 1024, fail),
-      ...(urlImages.caFile === undefined ? {} : { caFile: path(urlImages.caFile, 'urlImages.caFile', fail) }),
-      allowHttp: optionalBoolean(urlImages.allowHttp, 'urlImages.allowHttp', fail) ?? false,
-      allowWithoutChecksum: optionalBoolean(urlImages.allowWithoutChecksum, 'urlImages.allowWithoutChecksum', fail) ?? false,
-    },
+    urlImages: urlImagesSection(top.urlImages, fail),
   };
   if (!CLASS_NAME.test(config.hostName)) fail(`hostName "${config.hostName}" is not a DNS label (set hostName)`);
   if (Object.keys(config.storageClasses).length === 0) fail('storageClasses declares no class: a VM needs a directory for its disk');
@@ -147,6 +128,37 @@ export function parseHostConfig(text: string, source: string, defaults: { hostNa
 }
 
 type Fail = (message: string) => never;
+
+function vmmSection(value: unknown, fail: Fail): HostConfig['vmm'] {
+  const vmm = record(value, 'vmm', fail);
+  onlyKeys(vmm, VMM_KEYS, 'vmm.', fail);
+  return {
+    binary: path(vmm.binary, 'vmm.binary', fail),
+    ...(vmm.firmware === undefined ? {} : { firmware: path(vmm.firmware, 'vmm.firmware', fail) }),
+    requireKvm: optionalBoolean(vmm.requireKvm, 'vmm.requireKvm', fail) ?? true,
+  };
+}
+
+function capacitySection(value: unknown, fail: Fail): HostConfig['capacity'] {
+  const capacity = record(value ?? {}, 'capacity', fail);
+  onlyKeys(capacity, CAPACITY_KEYS, 'capacity.', fail);
+  return {
+    maxMemoryUsedPercent: number(capacity.maxMemoryUsedPercent ?? 90, 'capacity.maxMemoryUsedPercent', 1, 100, fail),
+    minStorageFreeGiB: number(capacity.minStorageFreeGiB ?? 5, 'capacity.minStorageFreeGiB', 0, 1 << 30, fail),
+  };
+}
+
+/** The lab opt-ins are off unless the host's admin writes them. */
+function urlImagesSection(value: unknown, fail: Fail): HostConfig['urlImages'] {
+  const urlImages = record(value ?? {}, 'urlImages', fail);
+  onlyKeys(urlImages, URL_IMAGE_KEYS, 'urlImages.', fail);
+  return {
+    maxSizeMiB: number(urlImages.maxSizeMiB ?? 20 * 1024, 'urlImages.maxSizeMiB', 1, 1024 * 1024, fail),
+    ...(urlImages.caFile === undefined ? {} : { caFile: path(urlImages.caFile, 'urlImages.caFile', fail) }),
+    allowHttp: optionalBoolean(urlImages.allowHttp, 'urlImages.allowHttp', fail) ?? false,
+    allowWithoutChecksum: optionalBoolean(urlImages.allowWithoutChecksum, 'urlImages.allowWithoutChecksum', fail) ?? false,
+  };
+}
 
 function record(value: unknown, what: string, fail: Fail): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`${what} must be a mapping`);
