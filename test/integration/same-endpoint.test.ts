@@ -3,8 +3,9 @@
 // backend). Two interfaces of one machine with one MAC are refused at
 // admission; two machines fixing one MAC on one endpoint (one Provider, or two
 // Providers spelling one endpoint differently, in other namespaces) leave the
-// later one Ready=False MacAddressInUse with no VM, until the MAC is free; the
-// later of two Providers naming one endpoint says so with EndpointShared.
+// later one Ready=False MacAddressInUse with no VM, until the MAC is free, and
+// a holder in another namespace goes unnamed; the later of two Providers
+// naming one endpoint says so with EndpointShared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from '../support/control-plane.js';
 import { FakeCloud } from '../support/fake-backend/fake-cloud.js';
@@ -224,7 +225,10 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
         60_000,
       );
       expect(ready.status).toBe('False');
-      expect(ready.message).toContain('is already held by FakeMachine macs-a/first on the same backend endpoint');
+      // Named in its own namespace; from another, neither its namespace nor its name.
+      if (ns === 'macs-a') expect(ready.message).toContain('is already held by FakeMachine macs-a/first on the same backend endpoint');
+      else expect(ready.message).toContain('is already held by a FakeMachine of another namespace on the same backend endpoint');
+      expect(ready.message).not.toContain(ns === 'macs-a' ? 'macs-b' : 'macs-a');
       expect(vmNamed(name), `a VM was created for ${name}`).toBe(false);
       expect(await warnings(cp, ns, name)).toContainEqual(expect.stringMatching(/^MacAddressInUse: /));
     }
@@ -232,15 +236,63 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     // Nothing is lost: once the holder is gone, the older of the two waiting gets its VM, and the other still waits.
     await cp.kubectl(['delete', MACHINES, 'first', '-n', 'macs-a', '--wait=true', '--timeout=120s']);
     await waitFor('second to be provisioned', async () => (await get(cp, MACHINES, 'macs-a', 'second'))?.status?.initialization?.provisioned === true, 120_000);
-    const third = await waitFor(
-      'third to name its new holder',
+    const third = conditionOf(await get(cp, MACHINES, 'macs-b', 'third'), 'Ready');
+    expect(third).toMatchObject({ status: 'False', reason: 'MacAddressInUse' });
+    expect(third?.message).not.toContain('second');
+    expect(vmNamed('third')).toBe(false);
+  });
+
+  it("names neither the namespace nor the machine holding a MAC in another namespace, in the tenant's conditions or Events", async () => {
+    const cp = plane();
+    const held = '02:00:00:0a:0c:01';
+    await applyObjects(cp, [machine('macs-a', 'ledger-db', 'east', [{ name: 'eth0', macAddress: held }])]);
+    await waitFor(
+      'ledger-db to be provisioned',
+      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-db'))?.status?.initialization?.provisioned === true,
+      120_000,
+    );
+    await applyObjects(cp, [machine('macs-b', 'probe', 'east-again', [{ name: 'eth0', macAddress: held }])]);
+    const ready = await waitFor(
+      'probe to report MacAddressInUse',
       async () => {
-        const c = conditionOf(await get(cp, MACHINES, 'macs-b', 'third'), 'Ready');
-        return c?.message?.includes('macs-a/second') ? c : undefined;
+        const c = conditionOf(await get(cp, MACHINES, 'macs-b', 'probe'), 'Ready');
+        return c?.reason === 'MacAddressInUse' ? c : undefined;
       },
       60_000,
     );
-    expect(third).toMatchObject({ status: 'False', reason: 'MacAddressInUse' });
-    expect(vmNamed('third')).toBe(false);
+    expect(vmNamed('probe')).toBe(false);
+    const seen = [ready.message ?? '', ...(await warnings(cp, 'macs-b', 'probe'))].join('\n');
+    expect(seen).toContain(held);
+    expect(seen).not.toContain('macs-a');
+    expect(seen).not.toContain('ledger-db');
   });
+
+  it('lets no machine of another namespace that waits behind a VM hold its other MACs', async () => {
+    const cp = plane();
+    const held = '02:00:00:0a:0d:01';
+    const squatted = '02:00:00:0a:0d:02';
+    await applyObjects(cp, [machine('macs-a', 'ledger-db-2', 'east', [{ name: 'eth0', macAddress: held }])]);
+    await waitFor(
+      'ledger-db-2 to be provisioned',
+      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-db-2'))?.status?.initialization?.provisioned === true,
+      120_000,
+    );
+    // The squatter is older and fixes the MAC macs-a will want; it waits for ever behind the MAC ledger-db-2 holds.
+    const nics = [
+      { name: 'eth0', macAddress: held },
+      { name: 'eth1', macAddress: squatted },
+    ];
+    await applyObjects(cp, [machine('macs-b', 'squatter', 'east-again', nics)]);
+    await waitFor('squatter to wait', async () => conditionOf(await get(cp, MACHINES, 'macs-b', 'squatter'), 'Ready')?.reason === 'MacAddressInUse', 60_000);
+    // Older by creationTimestamp's whole seconds, not only by name.
+    const created = Date.parse((await cp.kubectl(['get', MACHINES, 'squatter', '-n', 'macs-b', '-o', 'jsonpath={.metadata.creationTimestamp}'])).trim());
+    await waitFor('a second to pass since the squatter was created', () => (Date.now() >= created + 1_000 ? true : undefined), 10_000);
+    await applyObjects(cp, [machine('macs-a', 'ledger-web', 'east', [{ name: 'eth0', macAddress: squatted }])]);
+    await waitFor(
+      'ledger-web to be provisioned',
+      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-web'))?.status?.initialization?.provisioned === true,
+      120_000,
+    );
+    expect(vmNamed('squatter')).toBe(false);
+  }, 240_000);
 });

@@ -4,6 +4,12 @@
 // machines of the same kind whose Providers name the same endpoint, by the
 // one held-claims rule static addresses use: a machine whose VM may exist
 // holds its MACs, and among the others the older one does.
+//
+// Endpoints are shared across namespaces, tenants are not: a machine of
+// another namespace that has no VM yet holds its MACs only while none of them
+// is held by a VM (one that waits behind a VM for ever would otherwise keep
+// its other MACs from every namespace), and what this machine's readers see
+// of a conflict names neither that namespace nor that machine.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { KindDefinition } from '../../../infra/api/kind.js';
@@ -19,8 +25,8 @@ export interface MacClaim {
 }
 
 export interface MacInUse extends MacClaim {
-  /** `namespace/name` of the machine holding the MAC. */
-  readonly heldBy: string;
+  /** `namespace/name` of the machine holding the MAC, when it is of this machine's namespace; another namespace's is never named. */
+  readonly heldBy?: string;
   readonly message: string;
 }
 
@@ -60,23 +66,33 @@ export function findMacInUse(machine: InfraMachine, provider: Provider, around: 
   const claims = macClaims(machine, around.nicsField);
   if (claims.length === 0) return undefined;
   const endpoint = provider.spec.connection.endpoint;
-  const holders = around.machines
-    .filter((other) => mayHaveCreated(other) || claimedFirst(other, machine))
+  const namespace = machine.metadata.namespace ?? '';
+  const ofThisNamespace = (other: InfraMachine): boolean => (other.metadata.namespace ?? '') === namespace;
+  const onEndpoint = around.machines
     .filter((other) => {
       const on = providerOf(other, around);
       return on !== undefined && sameEndpoint(on.spec.connection.endpoint, endpoint);
     })
     .map((other) => ({ holder: other, claims: macClaims(other, around.nicsField) }));
-  const held = findHeldClaim(machine, claims, holders, (a, b) => a.mac.toLowerCase() === b.mac.toLowerCase());
+  const vms = onEndpoint.filter((h) => mayHaveCreated(h.holder));
+  // Held back: a VM holds one of its MACs, so it gets none until that VM goes.
+  const heldBack = (other: InfraMachine, mine: readonly MacClaim[]): boolean => findHeldClaim(other, mine, vms, sameMac) !== undefined;
+  const holders = onEndpoint.filter(
+    (h) => mayHaveCreated(h.holder) || (claimedFirst(h.holder, machine) && (ofThisNamespace(h.holder) || !heldBack(h.holder, h.claims))),
+  );
+  const held = findHeldClaim(machine, claims, holders, sameMac);
   if (!held) return undefined;
-  const heldBy = `${held.holder.metadata.namespace ?? ''}/${held.holder.metadata.name ?? ''}`;
-  const { claim } = held;
+  const { claim, holder } = held;
+  const heldBy = ofThisNamespace(holder) ? `${namespace}/${holder.metadata.name ?? ''}` : undefined;
+  const by = heldBy === undefined ? `a ${machine.kind} of another namespace` : `${machine.kind} ${heldBy}`;
   return {
     ...claim,
-    heldBy,
-    message: `spec.${around.nicsField} interface "${claim.interface}" MAC address ${claim.mac} is already held by ${machine.kind} ${heldBy} on the same backend endpoint ${endpoint}: no VM is created with it; give this machine another MAC, or none (the backend then generates one)`,
+    ...(heldBy === undefined ? {} : { heldBy }),
+    message: `spec.${around.nicsField} interface "${claim.interface}" MAC address ${claim.mac} is already held by ${by} on the same backend endpoint ${endpoint}: no VM is created with it; give this machine another MAC, or none (the backend then generates one)`,
   };
 }
+
+const sameMac = (a: MacClaim, b: MacClaim): boolean => a.mac.toLowerCase() === b.mac.toLowerCase();
 
 /** The Provider a machine's VM is (or is to be) on: where it was created, else where its spec resolves to. */
 function providerOf(machine: InfraMachine, around: MacNeighbourhood): Provider | undefined {

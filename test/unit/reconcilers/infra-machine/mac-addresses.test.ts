@@ -55,9 +55,42 @@ describe('fixed MAC addresses', () => {
     ['an older machine with the MAC on another endpoint', [machine('a', 'old', '2030-01-01T00:00:00Z', withMac(MAC, 'other'))], undefined],
     ['an older machine with the MAC on the same Provider', [machine('a', 'old', '2030-01-01T00:00:00Z', withMac(MAC))], 'a/old'],
     [
-      'an older machine with the MAC in capitals on another Provider of the endpoint',
+      'an older machine of another namespace with the MAC in capitals on another Provider of the endpoint',
       [machine('b', 'old', '2030-01-01T00:00:00Z', withMac(MAC.toUpperCase()))],
-      'b/old',
+      'a machine of another namespace',
+    ],
+    [
+      'a younger machine of another namespace with the MAC, whose VM may exist',
+      [machine('b', 'young', '2030-01-03T00:00:00Z', withMac(MAC), { placement: { provider: 'vc', failureDomain: 'dc1' } })],
+      'a machine of another namespace',
+    ],
+    [
+      'an older machine of another namespace with the MAC, held back behind a VM on another of its MACs',
+      [
+        machine('b', 'squatter', '2030-01-01T00:00:00Z', {
+          providerRef: { name: 'vc' },
+          network: [
+            { name: 'eth0', portGroup: 'lan', macAddress: '02:00:00:0a:0b:0e' },
+            { name: 'eth1', portGroup: 'lan', macAddress: MAC },
+          ],
+        }),
+        machine('a', 'vm', '2030-01-01T00:00:00Z', withMac('02:00:00:0a:0b:0e'), { initialization: { provisioned: true } }),
+      ],
+      undefined,
+    ],
+    [
+      'an older machine of this namespace with the MAC, held back behind a VM on another of its MACs',
+      [
+        machine('a', 'waiting', '2030-01-01T00:00:00Z', {
+          providerRef: { name: 'vc' },
+          network: [
+            { name: 'eth0', portGroup: 'lan', macAddress: '02:00:00:0a:0b:0e' },
+            { name: 'eth1', portGroup: 'lan', macAddress: MAC },
+          ],
+        }),
+        machine('b', 'vm', '2030-01-01T00:00:00Z', withMac('02:00:00:0a:0b:0e'), { initialization: { provisioned: true } }),
+      ],
+      'a/waiting',
     ],
     ['a younger machine with the MAC and no VM', [machine('a', 'young', '2030-01-03T00:00:00Z', withMac(MAC))], undefined],
     [
@@ -68,14 +101,24 @@ describe('fixed MAC addresses', () => {
   ])('with %s: held by %s', (_, others, heldBy) => {
     const m = machine('a', 'm', '2030-01-02T00:00:00Z', withMac(MAC));
     const found = findMacInUse(m, vcA, around([m, ...others]));
-    expect(found?.heldBy).toBe(heldBy);
+    expect(found && (found.heldBy ?? 'a machine of another namespace')).toBe(heldBy);
   });
 
-  it('names the interface, the MAC, the holder and the endpoint', () => {
+  it('names the interface, the MAC, the holder of its namespace and the endpoint', () => {
     const m = machine('a', 'm', '2030-01-02T00:00:00Z', withMac(MAC));
-    const found = findMacInUse(m, vcA, around([machine('b', 'old', '2030-01-01T00:00:00Z', withMac(MAC))]));
+    const found = findMacInUse(m, vcA, around([machine('a', 'old', '2030-01-01T00:00:00Z', withMac(MAC))]));
     expect(found?.message).toBe(
-      `spec.network interface "eth0" MAC address ${MAC} is already held by VSphereMachine b/old on the same backend endpoint https://vc.example.com/sdk: no VM is created with it; give this machine another MAC, or none (the backend then generates one)`,
+      `spec.network interface "eth0" MAC address ${MAC} is already held by VSphereMachine a/old on the same backend endpoint https://vc.example.com/sdk: no VM is created with it; give this machine another MAC, or none (the backend then generates one)`,
     );
+  });
+
+  it('names neither the namespace nor the machine of a holder in another namespace', () => {
+    const m = machine('a', 'm', '2030-01-02T00:00:00Z', withMac(MAC));
+    const holder = machine('b', 'payroll-db', '2030-01-01T00:00:00Z', withMac(MAC), { initialization: { provisioned: true } });
+    const found = findMacInUse(m, vcA, around([holder]));
+    expect(found?.message).toBe(
+      `spec.network interface "eth0" MAC address ${MAC} is already held by a VSphereMachine of another namespace on the same backend endpoint https://vc.example.com/sdk: no VM is created with it; give this machine another MAC, or none (the backend then generates one)`,
+    );
+    expect(found).not.toHaveProperty('heldBy');
   });
 });
