@@ -93,6 +93,13 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     );
   }
 
+  const untilProvisioned = (ns: string, name: string): Promise<true> =>
+    waitFor(
+      `${name} to be provisioned`,
+      async () => (await get(plane(), MACHINES, ns, name))?.status?.initialization?.provisioned === true || undefined,
+      120_000,
+    );
+
   const vmNamed = (name: string): boolean => [...cloud.vms.values()].some((vm) => vm.name === name);
 
   beforeAll(async () => {
@@ -208,7 +215,7 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
   it('creates no VM for a later machine fixing a MAC another holds on the same endpoint, in its namespace or another, until the MAC is free', async () => {
     const cp = plane();
     await applyObjects(cp, [machine('macs-a', 'first', 'east', [{ name: 'eth0', macAddress: MAC }])]);
-    await waitFor('first to be provisioned', async () => (await get(cp, MACHINES, 'macs-a', 'first'))?.status?.initialization?.provisioned === true, 120_000);
+    await untilProvisioned('macs-a', 'first');
     // The same MAC: on the same Provider, then spelled in capitals on the other Provider of the endpoint.
     await applyObjects(cp, [machine('macs-a', 'second', 'east', [{ name: 'eth0', macAddress: MAC }])]);
     await applyObjects(cp, [machine('macs-b', 'third', 'east-again', [{ name: 'eth0', macAddress: MAC.toUpperCase() }])]);
@@ -235,7 +242,7 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
 
     // Nothing is lost: once the holder is gone, the older of the two waiting gets its VM, and the other still waits.
     await cp.kubectl(['delete', MACHINES, 'first', '-n', 'macs-a', '--wait=true', '--timeout=120s']);
-    await waitFor('second to be provisioned', async () => (await get(cp, MACHINES, 'macs-a', 'second'))?.status?.initialization?.provisioned === true, 120_000);
+    await untilProvisioned('macs-a', 'second');
     const third = conditionOf(await get(cp, MACHINES, 'macs-b', 'third'), 'Ready');
     expect(third).toMatchObject({ status: 'False', reason: 'MacAddressInUse' });
     expect(third?.message).not.toContain('second');
@@ -246,11 +253,7 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     const cp = plane();
     const held = '02:00:00:0a:0c:01';
     await applyObjects(cp, [machine('macs-a', 'ledger-db', 'east', [{ name: 'eth0', macAddress: held }])]);
-    await waitFor(
-      'ledger-db to be provisioned',
-      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-db'))?.status?.initialization?.provisioned === true,
-      120_000,
-    );
+    await untilProvisioned('macs-a', 'ledger-db');
     await applyObjects(cp, [machine('macs-b', 'probe', 'east-again', [{ name: 'eth0', macAddress: held }])]);
     const ready = await waitFor(
       'probe to report MacAddressInUse',
@@ -272,11 +275,7 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     const held = '02:00:00:0a:0d:01';
     const squatted = '02:00:00:0a:0d:02';
     await applyObjects(cp, [machine('macs-a', 'ledger-db-2', 'east', [{ name: 'eth0', macAddress: held }])]);
-    await waitFor(
-      'ledger-db-2 to be provisioned',
-      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-db-2'))?.status?.initialization?.provisioned === true,
-      120_000,
-    );
+    await untilProvisioned('macs-a', 'ledger-db-2');
     // The squatter is older and fixes the MAC macs-a will want; it waits for ever behind the MAC ledger-db-2 holds.
     const nics = [
       { name: 'eth0', macAddress: held },
@@ -288,11 +287,7 @@ describe('one backend endpoint, shared by nothing that must be unique', () => {
     const created = Date.parse((await cp.kubectl(['get', MACHINES, 'squatter', '-n', 'macs-b', '-o', 'jsonpath={.metadata.creationTimestamp}'])).trim());
     await waitFor('a second to pass since the squatter was created', () => (Date.now() >= created + 1_000 ? true : undefined), 10_000);
     await applyObjects(cp, [machine('macs-a', 'ledger-web', 'east', [{ name: 'eth0', macAddress: squatted }])]);
-    await waitFor(
-      'ledger-web to be provisioned',
-      async () => (await get(cp, MACHINES, 'macs-a', 'ledger-web'))?.status?.initialization?.provisioned === true,
-      120_000,
-    );
+    await untilProvisioned('macs-a', 'ledger-web');
     expect(vmNamed('squatter')).toBe(false);
   }, 240_000);
 });

@@ -38,6 +38,19 @@ const providers: Record<string, Provider[]> = {
 const around = (machines: InfraMachine[]): MacNeighbourhood => ({ backend: 'vsphere', nicsField: 'network', machines, providers: (ns) => providers[ns] ?? [] });
 const vcA = providers.a?.[0] as Provider;
 
+/** An older machine `ns/name` fixing MAC and another MAC, which a provisioned machine of `vmNamespace` holds. */
+const waitingBehindAVm = (ns: string, name: string, vmNamespace: string): InfraMachine[] => {
+  const other = '02:00:00:0a:0b:0e';
+  const network = [
+    { name: 'eth0', portGroup: 'lan', macAddress: other },
+    { name: 'eth1', portGroup: 'lan', macAddress: MAC },
+  ];
+  return [
+    machine(ns, name, '2030-01-01T00:00:00Z', { providerRef: { name: 'vc' }, network }),
+    machine(vmNamespace, 'vm', '2030-01-01T00:00:00Z', withMac(other), { initialization: { provisioned: true } }),
+  ];
+};
+
 describe('fixed MAC addresses', () => {
   it('finds the list of interfaces in the kind schema', () => {
     expect(nicsFieldOf(VSphereMachineKind)).toBe('network');
@@ -66,32 +79,10 @@ describe('fixed MAC addresses', () => {
     ],
     [
       'an older machine of another namespace with the MAC, held back behind a VM on another of its MACs',
-      [
-        machine('b', 'squatter', '2030-01-01T00:00:00Z', {
-          providerRef: { name: 'vc' },
-          network: [
-            { name: 'eth0', portGroup: 'lan', macAddress: '02:00:00:0a:0b:0e' },
-            { name: 'eth1', portGroup: 'lan', macAddress: MAC },
-          ],
-        }),
-        machine('a', 'vm', '2030-01-01T00:00:00Z', withMac('02:00:00:0a:0b:0e'), { initialization: { provisioned: true } }),
-      ],
+      [...waitingBehindAVm('b', 'squatter', 'a')],
       undefined,
     ],
-    [
-      'an older machine of this namespace with the MAC, held back behind a VM on another of its MACs',
-      [
-        machine('a', 'waiting', '2030-01-01T00:00:00Z', {
-          providerRef: { name: 'vc' },
-          network: [
-            { name: 'eth0', portGroup: 'lan', macAddress: '02:00:00:0a:0b:0e' },
-            { name: 'eth1', portGroup: 'lan', macAddress: MAC },
-          ],
-        }),
-        machine('b', 'vm', '2030-01-01T00:00:00Z', withMac('02:00:00:0a:0b:0e'), { initialization: { provisioned: true } }),
-      ],
-      'a/waiting',
-    ],
+    ['an older machine of this namespace with the MAC, held back behind a VM on another of its MACs', [...waitingBehindAVm('a', 'waiting', 'b')], 'a/waiting'],
     ['a younger machine with the MAC and no VM', [machine('a', 'young', '2030-01-03T00:00:00Z', withMac(MAC))], undefined],
     [
       'a younger machine with the MAC whose VM may exist',
