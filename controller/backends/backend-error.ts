@@ -1,6 +1,8 @@
 // The error every backend client throws (STYLE §2 "Errors and conditions").
-// controller/reconcilers/backend-failure.ts maps its `kind` to a condition
-// reason and to how the queue retries. Shared by every backend client.
+// controller/reconcilers/backend-failure.ts maps its `kind` (and the `reason`
+// a refusal may carry) to a condition reason and to how the queue retries.
+// Shared by every backend client.
+import type { Reason } from '../../infra/api/conditions.js';
 
 /** What went wrong, as the provider needs to know it. */
 export const BackendErrorKind = {
@@ -27,10 +29,13 @@ export interface BackendErrorOptions {
    * `DEPTH_ZERO_SELF_SIGNED_CERT` or `TaskDeadlineExceeded`.
    */
   readonly code?: string;
+  /** The condition reason a refusal shows instead of the reconciler's own (e.g. TemplateNotFound rather than ProvisionFailed). */
+  readonly reason?: Reason;
 }
 
 export class BackendError extends Error {
   readonly code: string | undefined;
+  readonly reason: Reason | undefined;
 
   constructor(
     readonly kind: BackendErrorKind,
@@ -40,6 +45,7 @@ export class BackendError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BackendError';
     this.code = options.code;
+    this.reason = options.reason;
   }
 }
 

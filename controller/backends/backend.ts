@@ -79,6 +79,12 @@ export interface MachineRequest<Spec> {
   readonly spec: Spec;
   /** Placement facts of the failure domain (datacenter, cluster, node…). */
   readonly raw: Readonly<Record<string, string>>;
+  /**
+   * The backend's block of its Provider's spec (`spec.<backend>`, e.g. spec.vsphere), as whoever
+   * may write the Provider set it; unset when it has none. What it allows is never read from a
+   * status, which other identities may write.
+   */
+  readonly providerSettings?: Readonly<Record<string, unknown>>;
   /** Rendered user-data, as bytes (gzip stays gzip); only read before the first boot. */
   readonly userData: UserData | undefined;
   /** The backend task an earlier pass started and has not seen finish (status.taskRef). */

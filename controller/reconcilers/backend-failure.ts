@@ -23,6 +23,8 @@ export function describeBackendFailure(err: unknown, otherwise: Reason): Backend
   const taskFailed = isBackendError(err, BackendErrorKind.TaskFailed);
   const notOwned = isBackendError(err, BackendErrorKind.NotOwned);
   const refused = taskFailed || notOwned || isBackendError(err, BackendErrorKind.Rejected) || isBackendError(err, BackendErrorKind.NotFound);
-  const reason = isConnectFailure(err) ? Reason.ConnectFailed : notOwned ? Reason.VMNotOwned : otherwise;
+  // A refusal may name its own reason (TemplateNotFound); a connection problem or a foreign VM never does.
+  const refusalReason = refused && isBackendError(err) ? err.reason : undefined;
+  const reason = isConnectFailure(err) ? Reason.ConnectFailed : notOwned ? Reason.VMNotOwned : (refusalReason ?? otherwise);
   return { reason, message, retry: refused ? 'wait' : 'backoff', taskFailed };
 }

@@ -205,6 +205,14 @@ export const Reason = {
    * every few minutes, and at once when the machine's spec changes: fix the spec or the backend.
    */
   ProvisionFailed: 'ProvisionFailed',
+  /**
+   * InfraMachine Ready=False, nothing cloned: spec.template names no template the Provider lets
+   * machines clone. There is none of that name or path, or it is a VM that is not a template,
+   * which is cloned only where the Provider's admin sets spec.vsphere.allowCloneFromVirtualMachines
+   * (the message does not say which, so it tells nobody what VMs exist). Fix spec.template, make
+   * the VM a template, or have the admin opt in.
+   */
+  TemplateNotFound: 'TemplateNotFound',
   /** InfraMachine: spec.providerID is not the one the provider derives for this machine and no VM of this machine has it; only the provider writes spec.providerID. */
   ProviderIDNotDerived: 'ProviderIDNotDerived',
   /** InfraMachine: the VM with spec.providerID's UUID is not this machine's (no or another ownership mark); it is left alone. */

@@ -130,7 +130,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
       },
     };
     await t.apply(machine);
-    const failed = await t.condition(machine, 'Ready', 'False', 'ProvisionFailed', 60_000);
+    const failed = await t.condition(machine, 'Ready', 'False', 'TemplateNotFound', 60_000);
     const ready = failed.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
     expect(ready.message).toContain(`template "late-${suffix}"`);
 

@@ -7,20 +7,25 @@ import type { Backend, BackendContext, Connection, Discovery, ImageResolution } 
 import { withSignal } from '../cancellation.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
+import { ALLOW_VMS_FIELD, cloneSourceOf, type CloneSource } from './machine/clone-targets.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
 import { vsphereSessions } from './sessions.js';
 
 /**
- * The template named `ref`, looked up in every datacenter; resolved to its
- * inventory path, so a clone finds it with one FindByInventoryPath.
+ * The template named `ref`, looked up in every datacenter (a VM that is not a template only
+ * where the Provider allows machines to clone one: the same rule as spec.template); resolved
+ * to its inventory path, so a clone finds it with one FindByInventoryPath.
  */
-async function findTemplate(client: VsphereClient, ref: string): Promise<ImageResolution> {
+async function findTemplate(client: VsphereClient, ref: string, source: CloneSource): Promise<ImageResolution> {
   for (const dc of await client.inventory.datacenters()) {
-    const template = await client.vms.findNamed(dc.vmFolder, ref, { templatesOnly: true });
+    const template = await client.vms.findNamed(dc.vmFolder, ref, { templatesOnly: !source.virtualMachines });
     if (template) return { ready: true, resolvedRef: await client.inventory.inventoryPath(template) };
   }
-  return { ready: false, reason: Reason.ImageSourceNotFound, message: `no template named "${ref}" in any datacenter` };
+  const message = source.virtualMachines
+    ? `no template or VM named "${ref}" in any datacenter`
+    : `no template named "${ref}" in any datacenter; a VM that is not a template is cloned only where the Provider sets ${ALLOW_VMS_FIELD}`;
+  return { ready: false, reason: Reason.ImageSourceNotFound, message };
 }
 
 /** The vSphere backend of one role: its session pool is shared by every pass of that role. */
@@ -29,11 +34,12 @@ export function createVsphereBackend(context: BackendContext): Backend<VSphereMa
   return {
     discover: (provider: Provider, connection: Connection, signal?: AbortSignal): Promise<Discovery> =>
       withSignal(signal, () => sessions.use(connection, async (client) => ({ failureDomains: toFailureDomains(provider, await discoverInventory(client)) }))),
-    resolveImage: (_provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution> => {
+    resolveImage: (provider: Provider, connection: Connection, source: ImageSource, signal?: AbortSignal): Promise<ImageResolution> => {
       if (source.kind !== 'Template') {
         return Promise.resolve({ ready: false, reason: Reason.UnsupportedSource, message: `vSphere images must be kind Template, not ${source.kind}` });
       }
-      return withSignal(signal, () => sessions.use(connection, (client) => findTemplate(client, source.ref)));
+      const clones = cloneSourceOf(provider.spec.vsphere);
+      return withSignal(signal, () => sessions.use(connection, (client) => findTemplate(client, source.ref, clones)));
     },
     machines: vsphereMachines(sessions),
     close: () => sessions.closeAll(),

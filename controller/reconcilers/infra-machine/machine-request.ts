@@ -2,6 +2,7 @@
 // another place than its record, and the request the backend gets. The reconciler
 // reads the caches, the connection, the claims and the user-data; these steps only
 // put what it read together.
+import { camelCase } from '../../../infra/api/backend-api.js';
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { InfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { MachineRequest } from '../../backends/backend.js';
@@ -50,6 +51,12 @@ export function placementFacts(placement: FoundPlacement): Readonly<Record<strin
   return placement.failureDomain.attributes?.raw ?? {};
 }
 
+/** The Provider's settings block of its backend (spec.<camelCase backend name>), when it has one. */
+function settingsOf(provider: Provider): { providerSettings?: Readonly<Record<string, unknown>> } {
+  const block = (provider.spec as Readonly<Record<string, unknown>>)[camelCase(provider.spec.providerClassRef.name)];
+  return typeof block === 'object' && block !== null ? { providerSettings: block as Readonly<Record<string, unknown>> } : {};
+}
+
 /** What status.placement records: the record itself once there is one, else the place just found. */
 export function toPlacementRecord(machine: InfraMachine, placement: FoundPlacement): MachinePlacementRecord {
   return (
@@ -80,6 +87,7 @@ export function toMachineRequest(machine: InfraMachine, input: RequestInput): Ma
     owner: { kind: machine.kind, namespace, name: machine.metadata.name ?? '' },
     spec: input.spec,
     raw: placementFacts(input.placement),
+    ...settingsOf(input.placement.provider),
     userData: input.userData,
     ...(machine.status?.taskRef ? { taskRef: machine.status.taskRef } : {}),
   };

@@ -58,6 +58,12 @@ describe('vSphere templates', () => {
 
     expect(summary).toMatchObject({ name: 'banlieue-template', template: true, powerState: 'poweredOff' });
   });
+
+  it('tells a template from a VM that is not one, and from an object that is no VM', async () => {
+    expect(await client.vms.isTemplate(template)).toBe(true);
+    expect(await client.vms.isTemplate(await vmAt('DC0/vm/DC0_C0_RP0_VM0'))).toBe(false);
+    expect(await client.vms.isTemplate(dc.vmFolder)).toBe(false);
+  });
 });
 
 describe('vSphere VM cloning', () => {

@@ -19,6 +19,18 @@ describe('backend failure mapping', () => {
     });
   });
 
+  it('shows the reason a refusal names instead of the reconciler’s own, still waiting for a fix', () => {
+    const refusal = new BackendError(BackendErrorKind.NotFound, 'no template "db" (spec.template)', { reason: Reason.TemplateNotFound });
+    expect(describeBackendFailure(refusal, Reason.ProvisionFailed)).toMatchObject({ reason: Reason.TemplateNotFound, retry: 'wait' });
+  });
+
+  it('never lets a connection problem or a foreign VM show another reason than its own', () => {
+    const unreachable = new BackendError(BackendErrorKind.Unreachable, 'timeout', { reason: Reason.TemplateNotFound });
+    const notOwned = new BackendError(BackendErrorKind.NotOwned, 'not this machine’s', { reason: Reason.TemplateNotFound });
+    expect(describeBackendFailure(unreachable, Reason.ProvisionFailed).reason).toBe(Reason.ConnectFailed);
+    expect(describeBackendFailure(notOwned, Reason.ProvisionFailed).reason).toBe(Reason.VMNotOwned);
+  });
+
   it('retries anything that is not a BackendError with backoff, under the reconciler’s own reason', () => {
     expect(describeBackendFailure(new TypeError('boom'), Reason.InventoryFailed)).toEqual({
       reason: Reason.InventoryFailed,

@@ -53,6 +53,13 @@ export class VirtualMachines {
     return (matches.find((vm) => vm.template) ?? matches[0])?.ref;
   }
 
+  /** Whether `ref` is a VM template (config.template); false for a VM that is not one, and for any other object. */
+  async isTemplate(ref: ManagedObjectReference): Promise<boolean> {
+    if (ref.type !== 'VirtualMachine') return false;
+    const content = await this.properties.retrieveOne(ref, ['config.template']);
+    return toBoolean(content.props.get('config.template')) ?? false;
+  }
+
   /** Every VM and template under `root` (a folder, datacenter, pool…). */
   async list(root: ManagedObjectReference): Promise<VmSummary[]> {
     const contents = await this.properties.listManagedObjects(root, [{ type: 'VirtualMachine', pathSet: VM_SUMMARY_PATHS }]);

@@ -7,7 +7,7 @@
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import type { VmHardware } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
-import { resolveCloneTargets, type CloneTargets } from './clone-targets.js';
+import { resolveCloneTargets, type CloneSource, type CloneTargets } from './clone-targets.js';
 
 export interface ResolvedClone {
   readonly targets: CloneTargets;
@@ -19,7 +19,7 @@ interface Entry {
   readonly value: Promise<ResolvedClone>;
 }
 
-type Lookup = (client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>) => Promise<ResolvedClone>;
+type Lookup = (client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>, source: CloneSource) => Promise<ResolvedClone>;
 
 export interface CloneTargetCacheOptions {
   /** How long a resolution is reused: short, the inventory changes under us. @default 30000 */
@@ -42,12 +42,12 @@ export class CloneTargetCache {
     this.lookup = options.lookup ?? resolveClone;
   }
 
-  resolve(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): Promise<ResolvedClone> {
+  resolve(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>, source: CloneSource): Promise<ResolvedClone> {
     const entries = this.entriesOf(client);
-    const key = keyOf(spec, raw);
+    const key = keyOf(spec, raw, source);
     const cached = entries.get(key);
     if (cached && cached.expires > this.now()) return cached.value;
-    const value = this.lookup(client, spec, raw);
+    const value = this.lookup(client, spec, raw, source);
     entries.set(key, { expires: this.now() + this.ttlMs, value });
     // A failed lookup is not remembered: the next pass asks again.
     value.catch(() => {
@@ -57,8 +57,8 @@ export class CloneTargetCache {
   }
 
   /** Forget what was resolved for this placement (its clone failed to start). */
-  forget(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): void {
-    this.sessions.get(client)?.delete(keyOf(spec, raw));
+  forget(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>, source: CloneSource): void {
+    this.sessions.get(client)?.delete(keyOf(spec, raw, source));
   }
 
   private entriesOf(client: VsphereClient): Map<string, Entry> {
@@ -73,14 +73,20 @@ export class CloneTargetCache {
   }
 }
 
-async function resolveClone(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): Promise<ResolvedClone> {
-  const targets = await resolveCloneTargets(client, spec, raw);
+async function resolveClone(
+  client: VsphereClient,
+  spec: VSphereMachineSpec,
+  raw: Readonly<Record<string, string>>,
+  source: CloneSource,
+): Promise<ResolvedClone> {
+  const targets = await resolveCloneTargets(client, spec, raw, source);
   return { targets, templateHardware: await client.vms.hardware(targets.template) };
 }
 
-/** Exactly what resolveCloneTargets reads of the spec and the failure domain. */
-function keyOf(spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): string {
+/** Exactly what resolveCloneTargets reads of the spec, the failure domain and the Provider: an opt-in withdrawn is not outlived by its lookups. */
+function keyOf(spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>, source: CloneSource): string {
   return JSON.stringify([
+    source.virtualMachines,
     spec.datacenter ?? raw.datacenter,
     spec.cluster ?? raw.cluster,
     spec.resourcePool,

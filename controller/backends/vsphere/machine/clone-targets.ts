@@ -1,9 +1,11 @@
 // Where a VSphereMachine is cloned from and to, resolved by name in the
 // inventory: datacenter and cluster (spec, else the failure domain), resource
 // pool, folder, datastore (a StoragePod resolves to its roomiest member), the
-// port group of each NIC, and the template. Unknown names are NotFound with the
-// field in the message; read only when a clone is due.
+// port group of each NIC, and the template (a VM template, unless the Provider
+// allows VMs). Unknown names are NotFound with the field in the message; read
+// only when a clone is due.
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
+import { Reason } from '../../../../infra/api/conditions.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { ClusterInfo, DatacenterInfo, NetworkInfo } from '../client/inventory.js';
 import type { ManagedObjectReference } from '../client/vim-types.js';
@@ -23,7 +25,26 @@ export interface CloneTargets {
   readonly nics: readonly NicTarget[];
 }
 
-export async function resolveCloneTargets(client: VsphereClient, spec: VSphereMachineSpec, raw: Readonly<Record<string, string>>): Promise<CloneTargets> {
+/** What a machine may clone, as its Provider's admin set it. */
+export interface CloneSource {
+  /** A VM that is not a template too (spec.vsphere.allowCloneFromVirtualMachines). */
+  readonly virtualMachines: boolean;
+}
+
+/** The Provider field that lets machines clone VMs that are not templates. */
+export const ALLOW_VMS_FIELD = 'spec.vsphere.allowCloneFromVirtualMachines';
+
+/** What the machine's Provider lets it clone (its spec.vsphere): a VM only when the admin said so in so many words. */
+export function cloneSourceOf(settings: Readonly<Record<string, unknown>> | undefined): CloneSource {
+  return { virtualMachines: settings?.allowCloneFromVirtualMachines === true };
+}
+
+export async function resolveCloneTargets(
+  client: VsphereClient,
+  spec: VSphereMachineSpec,
+  raw: Readonly<Record<string, string>>,
+  source: CloneSource,
+): Promise<CloneTargets> {
   const dcName = spec.datacenter ?? raw.datacenter;
   const clusterName = spec.cluster ?? raw.cluster;
   if (!dcName || !clusterName) {
@@ -40,7 +61,7 @@ export async function resolveCloneTargets(client: VsphereClient, spec: VSphereMa
     pool: await resolvePool(client, datacenter, cluster, spec.resourcePool, raw.resourcePool),
     folder: spec.folder ? await byPath(client, inventoryPath(datacenter, 'vm', spec.folder), `folder "${spec.folder}" (spec.folder)`) : datacenter.vmFolder,
     datastore: spec.datastore ? await resolveDatastore(client, datacenter, cluster, spec.datastore) : undefined,
-    template: await resolveTemplate(client, datacenters, datacenter, spec),
+    template: await resolveTemplate(client, datacenters, datacenter, spec, source),
     nics: await resolveNics(client, datacenter, cluster, spec.network ?? []),
   };
 }
@@ -86,30 +107,47 @@ async function resolveDatastore(
  * spec.template: an inventory path (as VMImage rows resolve it, e.g.
  * `DC0/vm/templates/ubuntu`: one lookup), `<datacenter>/<name>`, or a name
  * (looked up in the target datacenter, then in every other); with
- * spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`.
+ * spec.templateFolder, `<dc>/vm/<templateFolder>/<name>`. Only a template,
+ * whatever named it (a tenant, a VMImage row), unless the Provider allows VMs:
+ * a clone of a VM boots a copy of its disks with the machine's user-data.
  */
 async function resolveTemplate(
   client: VsphereClient,
   datacenters: readonly DatacenterInfo[],
   target: DatacenterInfo,
   spec: VSphereMachineSpec,
+  source: CloneSource,
 ): Promise<ManagedObjectReference> {
-  const what = `template "${spec.template}" (spec.template)`;
-  if (spec.templateFolder) return byPath(client, `${inventoryPath(target, 'vm', spec.templateFolder)}/${spec.template}`, what);
+  const found = await lookUpTemplate(client, datacenters, target, spec, source);
+  if (found?.type === 'VirtualMachine' && (source.virtualMachines || (await client.vms.isTemplate(found)))) return found;
+  // The same words whether there is no such VM or it is no template: the refusal tells nobody which VMs exist.
+  const what = source.virtualMachines ? 'template or VM' : 'template';
+  const optIn = source.virtualMachines ? '' : `; a VM that is not a template is cloned only where the Provider sets ${ALLOW_VMS_FIELD}`;
+  throw new BackendError(BackendErrorKind.NotFound, `no ${what} "${spec.template}" (spec.template)${optIn}`, { reason: Reason.TemplateNotFound });
+}
+
+async function lookUpTemplate(
+  client: VsphereClient,
+  datacenters: readonly DatacenterInfo[],
+  target: DatacenterInfo,
+  spec: VSphereMachineSpec,
+  source: CloneSource,
+): Promise<ManagedObjectReference | undefined> {
+  const named = (dc: DatacenterInfo, name: string): Promise<ManagedObjectReference | undefined> =>
+    client.vms.findNamed(dc.vmFolder, name, { templatesOnly: !source.virtualMachines });
+  if (spec.templateFolder) return client.search.findByInventoryPath(`${inventoryPath(target, 'vm', spec.templateFolder)}/${spec.template}`);
   if (spec.template.includes('/')) {
     const found = await client.search.findByInventoryPath(spec.template);
     if (found) return found;
     const [dcName, ...rest] = spec.template.split('/');
     const dc = datacenters.find((d) => d.name === dcName);
-    const named = dc ? await client.vms.findNamed(dc.vmFolder, rest.join('/')) : undefined;
-    if (named) return named;
-    throw notFound(what);
+    return dc ? named(dc, rest.join('/')) : undefined;
   }
   for (const dc of [target, ...datacenters.filter((d) => d.name !== target.name)]) {
-    const named = await client.vms.findNamed(dc.vmFolder, spec.template);
-    if (named) return named;
+    const found = await named(dc, spec.template);
+    if (found) return found;
   }
-  throw notFound(what);
+  return undefined;
 }
 
 async function resolveNics(

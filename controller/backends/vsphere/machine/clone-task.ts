@@ -13,6 +13,7 @@ import type { VsphereClient } from '../client/vsphere-client.js';
 import { isVsphereFault } from '../client/vsphere-fault.js';
 import { buildCloneSpec } from './clone-spec.js';
 import type { CloneTargetCache } from './clone-target-cache.js';
+import { cloneSourceOf } from './clone-targets.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
 
@@ -64,14 +65,15 @@ export async function startClone(client: VsphereClient, cloneTargets: CloneTarge
       `the VM name ${request.name} has ${request.name.length} characters; vCenter takes at most ${MAX_VM_NAME_LENGTH} characters: give the machine a shorter name`,
     );
   }
-  const { targets, templateHardware } = await cloneTargets.resolve(client, request.spec, request.raw);
+  const source = cloneSourceOf(request.providerSettings);
+  const { targets, templateHardware } = await cloneTargets.resolve(client, request.spec, request.raw, source);
   const spec = buildCloneSpec(request.spec, request.uuid, ownerMark(request.owner), targets, templateHardware);
   let task: ManagedObjectReference;
   try {
     task = await client.vms.startClone(targets.template, targets.folder, request.name, spec);
   } catch (err) {
     // Maybe something it names went away: the next pass looks the targets up afresh.
-    cloneTargets.forget(client, request.spec, request.raw);
+    cloneTargets.forget(client, request.spec, request.raw, source);
     throw err;
   }
   options.log.info({ task: task.value, uuid: request.uuid, datacenter: targets.datacenter.name, cluster: targets.cluster.name }, 'CloneVM_Task started');

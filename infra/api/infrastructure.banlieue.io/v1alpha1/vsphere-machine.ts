@@ -12,7 +12,12 @@ import { stringVariable } from '../../../clusterctl/template-variables.js';
 export const VSphereMachineSpec = Type.Object(
   {
     ...machineSpecFields('vsphere://<BIOS UUID>'),
-    template: Type.String({ description: 'Name of the VM template to clone.', minLength: 1, maxLength: 1024 }),
+    template: Type.String({
+      description:
+        'VM template to clone: a name, `<datacenter>/<name>` or an inventory path. A VM that is not a template only where the Provider sets spec.vsphere.allowCloneFromVirtualMachines.',
+      minLength: 1,
+      maxLength: 1024,
+    }),
     templateFolder: Type.Optional(Type.String({ description: 'Inventory folder that holds the template.', maxLength: 1024 })),
     datacenter: Type.Optional(Type.String({ description: 'Datacenter; from the failure domain raw attributes when unset.', maxLength: 256 })),
     cluster: Type.Optional(Type.String({ description: 'Compute cluster; from the failure domain raw attributes when unset.', maxLength: 256 })),
@@ -101,6 +106,21 @@ export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>
 
 export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
 
+/** `spec.vsphere` of a vSphere Provider. */
+export const VsphereProviderSettings = Type.Object(
+  {
+    // A tenant naming a running VM as its template would boot a copy of that VM's disks with user-data of its own.
+    allowCloneFromVirtualMachines: Type.Optional(
+      Type.Boolean({
+        description:
+          "Let machines clone a VM that is not a template (spec.template, a VMImage source), as Cluster API Provider vSphere does: a copy of that VM's disks then boots with the machine's user-data, so whoever may create machines on this Provider gets the data of every VM its credentials reach. Off: only VM templates are cloned.",
+        default: false,
+      }),
+    ),
+  },
+  { description: 'Settings of a vCenter; only for providerClassRef vsphere.' },
+);
+
 const VSPHERE_TEMPLATE = stringVariable({
   name: 'VSPHERE_TEMPLATE',
   description: 'VM template to clone, present under this name in every vCenter of the cluster.',
@@ -124,6 +144,7 @@ export const vsphereApi = defineBackendApi({
   credentials: { secret: 'required', keys: ['username', 'password'] },
   classTargetKeys: ['datastore', 'datastoreCluster', 'portGroup', 'distributedPortGroup'],
   imageSources: { Template: { ref: 'template name' } },
+  providerSettings: VsphereProviderSettings,
   virtualMachineFolder: 'VM folder; defaults to the datacenter VM folder',
   // The default flavor: vSphere is the backend `clusterctl generate cluster` assumes without --flavor.
   clusterctl: {

@@ -9,6 +9,7 @@ import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.ba
 const session = (): VsphereClient => ({}) as VsphereClient;
 const spec = (template = 'ubuntu'): VSphereMachineSpec => ({ template, numCpus: 2, memoryMiB: 2048 }) as VSphereMachineSpec;
 const RAW = { datacenter: 'DC0', cluster: 'C0' };
+const TEMPLATES = { virtualMachines: false };
 
 function counting(result: () => Promise<ResolvedClone> = () => Promise.resolve({} as ResolvedClone)) {
   const calls: string[] = [];
@@ -16,8 +17,8 @@ function counting(result: () => Promise<ResolvedClone> = () => Promise.resolve({
   const cache = new CloneTargetCache({
     ttlMs: 1000,
     now: () => clock,
-    lookup: (_client, s, raw) => {
-      calls.push(`${raw.datacenter}/${raw.cluster}/${s.template}`);
+    lookup: (_client, s, raw, source) => {
+      calls.push(`${raw.datacenter}/${raw.cluster}/${s.template}${source.virtualMachines ? ' (VMs too)' : ''}`);
       return result();
     },
   });
@@ -28,41 +29,49 @@ describe('CloneTargetCache', () => {
   it('shares one lookup between concurrent and later clones of the same placement, until it expires', async () => {
     const { cache, calls, advance } = counting();
     const client = session();
-    await Promise.all(Array.from({ length: 10 }, () => cache.resolve(client, spec(), RAW)));
+    await Promise.all(Array.from({ length: 10 }, () => cache.resolve(client, spec(), RAW, TEMPLATES)));
     advance(999);
-    await cache.resolve(client, spec(), RAW);
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
     expect(calls).toEqual(['DC0/C0/ubuntu']);
     advance(1);
-    await cache.resolve(client, spec(), RAW);
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
     expect(calls).toHaveLength(2);
   });
 
   it('looks up again for another template, failure domain or session', async () => {
     const { cache, calls } = counting();
     const client = session();
-    await cache.resolve(client, spec(), RAW);
-    await cache.resolve(client, spec('debian'), RAW);
-    await cache.resolve(client, spec(), { datacenter: 'DC0', cluster: 'C1' });
-    await cache.resolve(session(), spec(), RAW);
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
+    await cache.resolve(client, spec('debian'), RAW, TEMPLATES);
+    await cache.resolve(client, spec(), { datacenter: 'DC0', cluster: 'C1' }, TEMPLATES);
+    await cache.resolve(session(), spec(), RAW, TEMPLATES);
     expect(calls).toEqual(['DC0/C0/ubuntu', 'DC0/C0/debian', 'DC0/C1/ubuntu', 'DC0/C0/ubuntu']);
+  });
+
+  it("looks up again, templates only, once the Provider's opt-in to cloning VMs is withdrawn", async () => {
+    const { cache, calls } = counting();
+    const client = session();
+    await cache.resolve(client, spec(), RAW, { virtualMachines: true });
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
+    expect(calls).toEqual(['DC0/C0/ubuntu (VMs too)', 'DC0/C0/ubuntu']);
   });
 
   it('does not remember a failed lookup', async () => {
     let fail = true;
     const { cache, calls } = counting(() => (fail ? Promise.reject(new Error('no template "ubuntu"')) : Promise.resolve({} as ResolvedClone)));
     const client = session();
-    await expect(cache.resolve(client, spec(), RAW)).rejects.toThrow('no template');
+    await expect(cache.resolve(client, spec(), RAW, TEMPLATES)).rejects.toThrow('no template');
     fail = false;
-    await expect(cache.resolve(client, spec(), RAW)).resolves.toEqual({});
+    await expect(cache.resolve(client, spec(), RAW, TEMPLATES)).resolves.toEqual({});
     expect(calls).toHaveLength(2);
   });
 
   it('forgets a placement whose clone could not start', async () => {
     const { cache, calls } = counting();
     const client = session();
-    await cache.resolve(client, spec(), RAW);
-    cache.forget(client, spec(), RAW);
-    await cache.resolve(client, spec(), RAW);
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
+    cache.forget(client, spec(), RAW, TEMPLATES);
+    await cache.resolve(client, spec(), RAW, TEMPLATES);
     expect(calls).toHaveLength(2);
   });
 });
