@@ -50,6 +50,8 @@ moved=(
   test/integration/bootstrap-operator.test.ts
   test/integration/cloud-hypervisor-hosts.test.ts
   test/integration/proxmox-machines.test.ts
+  test/integration/running-vms-stay.test.ts
+  test/integration/vm-destruction-guards.test.ts
 )
 
 # And the one the contract lane runs after its own.
