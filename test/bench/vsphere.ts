@@ -5,7 +5,12 @@
 // does. It reports time to all Ready, API writes per VM and RSS; it asserts
 // nothing about speed. Its set-up and steps are shared with the other vSphere
 // cases (vsphere-delayed-clone.ts).
+//
+// BENCH_KEEP_AUDIT=<path> keeps the kube-apiserver audit log there (copied
+// before teardown), at level Request: each write with its body (requestObject),
+// to see which writes a count is made of, e.g. one VM's status patches in order.
 import { KubeConfig } from '@kubernetes/client-node';
+import { copyFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { VmSummary } from '../../controller/backends/vsphere/client/vim-types.js';
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
@@ -149,8 +154,11 @@ export interface SetUpOptions {
 /** A control plane, vcsim with a template, the user's objects, and both roles as processes; all registered on `teardown`. */
 export async function setUp(teardown: Teardown, say: (m: string) => void, options: SetUpOptions = {}): Promise<Env> {
   say('Starting kube-apiserver, etcd and kube-controller-manager');
-  const cp = await ControlPlane.start(await buildTools());
+  const keepAudit = process.env.BENCH_KEEP_AUDIT;
+  const cp = await ControlPlane.start(await buildTools(), keepAudit ? { auditLevel: 'Request' } : {});
   teardown.defer('control plane', () => cp.stop());
+  // Registered after the control plane, so it runs before it stops.
+  if (keepAudit) teardown.defer('audit log copy', () => copyFile(cp.auditLogPath, keepAudit));
   await applyCrdsFromDist(cp);
   const kc = new KubeConfig();
   kc.loadFromFile(cp.kubeconfigPath);

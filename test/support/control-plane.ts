@@ -132,6 +132,8 @@ export interface ControlPlaneOptions {
    * @default none
    */
   readonly users?: readonly string[];
+  /** Audit level of writes: Request also logs each write's body (requestObject). @default 'Metadata' */
+  readonly auditLevel?: 'Metadata' | 'Request';
 }
 
 export class ControlPlane {
@@ -226,7 +228,7 @@ export class ControlPlane {
         apiVersion: 'audit.k8s.io/v1',
         kind: 'Policy',
         omitStages: ['RequestReceived'],
-        rules: [{ level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
+        rules: [{ level: this.options.auditLevel ?? 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
       }),
     );
     this.apiserverArgs = [
