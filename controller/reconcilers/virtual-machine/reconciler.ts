@@ -33,6 +33,7 @@ import { readBinaryData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
 import { Expectations } from '../../runtime/expectations.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
+import { withMachineMade } from './vm-status.js';
 import { decideVirtualMachine, decideWriteConflict, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
@@ -109,8 +110,8 @@ export class VirtualMachineReconciler implements Reconciler {
   /**
    * One pass, in a fixed order: load (caches, then the user-data reads) → decide (pure) → the
    * finalizer, in a write of its own, and return → the plan's Events → its writes (deletion
-   * policies, deletions, the user-data Secret, the machine) → one status write, from the plan or
-   * from what refused a write → the finalizer's removal.
+   * policies, deletions, the user-data Secret, the machine) → one status write, from the plan (with
+   * the machine it made, when it made one) or from what refused a write → the finalizer's removal.
    */
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const vm = this.d.vms.get(key);
@@ -143,10 +144,13 @@ export class VirtualMachineReconciler implements Reconciler {
     let outcome: Pick<VmPlan, 'status' | 'requeueAfterMs'> = plan;
     let refused = false;
     try {
-      const refusal = await this.write(latest, plan, log);
+      const { refusal, made } = await this.write(latest, plan, log);
       if (refusal) {
         refused = true;
         outcome = this.afterRefusal(key, { latest, observed, plan, refusal, now }, log);
+      } else if (made && plan.status) {
+        // Decided while the machine did not exist: the status says what this pass made.
+        outcome = { ...plan, status: withMachineMade(plan.status, made, now) };
       }
     } finally {
       // Written even when a write failed: the status says what was decided, and why not done.
@@ -291,22 +295,29 @@ export class VirtualMachineReconciler implements Reconciler {
     return { ok: true, content };
   }
 
-  /** Deletion policies, deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal. */
-  private async write(vm: VirtualMachine, plan: VmPlan, log: Logger): Promise<WriteConflict | SpecRefused | undefined> {
+  /**
+   * Deletion policies, deletions, then the user-data Secret, then the infra machine that refers to it; stops at the first refusal.
+   * `made`: the machine the cache did not show, as this pass created it or found it made (the VM's).
+   */
+  private async write(
+    vm: VirtualMachine,
+    plan: VmPlan,
+    log: Logger,
+  ): Promise<{ readonly refusal?: WriteConflict | SpecRefused; readonly made?: InfraMachine }> {
     for (const { machine, deletionPolicy } of plan.setDeletionPolicy ?? []) await this.setDeletionPolicy(machine, deletionPolicy, log);
     for (const infra of plan.deleteInfra) await this.deleteInfra(infra, log);
     const secret = plan.userDataSecret;
     if (secret) {
-      const conflict = await this.writeOwned({
+      const written = await this.writeOwned({
         desired: secret,
         reason: Reason.UserDataSecretConflict,
         conflictOf: (existing) => renderedSecretConflict(toLiveSecret(existing), vm),
         upToDate: (existing) => containsAll(existing, secret),
       });
-      if (conflict) return conflict;
+      if ('refusal' in written) return written;
     }
     const infra = plan.applyInfra;
-    if (!infra || this.upToDate(infra)) return undefined;
+    if (!infra || this.upToDate(infra)) return {};
     log.info({ infra: infra.kind }, infra.metadata.uid ? 'Updating infrastructure machine' : 'Creating infrastructure machine');
     return this.writeOwned({
       desired: infra,
@@ -322,23 +333,26 @@ export class VirtualMachineReconciler implements Reconciler {
    * read: by a previous pass not yet in the cache, or by someone else) is
    * updated only when it is the VM's. An update admission refuses (a field
    * that cannot change once the VM was created) comes back as SpecRefused.
+   * `made`: what a create made, or the VM's object it found in its place.
    */
-  private async writeOwned<T extends ObjectWithUid>(w: OwnedWrite<T>): Promise<WriteConflict | SpecRefused | undefined> {
+  private async writeOwned<T extends ObjectWithUid>(w: OwnedWrite<T>): Promise<{ readonly refusal: WriteConflict | SpecRefused } | { readonly made?: T }> {
     let target: T & OwnedRef;
+    let foundInPlace = false;
     if (w.desired.metadata.uid) {
       target = w.desired as T & OwnedRef;
     } else {
       const created = await this.d.ssa.create(w.desired);
-      if (created.created) return undefined;
-      if ('invalid' in created) return createRefused(w.desired, created.invalid);
+      if (created.created) return { made: created.object };
+      if ('invalid' in created) return { refusal: createRefused(w.desired, created.invalid) };
       const conflict = w.conflictOf(created.existing);
-      if (conflict) return conflict;
-      if (w.upToDate(created.existing)) return undefined;
+      if (conflict) return { refusal: conflict };
+      if (w.upToDate(created.existing)) return { made: created.existing };
+      foundInPlace = true;
       target = { ...w.desired, metadata: { ...w.desired.metadata, uid: created.existing.metadata.uid ?? '' } } as T & OwnedRef;
     }
     const updated = await this.d.ssa.update(target);
-    if (updated.applied) return undefined;
-    return 'invalid' in updated ? specRefused(target, updated.invalid) : fieldConflict(w.reason, target, updated.conflict);
+    if (updated.applied) return foundInPlace ? { made: updated.object } : {};
+    return { refusal: 'invalid' in updated ? specRefused(target, updated.invalid) : fieldConflict(w.reason, target, updated.conflict) };
   }
 
   private upToDate(desired: InfraMachine): boolean {

@@ -3,7 +3,7 @@
 // machine. Pure.
 import type { ScheduledPlacement, VirtualMachine, VirtualMachineStatus } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { copiedReason, setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { copiedReason, findCondition, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { pausedCondition } from '../paused.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import { describePlacement, recordAgrees, recordRunning, sameResolved, type Placement, type RunningPlacement } from './placement.js';
@@ -68,6 +68,29 @@ export function statusFor(vm: VirtualMachine, now: Date, s: StatusInput): Virtua
     ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
     ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
     conditions: setConditions(vm.status?.conditions, inputs, now),
+  };
+}
+
+/**
+ * `status`, decided while the VM had no machine, once its pass has made that machine (or found it
+ * made, the VM's): what the VM mirrors of `machine` as the API server returned it, and Ready from
+ * that. The status the pass writes is so already true of what it made ("has no Ready condition
+ * yet", not "does not exist yet"), and the pass that next sees the machine has nothing to add.
+ */
+export function withMachineMade(status: VirtualMachineStatus, machine: InfraMachine, now: Date): VirtualMachineStatus {
+  const mirrored = mirrorInfraStatus(machine);
+  const asInput = (type: ConditionType): ConditionInput | undefined => {
+    const c = findCondition(status.conditions, type);
+    return c && { type, status: c.status, reason: copiedReason(c), message: c.message };
+  };
+  const scheduled = asInput(ConditionType.Scheduled) ?? notScheduled(Reason.Scheduling, 'not scheduled yet');
+  const ready = readyCondition(scheduled, asInput(ConditionType.PlacementValid), mirrored.infrastructureReady);
+  return {
+    ...status,
+    ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
+    ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
+    ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
+    conditions: setConditions(status.conditions, [mirrored.infrastructureReady, ready], now),
   };
 }
 

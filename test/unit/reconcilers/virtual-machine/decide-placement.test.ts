@@ -12,7 +12,8 @@ import { ConditionType, Reason } from '../../../../infra/api/conditions.js';
 import { Annotation, Finalizer } from '../../../../infra/api/well-known.js';
 import { BUILT_IN_BACKENDS } from '../../../../controller/backends/registry.js';
 import { decideVirtualMachine, type VmObserved, type VmPlan } from '../../../../controller/reconcilers/virtual-machine/decide.js';
-import type { PlannedEvent } from '../../../../controller/reconcilers/virtual-machine/vm-status.js';
+import { withMachineMade, type PlannedEvent } from '../../../../controller/reconcilers/virtual-machine/vm-status.js';
+import { containsAll } from '../../../../controller/runtime/status-writer.js';
 import type { InfraMachine } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { InfraState } from '../../../../controller/reconcilers/virtual-machine/ownership.js';
 import { vmImage } from '../../../support/backend-samples.js';
@@ -101,6 +102,42 @@ describe('VirtualMachine placement record', () => {
     expect(plan.events).toEqual([]);
     expect(plan.deleteInfra).toEqual([]);
     expect(plan.status?.scheduled).toBe(record);
+  });
+
+  it('says, once its pass made the machine, what the pass that sees it decides: that pass writes nothing', () => {
+    const vm = aPolicyVm();
+    const first = decideVirtualMachine(observed(vm, absent()), NOW);
+    if (!first.applyInfra || !first.status) throw new Error('expected a first placement');
+    expect(condition(first, ConditionType.InfrastructureReady)?.message).toBe('VSphereMachine web-1 does not exist yet');
+    const made: InfraMachine = { ...first.applyInfra, metadata: { ...first.applyInfra.metadata, uid: 'machine-uid', creationTimestamp: MADE } };
+    const written = withMachineMade(first.status, made, NOW);
+    expect(written.conditions?.find((c) => c.type === ConditionType.InfrastructureReady)).toMatchObject({
+      status: 'False',
+      reason: Reason.Pending,
+      message: 'VSphereMachine web-1 has no Ready condition yet',
+    });
+    expect(written.conditions?.find((c) => c.type === ConditionType.Ready)).toMatchObject({
+      status: 'False',
+      reason: Reason.InfrastructureNotReady,
+      message: 'Infrastructure not ready: VSphereMachine web-1 has no Ready condition yet',
+    });
+    expect({ ...written, conditions: undefined }).toEqual({ ...first.status, conditions: undefined });
+    const next = decideVirtualMachine(observed({ ...vm, status: written }, running(made)), new Date(NOW.getTime() + 5_000));
+    expect(containsAll(written, next.status)).toBe(true);
+  });
+
+  it('mirrors a machine its pass found made already, as that machine says', () => {
+    const first = decideVirtualMachine(observed(aPolicyVm(), absent()), NOW);
+    if (!first.applyInfra || !first.status) throw new Error('expected a first placement');
+    const ready: Condition = { type: ConditionType.Ready, status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: MADE };
+    const found: InfraMachine = {
+      ...first.applyInfra,
+      status: { initialization: { provisioned: true }, addresses: [{ type: 'InternalIP', address: '192.0.2.10' }], conditions: [ready] },
+    };
+    const written = withMachineMade(first.status, found, NOW);
+    expect(written.addresses).toEqual([{ type: 'InternalIP', address: '192.0.2.10' }]);
+    expect(written.initialization).toEqual({ provisioned: true });
+    expect(written.conditions?.find((c) => c.type === ConditionType.Ready)).toMatchObject({ status: 'True', reason: Reason.Reconciled });
   });
 
   it.each<[string, (r: ScheduledPlacement) => ScheduledPlacement | undefined, string]>([
