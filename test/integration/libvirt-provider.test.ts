@@ -9,6 +9,8 @@ import type { LibvirtClient } from '../../controller/backends/libvirt/client/lib
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
+import { clusterAdmin, kubectlAs } from '../support/tenant.js';
+import { ALLOW_INSECURE_TRANSPORT_LABEL } from '../../infra/install/insecure-transport-policy.js';
 import { anchorClient, makeImageVolume, TEST_NETWORK, TEST_POOL } from '../support/libvirt/env.js';
 import { createTestPki } from '../support/test-pki.js';
 import { waitFor } from '../support/wait.js';
@@ -141,6 +143,9 @@ describe('libvirt provider role', () => {
   it('reports an unreachable host as ConnectFailed and recovers when it answers again', async () => {
     const port = await freePort();
     const endpoint = `test+tcp://${LOOPBACK}:${port}/default`;
+    // libvirt's tcp transport has neither authentication nor encryption: a cluster admin opts the namespace in.
+    const optIn = await kubectlAs(clusterAdmin, ['label', 'namespace', ns, `${ALLOW_INSECURE_TRANSPORT_LABEL}=true`, '--overwrite']);
+    expect(optIn.code, optIn.stderr).toBe(0);
     await t.apply(secret('kvm-tcp-creds', {}));
     const down = await t.condition(await t.apply(provider('kvm-tcp', endpoint)), 'ProviderReachable', 'False', 'ConnectFailed', 60_000);
     expect(conditionOf(down, 'ProviderReachable')?.message).toMatch(/ECONNREFUSED|refused/);
