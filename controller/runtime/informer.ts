@@ -2,6 +2,13 @@
 // bookmarks; resume from the last seen resourceVersion when a watch ends;
 // relist on 410 Gone; restart with backoff after any other error, forever
 // (client-node's informer stops for good on non-410 errors, DESIGN §6).
+// A kind the API server stops serving (404: its CRD deleted) has no objects
+// left: the API server deleted every one before it removed the CRD. Its cache,
+// once synced, is emptied then, with a delete for each object, whether or not
+// a watch delivered those deletions: the API server closes a deleted CRD's
+// watches a second or so after, dropping the events they had not sent yet, and
+// a watch that broke meanwhile cannot resume. A finalizer waiting for those
+// objects to go would otherwise wait for ever.
 // The cache is keyed by namespace/name, and a changed UID is a delete + add;
 // it is indexed by namespace, and by whatever indexes the role adds.
 import type { ObjectMeta } from '../../infra/api/kind.js';
@@ -44,6 +51,9 @@ const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 export const keyOf = (obj: KubeObject): string => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? ''));
 
 class GoneError extends Error {}
+
+/** The API server serves no such kind: 404 on its collection, or no such resource in discovery (kube-api.ts pathOf). */
+const isNotServed = (err: unknown): boolean => err instanceof ApiStatusError && err.code === 404;
 
 export class Informer<T extends KubeObject> {
   private readonly cache = new CacheIndex<T>();
@@ -148,6 +158,14 @@ export class Informer<T extends KubeObject> {
           this.resourceVersion = undefined;
           continue;
         }
+        if (isNotServed(err)) {
+          // The watch says the kind is not served: the list says whether it still has objects.
+          if (this.resourceVersion !== undefined) {
+            this.resourceVersion = undefined;
+            continue;
+          }
+          if (this.synced) this.forgetAll(log);
+        }
         const delayMs = this.backoff.next();
         if (!this.synced) this.lastError = err instanceof Error ? err.message : String(err);
         log.warn({ err: err instanceof Error ? err.message : String(err), delayMs }, 'Watch failed, restarting');
@@ -185,6 +203,22 @@ export class Informer<T extends KubeObject> {
     this.resourceVersion = listVersion;
     this.relists += 1;
     if (!this.synced) this.markSynced();
+  }
+
+  /**
+   * The API server lists no such kind any more (404): none of its objects is left, so none stays
+   * in the cache. Not before the first list: a kind missing at start is for waitForSync to report.
+   */
+  private forgetAll(log: Logger): void {
+    const cached = this.cache.size;
+    if (cached === 0) return;
+    log.warn({ objects: cached }, 'The API server no longer serves this kind (its CRD is deleted): its cached objects are gone');
+    try {
+      this.replace([]);
+    } catch (err) {
+      // A handler that threw leaves the objects after it cached: the next list that answers 404 goes on.
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'Emptying the cache failed');
+    }
   }
 
   /** Swap the cache for a fresh list, emitting the differences. */
