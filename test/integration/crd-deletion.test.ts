@@ -121,7 +121,9 @@ describe("banlieue's CRDs deleted while its roles run (vcsim)", () => {
       await waitFor(what, async () => ((await banlieueCrds(cp)).some((c) => matching.test(c.metadata.name as string)) ? undefined : true), timeoutMs);
     } catch (err) {
       const said = Object.entries(installed.roles).map(([name, role]) => `The ${name} role, lately:\n${describeRole(role)}`);
-      throw new Error(`${String(err)}\nWhat is left:\n${await describeBanlieueLeftovers(cp)}\n${said.join('\n')}`, { cause: err });
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\nWhat is left:\n${await describeBanlieueLeftovers(cp)}\n${said.join('\n')}`, {
+        cause: err,
+      });
     }
   }
 
