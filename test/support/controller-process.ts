@@ -28,6 +28,24 @@ export function sumOfMetric(text: string, name: string, labels: Record<string, s
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 
+/** `banlieue provider <backend>` for one namespace without leader election, polling each second. */
+export function providerRoleArgs(backend: string, kubeconfig: string, ns: string, rediscoverSeconds: number, extra: readonly string[] = []): string[] {
+  return [
+    'provider',
+    backend,
+    '--kubeconfig',
+    kubeconfig,
+    '--no-leader-elect',
+    '--namespace',
+    ns,
+    '--poll-period',
+    '1',
+    '--rediscover-period',
+    String(rediscoverSeconds),
+    ...extra,
+  ];
+}
+
 export interface StartRoleOptions {
   /** How long the role may take to serve health and metrics; it is killed if it does not. @default 60000 */
   readonly startTimeoutMs?: number;

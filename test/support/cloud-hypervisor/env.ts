@@ -19,7 +19,7 @@ import { renderInstall } from '../../../infra/install/render.js';
 import type { SimulatorOptions } from '../../peers/cloud-hypervisor/vmm-peers.js';
 import { simulatorPeer } from '../../peers/cloud-hypervisor/vmm-peers.js';
 import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './host.js';
-import { startRole, type RoleProcess } from '../controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
 import { CORE, INFRA, TestApi, vm, type Obj } from '../fixtures.js';
 import { createNamespace, testKubeConfig } from '../kube.js';
 
@@ -54,20 +54,7 @@ export interface ChEnvOptions {
 
 /** `banlieue provider cloud-hypervisor` for one namespace, polling each second. */
 export function chProviderArgs(ns: string, kubeconfig: string, extra: readonly string[] = []): string[] {
-  return [
-    'provider',
-    'cloud-hypervisor',
-    '--kubeconfig',
-    kubeconfig,
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '5',
-    ...extra,
-  ];
+  return providerRoleArgs('cloud-hypervisor', kubeconfig, ns, 5, extra);
 }
 
 /** Starts the provider role with the host's config in its environment. */

@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import type { LibvirtClient } from '../../../controller/backends/libvirt/client/libvirt-client.js';
 import type { Domain, StoragePool } from '../../../controller/backends/libvirt/client/handles.js';
 import { startLibvirtd, type Libvirtd } from '../../peers/libvirt/libvirtd.js';
-import { startRole, type RoleProcess } from '../controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
 import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL, type LibvirtWorld } from './world.js';
@@ -33,20 +33,7 @@ export interface LibvirtEnv {
 
 /** `banlieue provider libvirt` for one namespace, polling each second. */
 export function libvirtProviderArgs(ns: string, extra: readonly string[] = []): string[] {
-  return [
-    'provider',
-    'libvirt',
-    '--kubeconfig',
-    inject('kubeconfig'),
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '2',
-    ...extra,
-  ];
+  return providerRoleArgs('libvirt', inject('kubeconfig'), ns, 2, extra);
 }
 
 export function startLibvirtProvider(env: Pick<LibvirtEnv, 'ns'>): Promise<RoleProcess> {

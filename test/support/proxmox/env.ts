@@ -7,7 +7,7 @@
 import { inject } from 'vitest';
 import { startProxmoxSim, type ProxmoxSim, type ProxmoxSimOptions } from '../../sims/proxmox/proxmox-sim.js';
 import type { SimVm } from '../../sims/proxmox/sim-state.js';
-import { startRole, type RoleProcess } from '../controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
 import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { proxmoxWorld, type ProxmoxWorld } from './world.js';
 import { createNamespace } from '../kube.js';
@@ -34,20 +34,7 @@ export interface ProxmoxEnvOptions {
 
 /** `banlieue provider proxmox` for one namespace, polling each second. */
 export function proxmoxProviderArgs(ns: string, extra: readonly string[] = []): string[] {
-  return [
-    'provider',
-    'proxmox',
-    '--kubeconfig',
-    inject('kubeconfig'),
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '3',
-    ...extra,
-  ];
+  return providerRoleArgs('proxmox', inject('kubeconfig'), ns, 3, extra);
 }
 
 export function startProxmoxProvider(env: ProxmoxEnv): Promise<RoleProcess> {

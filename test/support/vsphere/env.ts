@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../../peers/vsphere/vcsim.js';
-import { startRole, type RoleProcess } from '../controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
 import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { waitFor } from '../wait.js';
@@ -38,20 +38,7 @@ export interface VsphereEnvOptions {
 
 /** `banlieue provider vsphere` for one namespace, polling each second. */
 export function providerArgs(ns: string, extra: readonly string[] = []): string[] {
-  return [
-    'provider',
-    'vsphere',
-    '--kubeconfig',
-    inject('kubeconfig'),
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '5',
-    ...extra,
-  ];
+  return providerRoleArgs('vsphere', inject('kubeconfig'), ns, 5, extra);
 }
 
 /** Start the provider role with the env's flags (after a stop or a kill). */
