@@ -29,16 +29,19 @@ lane() {
   return "${PIPESTATUS[0]}"
 }
 
-# What failed in a lane: vitest's FAIL lines with the error under each, and
-# the fault run's verdict. At most 30 lines.
+# What failed in a lane: vitest's FAIL lines with the error under each (and
+# the lines its message goes on with, but for a role's JSON log lines), and
+# the fault run's verdict. At most 40 lines: a CI page shows a log's tail.
 digest() {
   local name="$1"
   echo "[$name] FAILED; what failed (whole log: $logs/$name.log):"
   sed 's/\x1b\[[0-9;]*m//g' "$logs/$name.log" |
-    awk '/ FAIL / { if (!seen[$0]++) { print; want = 1 }; next }
-         want && /(Error|expected|Timed out|timed out)/ { print; want = 0 }
+    awk '/ FAIL / { if (!seen[$0]++) { print; want = 1 }; more = 0; next }
+         want && /(Error|expected|Timed out|timed out)/ { print; want = 0; more = 16; next }
+         more > 0 && (/^\[[a-z]+\] *$/ || / ❯ /) { more = 0 }
+         more > 0 { if ($0 !~ /^\[[a-z]+\] +\{/) { print; more-- }; next }
          /FAULTS_RESULT|problem: |did not complete|Tests .*failed|Test Files .*failed/ { print }' |
-    cut -c1-400 | tail -n 30
+    cut -c1-240 | tail -n 40
 }
 
 # Integration suites the rest lane runs, so that the lanes take about as long
