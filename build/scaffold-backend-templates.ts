@@ -102,6 +102,7 @@ export const __camel__Api = defineBackendApi({
   endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://__name__.example.com', insecureSkipTLSVerify: false },
   credentials: { secret: 'required', keys: ['username', 'password'] },
   classTargetKeys: ['storage', 'network'],
+  targetKinds: ['storage', 'network'],
   imageSources: { Template: { ref: 'image name' } },
   // Shipped in a release once the provider role is built; rendered and checked against the schema before that.
   clusterctl: {
@@ -122,12 +123,13 @@ export const DESCRIPTOR_FILE = `// The __Pascal__ backend, as the rest of banlie
 // its provider role is not built yet: \`banlieue provider __name__\` says so.
 import { __camel__Api, type __Pascal__MachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/__name__-machine.js';
 import type { BackendDescriptor } from '../descriptor.js';
-import { build__Pascal__Machine, __camel__CarriedTargets } from './build-machine.js';
+import { build__Pascal__Machine, __camel__CarriedTargets, __camel__NamedTargets } from './build-machine.js';
 
 export const __camel__Descriptor: BackendDescriptor<__Pascal__MachineSpec> = {
   api: __camel__Api,
   buildMachine: build__Pascal__Machine,
   carriedTargets: __camel__CarriedTargets,
+  namedTargets: __camel__NamedTargets,
   machineCapacity: (spec) => ({ cpus: spec.cpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
   // The provider role: createBackend, a Backend<__Pascal__MachineSpec> (controller/backends/backend.ts)
   // on a client/ of this folder; then providerRoleBuilt: true in the API entry.
@@ -139,6 +141,7 @@ export const BUILDER_FILE = `// VirtualMachine → __Pascal__Machine: the image,
 // controller resolved for this failure domain.
 import { __Pascal__MachineKind, type __Pascal__Machine, type __Pascal__MachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/__name__-machine.js';
 import type { BuildResult, CarriedTargets, MachineBuildContext } from '../machine-build.js';
+import { namedTarget, type NamedTarget } from '../named-targets.js';
 
 export function build__Pascal__Machine(context: MachineBuildContext): BuildResult<__Pascal__Machine> {
   return {
@@ -166,6 +169,14 @@ export function __camel__CarriedTargets(spec: __Pascal__MachineSpec): CarriedTar
     storage: spec.disks.map((d) => d.storage),
     networks: (spec.network ?? []).map((n) => n.network),
   };
+}
+
+/** The storage and networks the spec names: held to what the machine's Provider publishes (targetKinds). */
+export function __camel__NamedTargets(spec: __Pascal__MachineSpec): NamedTarget[] {
+  return [
+    ...spec.disks.flatMap((d, i) => namedTarget(\`spec.disks[\${i}].storage\`, ['storage'], d.storage)),
+    ...(spec.network ?? []).flatMap((n, i) => namedTarget(\`spec.network[\${i}].network\`, ['network'], n.network)),
+  ];
 }
 `;
 

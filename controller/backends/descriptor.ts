@@ -6,6 +6,7 @@ import type { BackendApi } from '../../infra/api/backends.js';
 import type { InfraMachine, InfraMachineContractSpec, NodeArchitecture } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import type { Backend, BackendContext } from './backend.js';
 import type { BuildResult, CarriedTargets, MachineBuildContext } from './machine-build.js';
+import type { NamedTarget } from './named-targets.js';
 
 /** What one machine of a spec offers the Node it becomes (a *MachineTemplate's status, for autoscaling from zero). */
 export interface MachineCapacity {
@@ -21,6 +22,8 @@ export interface BackendDescriptor<Spec extends InfraMachineContractSpec = Infra
   buildMachine(context: MachineBuildContext): BuildResult<InfraMachine<Spec>>;
   /** The image and targets `buildMachine` wrote into `spec`, read back (pure; the inverse of the builder for those). */
   carriedTargets(spec: Spec): CarriedTargets;
+  /** The backend objects the spec names by name (pure): held to what the machine's Provider publishes before any backend call. */
+  namedTargets(spec: Spec): readonly NamedTarget[];
   /** The CPUs, memory and architecture a machine of this spec gets (pure; read off a template's spec.template.spec). */
   machineCapacity(spec: Spec): MachineCapacity;
   /** The provider role's backend; absent while this version has no provider role for it. */
@@ -57,6 +60,8 @@ export interface RunningBackend<Spec = unknown> extends Backend<Spec> {
   /** Keys the credentials Secret must hold (the API entry's `credentials.keys`). */
   readonly credentialKeys: readonly string[];
   readonly api: BackendApi;
+  /** The descriptor's `namedTargets`. */
+  namedTargets(spec: Spec): readonly NamedTarget[];
 }
 
 /** The backend of one provider role, or undefined when this version has no provider role for it. */
@@ -65,5 +70,13 @@ export function startBackend<Spec extends InfraMachineContractSpec>(
   context: BackendContext,
 ): RunningBackend<Spec> | undefined {
   const backend = descriptor.createBackend?.(context);
-  return backend && { ...backend, name: descriptor.api.name, credentialKeys: descriptor.api.credentials.keys, api: descriptor.api };
+  return (
+    backend && {
+      ...backend,
+      name: descriptor.api.name,
+      credentialKeys: descriptor.api.credentials.keys,
+      api: descriptor.api,
+      namedTargets: (spec) => descriptor.namedTargets(spec),
+    }
+  );
 }

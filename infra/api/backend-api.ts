@@ -88,6 +88,11 @@ export interface BackendApi<Name extends string = string, Settings extends TObje
   readonly credentials: BackendCredentials;
   /** Keys of a storage or network class `target` it reads, e.g. datastore, portGroup. */
   readonly classTargetKeys: readonly string[];
+  /**
+   * Kinds of backend object its machines name in their spec (datastore, bridge…), as a Provider's
+   * spec.allowedTargets, capability class targets and failure domain raw facts publish them.
+   */
+  readonly targetKinds: readonly string[];
   /** The VMImage source kinds it reads. */
   readonly imageSources: Readonly<Partial<Record<ImageSourceKind, ImageSourceUse>>>;
   /** What a VirtualMachine's `spec.folder` is on it, e.g. `VM folder; defaults to the datacenter VM folder`; unset: it ignores the field. */

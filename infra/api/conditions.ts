@@ -213,6 +213,11 @@ export const Reason = {
    * the VM a template, or have the admin opt in.
    */
   TemplateNotFound: 'TemplateNotFound',
+  /**
+   * InfraMachine: its spec names a backend object (datastore, bridge, node…) its Provider does not
+   * publish (failure domain raw facts, capability class targets, spec.allowedTargets); nothing is created.
+   */
+  TargetNotPublished: 'TargetNotPublished',
   /** InfraMachine: spec.providerID is not the one the provider derives for this machine and no VM of this machine has it; only the provider writes spec.providerID. */
   ProviderIDNotDerived: 'ProviderIDNotDerived',
   /** InfraMachine: the VM with spec.providerID's UUID is not this machine's (no or another ownership mark); it is left alone. */

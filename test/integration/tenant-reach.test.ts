@@ -244,7 +244,7 @@ describe("what a tenant reaches beyond its namespace (default install, the tenan
       beforeAll(async () => {
         dir = mkdtempSync(join(tmpdir(), 'bnlreach-'));
         const { config } = urlImageHost(dir);
-        backend = { ...cloudHypervisorBackend(config), name: 'cloud-hypervisor', credentialKeys: [], api: cloudHypervisorApi };
+        backend = { ...cloudHypervisorBackend(config), name: 'cloud-hypervisor', credentialKeys: [], api: cloudHypervisorApi, namedTargets: () => [] };
         imageName = `reach-signed-${ns.name}`;
         await t.apply({
           apiVersion: CORE,

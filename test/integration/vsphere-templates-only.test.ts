@@ -8,7 +8,7 @@
 // spec.vsphere.allowCloneFromVirtualMachines, both clone it, as CAPV does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendCalls } from '../support/backend-calls.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
+import { CORE, INFRA, TestApi, machineRef, vm, type Obj, readyOf } from '../support/fixtures.js';
 import { createTenant, type Tenant } from '../support/tenant.js';
 import { readyWithAddress, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
 import { startInstalledVsphereEnv } from '../support/vsphere/installed-env.js';
@@ -18,15 +18,6 @@ import { waitFor } from '../support/wait.js';
 const t = new TestApi();
 const suffix = Math.random().toString(36).slice(2, 7);
 const VICTIM = `payroll-db-${suffix}`;
-
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-const readyOf = (o: Obj | undefined): Condition | undefined => (o?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready');
 
 /** CloneVM_Tasks the provider asked vCenter for so far (the only way a machine gets a VM). */
 const clonesAsked = async (env: VsphereEnv): Promise<number> => (await backendCalls(env.provider)).CloneVM_Task ?? 0;

@@ -30,6 +30,17 @@ export interface Obj {
   stringData?: Record<string, string>;
 }
 
+/** A condition as the API server shows it. */
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/** The object's Ready condition, if it has one. */
+export const readyOf = (o: Obj | undefined): Condition | undefined => (o?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready');
+
 /** A test's view of the API: apply as a user, write status as a provider, read back. */
 export class TestApi {
   readonly api = new KubeApi(testKubeConfig());

@@ -8,6 +8,8 @@ export const cloudHypervisorDescriptor: BackendDescriptor<CloudHypervisorMachine
   api: cloudHypervisorApi,
   buildMachine: buildCloudHypervisorMachine,
   carriedTargets: cloudHypervisorCarriedTargets,
+  // Its storage and network classes are the host's own declarations (host config): nothing else is reachable.
+  namedTargets: () => [],
   // The Node sees the boot vCPUs (more may be hot-plugged up to cpus.max). A guest has its host's
   // architecture, which the spec does not name: banlieue's Cloud Hypervisor hosts are x86-64.
   machineCapacity: (spec) => ({ cpus: spec.cpus.boot, memoryMiB: spec.memory.sizeMiB, architecture: 'amd64' }),

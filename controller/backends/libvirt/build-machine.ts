@@ -5,6 +5,7 @@
 import type { LibvirtMachine, LibvirtMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
+import { namedTarget, type NamedTarget } from '../named-targets.js';
 import { defaultDomainName } from './domain-name.js';
 import { RawKey } from './mapping.js';
 
@@ -46,4 +47,14 @@ export function libvirtCarriedTargets(spec: LibvirtMachineSpec): CarriedTargets 
     storage: spec.disks.map(() => spec.pool),
     networks: (spec.network ?? []).map((n) => n.source.name),
   };
+}
+
+/** The pools the disks and the boot volume are in, and what each interface plugs into. */
+export function libvirtNamedTargets(spec: LibvirtMachineSpec): NamedTarget[] {
+  const slash = spec.bootSource.volume.indexOf('/');
+  return [
+    ...namedTarget('spec.pool', ['pool'], spec.pool),
+    ...namedTarget('spec.bootSource.volume', ['pool'], slash > 0 ? spec.bootSource.volume.slice(0, slash) : undefined),
+    ...(spec.network ?? []).flatMap((n, i) => namedTarget(`spec.network[${i}].source.name`, [n.source.kind], n.source.name)),
+  ];
 }

@@ -3,6 +3,7 @@
 import type { ProxmoxMachine, ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { ProxmoxMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { missingRaw, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
+import { namedTarget, type NamedTarget } from '../named-targets.js';
 
 /** Template VMIDs, as the VMImage source rule and ProxmoxMachine.spec.templateVmid accept them. */
 const VMID = /^[1-9][0-9]{2,8}$/;
@@ -66,4 +67,16 @@ export function proxmoxCarriedTargets(spec: ProxmoxMachineSpec): CarriedTargets 
     ...(spec.storage !== undefined ? { storage: [spec.storage, ...(spec.dataDisks ?? []).map((d) => d.storage ?? '')] } : {}),
     networks: spec.nics.map((n) => n.bridge),
   };
+}
+
+/** The node, storages, resource pool, bridges and VLANs the clone is placed on. */
+export function proxmoxNamedTargets(spec: ProxmoxMachineSpec): NamedTarget[] {
+  return [
+    ...namedTarget('spec.node', ['node'], spec.node),
+    ...namedTarget('spec.storage', ['storage'], spec.storage),
+    ...(spec.dataDisks ?? []).flatMap((d, i) => namedTarget(`spec.dataDisks[${i}].storage`, ['storage'], d.storage)),
+    ...namedTarget('spec.isoStorage', ['storage', 'isoStorage'], spec.isoStorage),
+    ...namedTarget('spec.pool', ['pool'], spec.pool),
+    ...spec.nics.flatMap((n, i) => [...namedTarget(`spec.nics[${i}].bridge`, ['bridge'], n.bridge), ...namedTarget(`spec.nics[${i}].vlan`, ['vlan'], n.vlan)]),
+  ];
 }

@@ -3,6 +3,7 @@
 import type { VSphereMachine, VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { VSphereMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { missingRaw, singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
+import { namedTarget, type NamedTarget } from '../named-targets.js';
 
 export function buildVSphereMachine(context: MachineBuildContext): BuildResult<VSphereMachine> {
   const { datacenter, cluster, resourcePool } = context.raw;
@@ -41,4 +42,17 @@ export function vsphereCarriedTargets(spec: VSphereMachineSpec): CarriedTargets 
     ...(spec.datastore !== undefined ? { storage: (spec.disks ?? []).map(() => spec.datastore ?? '') } : {}),
     networks: (spec.network ?? []).map((n) => n.portGroup),
   };
+}
+
+/** Where the spec places the clone, by name (the template is held to templates by the clone itself). */
+export function vsphereNamedTargets(spec: VSphereMachineSpec): NamedTarget[] {
+  return [
+    ...namedTarget('spec.datacenter', ['datacenter'], spec.datacenter),
+    ...namedTarget('spec.cluster', ['cluster'], spec.cluster),
+    // `Resources` is every cluster's root pool, which the failure domain's raw resourcePool names too.
+    ...namedTarget('spec.resourcePool', ['resourcePool'], spec.resourcePool === 'Resources' ? undefined : spec.resourcePool),
+    ...namedTarget('spec.folder', ['folder'], spec.folder),
+    ...namedTarget('spec.datastore', ['datastore', 'datastoreCluster'], spec.datastore),
+    ...(spec.network ?? []).flatMap((n, i) => namedTarget(`spec.network[${i}].portGroup`, ['portGroup', 'distributedPortGroup'], n.portGroup)),
+  ];
 }

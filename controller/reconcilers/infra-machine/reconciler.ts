@@ -35,6 +35,7 @@ import { deletingMessage, deletionEvents, deletionPolicyOf, keepsClaims, type Vm
 import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { decideMachinePlacement, decidePlacementChange, toMachineRequest, toPlacementRecord } from './machine-request.js';
 import { readUserData } from './user-data.js';
+import { describeUnpublished, publishedTargets, unpublishedTargets } from './published-targets.js';
 
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
 const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.WaitingForIPAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
@@ -145,7 +146,7 @@ export class InfraMachineReconciler implements Reconciler {
   private async pass(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<PassResult> {
     if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
     const provisioned = isProvisioned(machine);
-    const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true });
+    const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true, checkTargets: !provisioned });
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
@@ -289,7 +290,7 @@ export class InfraMachineReconciler implements Reconciler {
     log: Logger,
     signal: AbortSignal | undefined,
   ): Promise<VmFate | { readonly wait: ReconcileResult }> {
-    const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false });
+    const resolved = await this.resolve(machine, identity, { needUserData: false, claimAddresses: false, checkTargets: false });
     if (!resolved.ok) {
       // No providerID was written (as far as this cache knows) and no backend to ask: nothing was created.
       if (identity.unwritten) return { kind: 'none' };
@@ -332,7 +333,7 @@ export class InfraMachineReconciler implements Reconciler {
   private async resolve(
     machine: InfraMachine,
     identity: { uuid: string; providerID: string },
-    want: { needUserData: boolean; claimAddresses: boolean },
+    want: { needUserData: boolean; claimAddresses: boolean; checkTargets: boolean },
   ): Promise<Resolved | Blocked> {
     // Read at most once per pass, and only when needed (a CAPI owner, user-data from the bootstrap Secret).
     let capiMachine: Promise<CapiMachine | undefined> | undefined;
@@ -343,6 +344,18 @@ export class InfraMachineReconciler implements Reconciler {
     const placement = decideMachinePlacement(this.backend.name, machine, providers, machineFailureDomain);
     if (!placement.ok) return placement;
     const providerDeleting = placement.provider.metadata.deletionTimestamp !== undefined;
+    // Before the VM exists, nothing outside what its Provider publishes is named to the backend.
+    if (want.checkTargets) {
+      const unpublished = unpublishedTargets(this.backend.namedTargets(machine.spec), publishedTargets(placement.provider));
+      if (unpublished.length > 0) {
+        return {
+          ok: false,
+          reason: Reason.TargetNotPublished,
+          message: describeUnpublished(placement.provider.metadata.name ?? '', unpublished),
+          providerDeleting,
+        };
+      }
+    }
     const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...connection, providerDeleting };
     const placementChange = decidePlacementChange(machine, machineFailureDomain);

@@ -110,6 +110,7 @@ export function fakeDescriptor(cloud: FakeCloud): BackendDescriptor<FakeMachineS
     },
     // The fake kind carries no storage target (a zone holds its disks).
     carriedTargets: (spec) => ({ imageRef: spec.image }),
+    namedTargets: () => [],
     machineCapacity: (spec) => ({ cpus: spec.cpus, memoryMiB: spec.memoryMiB, architecture: 'amd64' }),
     createBackend: () => fakeBackend(cloud),
   };

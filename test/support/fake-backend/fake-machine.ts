@@ -64,6 +64,7 @@ export const fakeApi = defineBackendApi({
   endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://fake.example.com', insecureSkipTLSVerify: false },
   credentials: { secret: 'required', keys: ['token'] },
   classTargetKeys: [],
+  targetKinds: [],
   imageSources: { Template: { ref: 'image name' } },
 });
 

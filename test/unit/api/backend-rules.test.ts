@@ -25,6 +25,7 @@ const extra = defineBackendApi({
   endpoint: { schemes: [{ scheme: 'ssh+x', defaultPort: 2222 }], example: 'ssh+x://host', insecureSkipTLSVerify: false },
   credentials: { secret: 'forbidden', keys: [] },
   classTargetKeys: ['volume'],
+  targetKinds: [],
   imageSources: { Url: { ref: 'image', refPattern: { regex: '^https://', means: 'an https:// URL' }, cloneModes: true } },
   providerSettings: Type.Object({ turbo: Type.Optional(Type.Boolean()) }),
 });

@@ -117,6 +117,7 @@ export function providerBackendDescriptions(apis: readonly BackendApi[]): {
   readonly credentialsRef: string;
   readonly insecureSkipTLSVerify: string;
   readonly classTarget: string;
+  readonly allowedTargetKind: string;
   readonly kind: string;
 } {
   const withSecret = apis.filter((b) => b.credentials.secret === 'required');
@@ -126,6 +127,7 @@ export function providerBackendDescriptions(apis: readonly BackendApi[]): {
     credentialsRef: `Secret with the credentials. ${withSecret.map((b) => `${b.name}: ${b.credentials.description ?? b.credentials.keys.join(', ')}`).join('; ')}. Read by name on every reconcile; never watched.`,
     insecureSkipTLSVerify: `Skip TLS verification of the endpoint. Only for ${andList(names(apis.filter((b) => b.endpoint.insecureSkipTLSVerify)))}; never the default.`,
     classTarget: `Backend target the class maps to. ${apis.flatMap((b) => (b.classTargetKeys.length > 0 ? [`${b.title}: ${orList(b.classTargetKeys)}`] : [])).join('; ')}.`,
+    allowedTargetKind: `Kind of backend object. ${apis.flatMap((b) => (b.targetKinds.length > 0 ? [`${b.title}: ${orList(b.targetKinds)}`] : [])).join('; ')}.`,
     kind: `A Provider is one backend instance (${orList(apis.map((b) => b.instance))}) that VirtualMachines in its namespace can be scheduled onto.`,
   };
 }

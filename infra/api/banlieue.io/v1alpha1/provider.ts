@@ -93,6 +93,32 @@ const PROVIDER_SPEC_FIELDS = {
       { description: 'What this Provider offers; verified against the backend and published per failure domain.' },
     ),
   ),
+  allowedTargets: Type.Optional(
+    ListMap(
+      Type.Object(
+        {
+          kind: Type.String({
+            description: DESCRIBED.allowedTargetKind,
+            minLength: 1,
+            maxLength: 63,
+            pattern: '^[a-z][A-Za-z]*$',
+          }),
+          names: ListSet(Type.String({ minLength: 1, maxLength: 1024 }), {
+            description: "Names machines may give a target of this kind; '*' allows any name the Provider's credentials reach.",
+            minItems: 1,
+            maxItems: 256,
+          }),
+        },
+        { description: 'Backend objects of one kind that machines on this Provider may name.' },
+      ),
+      ['kind'],
+      {
+        description:
+          "What machines on this Provider may name in their spec beyond what its failure domains (status) and capability classes' targets publish: a machine naming anything else is refused before any backend call (reason TargetNotPublished). Only the Provider's owner may change it.",
+        maxItems: 32,
+      },
+    ),
+  ),
   failureDomainNameOverrides: Type.Optional(
     Type.Array(
       Type.Object(

@@ -129,6 +129,7 @@ export const cloudHypervisorApi = defineBackendApi({
   // The provider role runs on the host it drives (docs/adr/0017): no Secret.
   credentials: { secret: 'forbidden', keys: [] },
   classTargetKeys: ['path', 'bridge'],
+  targetKinds: [],
   imageSources: { BackingFile: { ref: 'image path' }, Url: { ref: 'image to download' } },
   clusterctl: {
     flavor: 'cloud-hypervisor',
