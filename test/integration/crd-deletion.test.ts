@@ -108,9 +108,18 @@ describe("banlieue's CRDs deleted while its roles run (vcsim)", () => {
     return { roles: { controller, provider }, deleted: uuids.get(deleted) ?? '', retained: uuids.get(retained) ?? '' };
   }
 
-  /** The uninstall: every CRD of banlieue's API groups, deleted as `kubectl delete` does, without waiting. */
+  /**
+   * The uninstall: every CRD of banlieue's API groups, deleted as `kubectl delete` does, without waiting.
+   * Each kind is listed once first, as in any cluster that served it: the API server builds a kind's
+   * storage on its first request, and for a kind nobody read (no role watches the *ClusterTemplates)
+   * that is the CRD finalizer's own list, refused while the storage fills ("storage is
+   * (re)initializing"); on a busy API server the finalizer's retry can then wait for its 5-minute
+   * resync (its retry reads a CRD older than its own status write and ends on the conflict).
+   */
   async function deleteCrds(cp: ControlPlane): Promise<string[]> {
-    const crds = (await banlieueCrds(cp)).map((c) => `crd/${c.metadata.name as string}`);
+    const all = await banlieueCrds(cp);
+    await Promise.all(all.map((c) => cp.kubectl(['get', `${c.spec.names.plural as string}.${c.spec.group as string}`, '--all-namespaces', '-o', 'name'])));
+    const crds = all.map((c) => `crd/${c.metadata.name as string}`);
     await cp.kubectl(['delete', ...crds, '--wait=false']);
     return crds;
   }
