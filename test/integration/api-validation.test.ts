@@ -322,6 +322,19 @@ const createCases: [string, () => Obj, Mutate, string][] = [
   ['ProxmoxMachine with VLAN 5000', base.proxmoxMachine, (o) => (spec(o).nics[0].vlan = 5000), 'spec.nics[0].vlan'],
   ['ProxmoxMachine with a template VMID below 100', base.proxmoxMachine, (o) => (spec(o).templateVmid = 5), 'spec.templateVmid'],
   ['LibvirtMachine booting from PXE', base.libvirtMachine, (o) => (spec(o).bootSource.kind = 'pxe'), 'spec.bootSource.kind: Unsupported value'],
+  [
+    "LibvirtMachine booting from an overlay on another machine's disk",
+    base.libvirtMachine,
+    (o) => (spec(o).bootSource.volume = 'default-pool/1b4e28ba-2fa1-11d2-883f-0016d3cca427-0a1b2c3d4e5f60718293-os.qcow2'),
+    "names a machine's disk (<uuid>-…): a machine starts from an image volume",
+  ],
+  [
+    'LibvirtMachine plugged into a bridge named with markup',
+    base.libvirtMachine,
+    (o) => (spec(o).network = [{ name: 'eth0', source: { kind: 'bridge', name: "br0'/>" } }]),
+    'spec.network[0].source.name',
+  ],
+  ['ProxmoxMachine with a cpu type carrying more options', base.proxmoxMachine, (o) => (spec(o).cpuType = 'host,flags=+pcid'), 'spec.cpuType'],
   ['CloudHypervisorMachine with max below boot vCPUs', base.chMachine, (o) => (spec(o).cpus = { boot: 4, max: 2 }), 'spec.cpus.max'],
   ['VSphereCluster with port 0', base.vsphereCluster, (o) => (spec(o).controlPlaneEndpoint.port = 0), 'spec.controlPlaneEndpoint.port'],
 ];

@@ -21,6 +21,7 @@ const machine = (change: (spec: Spec) => void): unknown => {
     dataDisks: [{ name: 'data', sizeGiB: 5, storage: 'ceph.nvme_1' }],
     nics: [{ name: 'net0', bridge: 'vmbr0', ipam: { static: { address: '192.0.2.5', prefix: 24 } } }],
     isoStorage: 'local',
+    cpuType: 'x86-64-v2-AES',
   };
   change(spec);
   return { apiVersion: 'infrastructure.banlieue.io/v1alpha1', kind: 'ProxmoxMachine', metadata: { name: 'm', namespace: 'ns' }, spec };
@@ -36,6 +37,7 @@ const BAD: [string, (spec: Spec, value: string) => void, string][] = [
   ['spec.nics[0].bridge', (s, v) => (first(s, 'nics').bridge = v), 'spec.nics[0].bridge'],
   ['spec.pool', (s, v) => (s.pool = v), 'spec.pool'],
   ['spec.node', (s, v) => (s.node = v), 'spec.node'],
+  ['spec.cpuType', (s, v) => (s.cpuType = v), 'spec.cpuType'],
 ];
 
 const HOSTILE: [string, string][] = [

@@ -14,14 +14,15 @@ import { defaultDomainName } from '../domain-name.js';
 import { RawKey, type DomainType } from '../mapping.js';
 import { consoleLogPath, toDomainXml } from './domain-xml.js';
 import { macOf } from './mac-address.js';
-import { ensureDisks, imageFacts, lookupPool, parseVolumeRef, writeSeed } from './volumes.js';
+import { assertImageVolume, ensureDisks, imageFacts, lookupPool, parseVolumeRef, writeSeed } from './volumes.js';
 
 /** Volumes, seed, definition; the domain made, with the mark its definition carries. */
 export async function defineDomain(client: LibvirtClient, request: MachineRequest<LibvirtMachineSpec>, log: Logger): Promise<Made<Domain>> {
   const { spec, uuid } = request;
   const name = spec.domainName ?? defaultDomainName(request.namespace, request.name);
-  const pool = await lookupPool(client, spec.pool);
   const source = parseVolumeRef(spec.bootSource.volume, spec.pool);
+  assertImageVolume(source, 'spec.bootSource.volume');
+  const pool = await lookupPool(client, spec.pool);
   const image = await imageFacts(client, source, 'spec.bootSource.volume');
   const disks = await ensureDisks(client, pool, request, spec, spec.bootSource.kind === 'backingVolume' ? image : undefined);
   const nics = (spec.network ?? []).map((nic) => ({ kind: nic.source.kind, source: nic.source.name, mac: macOf(uuid, nic), model: nic.model ?? 'virtio' }));

@@ -52,6 +52,22 @@ export function parseVolumeRef(ref: string, defaultPool: string): VolumeRef {
   return slash < 0 ? { pool: defaultPool, volume: ref } : { pool: ref.slice(0, slash), volume: ref.slice(slash + 1) };
 }
 
+/** A volume named as a machine's are (`<uuid>-…`): another machine's disk or seed, whoever's. */
+const MACHINE_VOLUME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-/i;
+
+/**
+ * Throws Rejected when `ref` is a machine's volume: an overlay on it would boot a copy of
+ * another machine's disk (its data, its keys) with this machine's user-data. Images only.
+ */
+export function assertImageVolume(ref: VolumeRef, field: string): void {
+  if (MACHINE_VOLUME.test(ref.volume)) {
+    throw new BackendError(
+      BackendErrorKind.Rejected,
+      `${field}: "${ref.volume}" is named as a machine's disk is: a machine starts from an image volume, never from another machine's`,
+    );
+  }
+}
+
 export async function lookupPool(client: LibvirtClient, name: string): Promise<StoragePool> {
   try {
     return await client.pools.lookupByName(name);

@@ -17,6 +17,14 @@ import { stringVariable } from '../../../clusterctl/template-variables.js';
  */
 export const LIBVIRT_MAX_DOMAIN_NAME_LENGTH = 200;
 
+/**
+ * A pool, network or bridge name as it reaches libvirt's XML and RPCs: letters, digits and
+ * `._:+-`, not starting with a punctuation character (no path, no option-like `-x`).
+ */
+export const LIBVIRT_OBJECT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:+-]*$';
+/** A volume, or `<pool>/<volume>`, each part of the same grammar (no other `/`: no path). */
+export const LIBVIRT_VOLUME_REF_PATTERN = '^([A-Za-z0-9][A-Za-z0-9._:+-]*/)?[A-Za-z0-9][A-Za-z0-9._:+-]*$';
+
 export const LibvirtMachineSpec = Type.Object(
   {
     ...machineSpecFields('libvirt://<domain UUID>'),
@@ -28,16 +36,23 @@ export const LibvirtMachineSpec = Type.Object(
         pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
       }),
     ),
-    pool: Type.String({ description: 'Storage pool for the disks and the seed ISO.', minLength: 1, maxLength: 253 }),
+    pool: Type.String({ description: 'Storage pool for the disks and the seed ISO.', minLength: 1, maxLength: 253, pattern: LIBVIRT_OBJECT_NAME_PATTERN }),
     bootSource: Type.Object(
       {
         kind: StringEnum(['backingVolume', 'installMedia'] as const, {
           description: 'backingVolume: the OS disk is a qcow2 overlay on this volume; installMedia: boot an installer ISO.',
         }),
         volume: Type.String({
-          description: 'Volume name in spec.pool, or <pool>/<volume> for a volume in another pool of the host.',
+          description: "Volume name in spec.pool, or <pool>/<volume> for a volume in another pool of the host; an image's, never a machine's (<uuid>-…).",
           minLength: 1,
           maxLength: 253,
+          pattern: LIBVIRT_VOLUME_REF_PATTERN,
+          'x-kubernetes-validations': [
+            {
+              rule: "!self.matches('^([^/]+/)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-')",
+              message: "names a machine's disk (<uuid>-…): a machine starts from an image volume, never from another machine's",
+            },
+          ],
         }),
       },
       { description: 'What the OS disk starts from.' },
@@ -66,7 +81,7 @@ export const LibvirtMachineSpec = Type.Object(
             source: Type.Object(
               {
                 kind: StringEnum(['network', 'bridge'] as const, { description: 'A libvirt network or a host bridge.' }),
-                name: Type.String({ description: 'Network or bridge name.', minLength: 1, maxLength: 253 }),
+                name: Type.String({ description: 'Network or bridge name.', minLength: 1, maxLength: 253, pattern: LIBVIRT_OBJECT_NAME_PATTERN }),
               },
               { description: 'Where the interface is plugged.' },
             ),

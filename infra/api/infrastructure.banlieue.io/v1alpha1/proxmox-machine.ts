@@ -41,7 +41,13 @@ export const ProxmoxMachineSpec = Type.Object(
     pool: Type.Optional(Type.String({ description: 'Proxmox resource pool to add the VM to.', maxLength: 64, pattern: PVE_POOL_ID_PATTERN })),
     cores: Type.Integer({ description: 'CPU cores per socket.', minimum: 1, maximum: 512 }),
     sockets: Type.Optional(Type.Integer({ description: 'CPU sockets.', minimum: 1, maximum: 16, default: 1 })),
-    cpuType: Type.Optional(Type.String({ description: 'QEMU CPU type, e.g. host or x86-64-v2-AES.', maxLength: 64 })),
+    cpuType: Type.Optional(
+      Type.String({
+        description: 'QEMU CPU type, e.g. host or x86-64-v2-AES (letters, digits and ._+-: one value of the cpu property string).',
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9][A-Za-z0-9._+-]*$',
+      }),
+    ),
     memoryMiB: Type.Integer({ description: 'Memory in MiB.', minimum: 128, maximum: 4194304 }),
     firmware: Type.Optional(FirmwareField()),
     osDiskSizeGiB: SizeGiB('OS disk (scsi0) size; grown if the template disk is smaller, never shrunk.'),
