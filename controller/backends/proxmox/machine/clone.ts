@@ -5,6 +5,7 @@
 // its UUID and ownership mark (vm-marks.ts), so the VM is known for the
 // machine's from its first moment, before a crash could lose the task.
 import type { ProxmoxMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
+import { Reason } from '../../../../infra/api/conditions.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { EnsureOptions, MachineRequest } from '../../backend.js';
 import type { Creation } from '../../kit/machine/steps.js';
@@ -40,9 +41,12 @@ export function nodeOf(request: Request): string {
  */
 export function cloneSource(vms: readonly ClusterResource[], templateVmid: number, node: string): { source: VmRef; target?: string } {
   const template = vms.find((r) => r.vmid === templateVmid);
-  if (!template?.node) throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid}: no such VM in the cluster`);
-  if (template.template !== true)
-    throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid} (${template.name ?? ''}) is a VM, not a template`);
+  // The same words whether there is no such VMID or it is a VM: the refusal tells nobody which VMs exist.
+  if (!template?.node || template.template !== true) {
+    throw new BackendError(BackendErrorKind.Rejected, `spec.templateVmid ${templateVmid}: no template with this VMID in the cluster`, {
+      reason: Reason.TemplateNotFound,
+    });
+  }
   if (template.node === node) return { source: { node, vmid: templateVmid } };
   const local = vms.find((r) => r.template === true && r.node === node && r.name !== undefined && r.name === template.name && r.vmid !== undefined);
   if (local?.vmid !== undefined) return { source: { node, vmid: local.vmid } };

@@ -31,7 +31,7 @@ import {
   withSmbiosUuid,
 } from '../../../../controller/backends/proxmox/machine/vm-marks.js';
 import { formatUpid } from '../../../../controller/backends/proxmox/client/upid.js';
-import { isBackendError } from '../../../../controller/backends/backend-error.js';
+import { isBackendError, type BackendError } from '../../../../controller/backends/backend-error.js';
 
 const UUID = '3f1c2b9e-5a7d-5c11-9e0a-1b2c3d4e5f60';
 const owner = { kind: 'ProxmoxMachine', namespace: 'team-a', name: 'web-1' };
@@ -309,15 +309,19 @@ describe('ProxmoxMachine clone source', () => {
     expect(cloneSource(vms, 9000, node)).toEqual(expected);
   });
 
-  it('refuses a VMID that is missing or not a template', () => {
-    for (const vmid of [9999, 120]) {
-      let error: unknown;
+  it('refuses a VMID that is missing or not a template, in the same words (TemplateNotFound): no oracle for which VMs exist', () => {
+    const refusals = [9999, 120].map((vmid) => {
       try {
         cloneSource(vms, vmid, 'pve1');
       } catch (err) {
-        error = err;
+        return err;
       }
+      return undefined;
+    });
+    for (const [i, error] of refusals.entries()) {
       expect(isBackendError(error, 'Rejected')).toBe(true);
+      expect((error as BackendError).reason).toBe('TemplateNotFound');
+      expect((error as Error).message).toBe(`spec.templateVmid ${[9999, 120][i]}: no template with this VMID in the cluster`);
     }
   });
 });
