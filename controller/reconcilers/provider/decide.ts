@@ -25,7 +25,7 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
     // Keep the last known failure domains: placed VMs stay placed while the backend is away.
     return {
       ...current,
-      conditions: setConditions(current.conditions, [down, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now),
+      conditions: setConditions(current.conditions, [down, ready, endpointExclusive(provider, olderOnEndpoint), pausedCondition(provider, generation)], now),
     };
   }
   const count = outcome.failureDomains.length;
@@ -42,7 +42,7 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
       };
   return {
     ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
-    conditions: setConditions(current.conditions, [reachable, ready, endpointExclusive(olderOnEndpoint), pausedCondition(provider, generation)], now),
+    conditions: setConditions(current.conditions, [reachable, ready, endpointExclusive(provider, olderOnEndpoint), pausedCondition(provider, generation)], now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
 }
@@ -66,14 +66,20 @@ function unusableClasses(provider: Provider, domains: readonly FailureDomainStat
   ];
 }
 
-/** EndpointExclusive: False, naming the older Provider, when one names the same endpoint. */
-export function endpointExclusive(older: Provider | undefined): ConditionInput {
+/**
+ * EndpointExclusive: False when an older Provider names the same endpoint; it is named when it is in
+ * this Provider's namespace, and only said to exist when in another (a tenant learns no other namespace).
+ */
+export function endpointExclusive(provider: Provider, older: Provider | undefined): ConditionInput {
   if (!older) return { type: ConditionType.EndpointExclusive, status: 'True', reason: Reason.Reconciled, message: '' };
-  const name = `${older.metadata.namespace ?? ''}/${older.metadata.name ?? ''}`;
+  const who =
+    older.metadata.namespace === provider.metadata.namespace
+      ? `Provider ${older.metadata.namespace ?? ''}/${older.metadata.name ?? ''} names`
+      : 'A Provider of another namespace names';
   return {
     type: ConditionType.EndpointExclusive,
     status: 'False',
     reason: Reason.EndpointShared,
-    message: `Provider ${name} names the same endpoint (${older.spec.connection.endpoint}): both would manage one inventory, and their sweeps and adoptions could fight; delete one of them, or point it elsewhere`,
+    message: `${who} the same endpoint (${provider.spec.connection.endpoint}): both would manage one inventory, and their sweeps and adoptions could fight; delete one of them, or point it elsewhere`,
   };
 }

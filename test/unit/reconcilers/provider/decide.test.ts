@@ -42,14 +42,27 @@ describe('Provider status', () => {
     expect(status.observedGeneration).toBe(2);
   });
 
-  it('says EndpointExclusive=False EndpointShared, naming the older Provider on its endpoint, and leaves Ready as discovery found it', () => {
-    const older = { ...provider, metadata: { name: 'host-a', namespace: 'ops' } } as Provider;
+  it('says EndpointExclusive=False EndpointShared, naming the older Provider of its namespace, and leaves Ready as discovery found it', () => {
+    const older = { ...provider, metadata: { name: 'host-old', namespace: 'vms' } } as Provider;
     const status = decideProviderStatus(provider, { ok: true, failureDomains: [{ name: 'host-a' }] }, now, older);
     expect(condition(status, 'EndpointExclusive')).toMatchObject({ status: 'False', reason: Reason.EndpointShared });
     expect((condition(status, 'EndpointExclusive') as { message: string }).message).toContain(
-      'Provider ops/host-a names the same endpoint (unix://host-a/var/lib/ch)',
+      'Provider vms/host-old names the same endpoint (unix://host-a/var/lib/ch)',
     );
     expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
     expect(condition(decideProviderStatus(provider, { ok: true, failureDomains: [] }, now), 'EndpointExclusive')).toMatchObject({ status: 'True' });
+  });
+
+  it('names neither the namespace nor the name of an older Provider of another namespace on its endpoint', () => {
+    const older = {
+      ...provider,
+      spec: { ...provider.spec, connection: { endpoint: 'UNIX://host-a/var/lib/ch/' } },
+      metadata: { name: 'host-a', namespace: 'ops' },
+    } as Provider;
+    const message = (condition(decideProviderStatus(provider, { ok: true, failureDomains: [] }, now, older), 'EndpointExclusive') as { message: string })
+      .message;
+    expect(message).toContain('A Provider of another namespace names the same endpoint (unix://host-a/var/lib/ch)');
+    expect(message).not.toContain('ops');
+    expect(message).not.toContain('UNIX://');
   });
 });
