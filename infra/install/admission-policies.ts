@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { CORE_GROUP, INFRA_GROUP } from '../api/kind.js';
 import { INFRA_MACHINE_KINDS } from '../api/kinds.js';
 import { insecureTransportPolicy } from './insecure-transport-policy.js';
+import { imageRowsPolicy } from './image-rows-policy.js';
 import { ipPoolPolicy } from './ip-pool-policy.js';
 import { REFERENCE_POLICIES, toReferencePolicy } from './reference-policies.js';
 import { PROVIDER_ID_SUBRESOURCE, PROVIDER_ID_VERB } from './rbac-rules.js';
@@ -79,5 +80,6 @@ export class AdmissionPolicies extends Construct {
     new ValidatingPolicy(this, 'banlieue-provider-insecure-transport', insecureTransportPolicy());
     new ValidatingPolicy(this, 'banlieue-inframachine-ip-pools', ipPoolPolicy());
     new ValidatingPolicy(this, 'banlieue-inframachine-provider-id', providerIDPolicy());
+    new ValidatingPolicy(this, 'banlieue-vmimage-rows', imageRowsPolicy());
   }
 }

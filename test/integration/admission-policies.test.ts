@@ -272,6 +272,78 @@ describe('admission policies of the default install', () => {
     });
   });
 
+  describe("a VMImage's per-Provider rows", () => {
+    const image = { apiVersion: 'banlieue.io/v1alpha1', kind: 'VMImage', metadata: { name: `rows-${Date.now().toString(36)}` } };
+    const hostBinding = `rows-host-a-${Date.now().toString(36)}`;
+    const row = (providerName: string): Record<string, unknown> => ({ providerNamespace: ns.name, providerName, ready: true, resolvedRef: 'debian.qcow2' });
+    /** A status merge patch setting the image's rows, as `api`, dry run: the refusal or undefined. */
+    const writeRows = async (api: KubeApi, rows: Record<string, unknown>[]): Promise<string | undefined> =>
+      refusal(
+        api.request('PATCH', `${await api.pathOf(image)}/status`, {
+          body: { status: { perProvider: rows } },
+          contentType: 'application/merge-patch+json',
+          query: { dryRun: 'All' },
+        }),
+      );
+    let host: KubeApi;
+
+    beforeAll(async () => {
+      const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+      await adminApi.request('POST', await adminApi.pathOf({ ...image, metadata: { name: '' } }), {
+        body: {
+          ...image,
+          spec: {
+            osFamily: 'linux',
+            osDistribution: 'debian',
+            osVersion: '12',
+            architecture: 'amd64',
+            sources: [{ providerClass: 'vsphere', kind: 'Template', ref: 'debian' }],
+          },
+        },
+      });
+      // A Cloud Hypervisor host's identity, as `banlieue host install` binds it: its own Provider's status, every image's rows.
+      await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace: ns.name, body: { metadata: { name: 'host-a' } } });
+      await rbac.createNamespacedRole({
+        namespace: ns.name,
+        body: {
+          metadata: { name: 'host-a' },
+          rules: [{ apiGroups: ['banlieue.io'], resources: ['providers/status'], verbs: ['get', 'update', 'patch'], resourceNames: ['host-a'] }],
+        },
+      });
+      await rbac.createNamespacedRoleBinding({
+        namespace: ns.name,
+        body: {
+          metadata: { name: 'host-a' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'host-a' },
+          subjects: [{ kind: 'ServiceAccount', name: 'host-a', namespace: ns.name }],
+        },
+      });
+      await rbac.createClusterRoleBinding({
+        body: {
+          metadata: { name: hostBinding },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'banlieue-provider-cloud-hypervisor-images' },
+          subjects: [{ kind: 'ServiceAccount', name: 'host-a', namespace: ns.name }],
+        },
+      });
+      host = await actingAs(admin, ns.name, 'host-a');
+    });
+    afterAll(async () => {
+      await adminApi.request('DELETE', await adminApi.pathOf(image));
+      await admin.makeApiClient(RbacAuthorizationV1Api).deleteClusterRoleBinding({ name: hostBinding });
+    });
+
+    it("are refused from a host's identity for another host's Provider, naming the rows", async () => {
+      const refused = await refusedEventually('the image rows policy', () => writeRows(host, [row('host-b')]));
+      expect(refused).toContain("status.perProvider: a row is written only by who may update its Provider's status");
+      expect(refused).toContain(`system:serviceaccount:${ns.name}:host-a writes the rows of ${ns.name}/host-b`);
+    });
+
+    it("are admitted from a host's identity for its own Provider, and from an in-cluster provider role for any", async () => {
+      expect(await writeRows(host, [row('host-a')])).toBeUndefined();
+      expect(await writeRows(await actingAs(admin, INSTALL_NS, 'banlieue-provider-libvirt'), [row('host-b')])).toBeUndefined();
+    });
+  });
+
   describe("the controller's Secret writes", () => {
     let controller: KubeApi;
     beforeAll(async () => {
