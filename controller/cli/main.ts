@@ -32,7 +32,8 @@ function parseBackends(value: string): BackendName[] {
   return list as BackendName[];
 }
 
-function parseNamespaces(value: string): string[] {
+/** A comma-separated list (namespaces, CIDRs), without blanks. */
+function parseList(value: string): string[] {
   return value
     .split(',')
     .map((n) => n.trim())
@@ -75,10 +76,16 @@ function addBootstrapCommand(program: Command): void {
     .option('--admission-policies', 'install the ValidatingAdmissionPolicies (the default)')
     .option('--no-admission-policies', 'leave the ValidatingAdmissionPolicies out: tenants can then make banlieue read Secrets for them (see README)')
     .option('--network-policies', 'also install the NetworkPolicies')
+    .option('--provider-namespaces <list>', 'comma-separated namespaces where Providers live; provider roles read Secrets only there (default: all)', parseList)
     .option(
-      '--provider-namespaces <list>',
-      'comma-separated namespaces where Providers live; provider roles read Secrets only there (default: all)',
-      parseNamespaces,
+      '--egress-api-server <cidrs>',
+      "with --network-policies: comma-separated CIDRs of the API server's endpoints, the only addresses the pods reach on its ports (default: any)",
+      parseList,
+    )
+    .option(
+      '--egress-backends <cidrs>',
+      'with --network-policies: comma-separated CIDRs of the backends, the only addresses the provider pods reach on their ports; needs --egress-api-server (default: any)',
+      parseList,
     )
     .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
@@ -94,6 +101,10 @@ function addBootstrapCommand(program: Command): void {
           admissionPolicies: opts.admissionPolicies !== false,
           networkPolicies: Boolean(opts.networkPolicies),
           ...(opts.providerNamespaces ? { providerNamespaces: opts.providerNamespaces as string[] } : {}),
+          networkPolicyEgress: {
+            ...(opts.egressApiServer ? { apiServer: opts.egressApiServer as string[] } : {}),
+            ...(opts.egressBackends ? { backends: opts.egressBackends as string[] } : {}),
+          },
           exposeMetrics: Boolean(opts.exposeMetrics),
           dryRun: Boolean(opts.dryRun),
         },
