@@ -17,7 +17,8 @@ import { BOOTSTRAP_API, CONTROL_PLANE_API, playBootstrapConfigs, playControlPlan
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const CLUSTER = 'topo';
-const KUBERNETES_VERSION = 'v1.35.4';
+/** The Kubernetes version the topology Clusters ask for (the played control plane runs none). */
+export const KUBERNETES_VERSION = 'v1.35.4';
 const USER_DATA = '#cloud-config\nruncmd: [kubeadm join]\n';
 /** The Cluster's objects only: a namespace may hold another Cluster's (the backend's MachineDeployment case). */
 const OF_CLUSTER = `cluster.x-k8s.io/cluster-name=${CLUSTER}`;
