@@ -17,7 +17,7 @@ export const ImageSource = Type.Object(
     checksum: Type.Optional(
       Type.String({
         description:
-          'Expected digest of a Url image, as sha256:<hex> or sha512:<hex>. A Cloud Hypervisor host downloads no Url image without one, unless its host config opts in (urlImages.allowWithoutChecksum).',
+          'Expected digest of a Url image, as sha256:<hex> or sha512:<hex>. A host that downloads Url images takes none without one, unless its host config opts in (urlImages.allowWithoutChecksum).',
         pattern: '^(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$',
       }),
     ),
