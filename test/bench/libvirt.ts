@@ -32,7 +32,7 @@ import { startLibvirtd } from '../peers/libvirt/libvirtd.js';
 import { readGuestReport } from '../peers/libvirt/guest/guest-init.js';
 import { GUEST_NETWORK, startQemuHost } from '../peers/libvirt/qemu-host.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
 import { anchorClient, libvirtWorld, TEST_POOL, type LibvirtWorld } from '../support/libvirt/world.js';
@@ -221,19 +221,7 @@ async function tcgHost(teardown: Teardown, say: (m: string) => void): Promise<Ho
 async function startRoles(kubeconfig: string, ns: string, teardown: Teardown): Promise<Roles> {
   const controller = await startRole(['controller', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns]);
   teardown.defer('controller', () => stopRole(controller));
-  const provider = await startRole([
-    'provider',
-    'libvirt',
-    '--kubeconfig',
-    kubeconfig,
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '5',
-  ]);
+  const provider = await startRole(providerRoleArgs('libvirt', kubeconfig, ns, 5));
   teardown.defer('provider', () => stopRole(provider));
   return { controller, provider };
 }

@@ -16,7 +16,7 @@ import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { openApiLink, type ApiLink } from '../support/api-link.js';
 import { banlieueCrds, describeBanlieueLeftovers, describeRole } from '../support/banlieue-leftovers.js';
 import type { ControlPlane } from '../support/control-plane.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { providerRoleArgs, startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import { applyObjects, usePrivatePlane } from '../support/private-plane-fixtures.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
@@ -64,21 +64,7 @@ describe("banlieue's CRDs deleted while its roles run (vcsim)", () => {
     const controller = track(
       await startRole(['controller', '--kubeconfig', controllerKubeconfig ?? cp.kubeconfigPath, '--no-leader-elect', '--namespace', ns]),
     );
-    const provider = track(
-      await startRole([
-        'provider',
-        'vsphere',
-        '--kubeconfig',
-        cp.kubeconfigPath,
-        '--no-leader-elect',
-        '--namespace',
-        ns,
-        '--poll-period',
-        '1',
-        '--rediscover-period',
-        '5',
-      ]),
-    );
+    const provider = track(await startRole(providerRoleArgs('vsphere', cp.kubeconfigPath, ns, 5)));
     const vmOf = (name: string, spec: Json = {}): Json => ({
       apiVersion: 'banlieue.io/v1alpha1',
       kind: 'VirtualMachine',

@@ -3,7 +3,7 @@
 // and `banlieue provider vsphere` running as the install's ServiceAccounts, so
 // that its RBAC and admission policies bind them as they would in a cluster.
 import { startVcsim } from '../../peers/vsphere/vcsim.js';
-import { startRole } from '../controller-process.js';
+import { providerRoleArgs, startRole } from '../controller-process.js';
 import { TestApi, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { INSTALL_NS, installDefault, serviceAccountKubeconfig } from '../tenant.js';
@@ -22,20 +22,7 @@ export interface InstalledVsphereEnvOptions {
 /** `banlieue provider vsphere` for one namespace as its ServiceAccount, polling each second. */
 export async function installedProviderArgs(ns: string, extra: readonly string[] = []): Promise<string[]> {
   const kubeconfig = await serviceAccountKubeconfig(INSTALL_NS, 'banlieue-provider-vsphere');
-  return [
-    'provider',
-    'vsphere',
-    '--kubeconfig',
-    kubeconfig,
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    '--poll-period',
-    '1',
-    '--rediscover-period',
-    '5',
-    ...extra,
-  ];
+  return providerRoleArgs('vsphere', kubeconfig, ns, 5, extra);
 }
 
 /** Stop with stopVsphereEnv (vsphere-env.ts). */
