@@ -3,7 +3,12 @@
 // state writes nothing. Sent in the background, as client-go's broadcaster
 // does: a reconcile does not wait a round trip per Event (five per new VM
 // on a provider); one that must know its Event exists first awaits record().
+// A write the API server could not take (unreachable, 429, 5xx) is tried again
+// a few times, as client-go's broadcaster does: a blip would otherwise lose
+// the one Event that says a VM was deleted.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { toApiFailure } from './api-error.js';
 import type { Logger } from './log.js';
 import type { KubeApi } from './kube-api.js';
 import { bounded, EVENT_NOTE_MAX_BYTES } from './bounded-text.js';
@@ -22,6 +27,8 @@ const REPORTING_INSTANCE_MAX = 128;
 const MAX_PENDING = 1000;
 /** POSTs in flight at once. */
 const SENDERS = 4;
+/** Waits before each new try of an Event the API server could not take. */
+const RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 20_000];
 
 interface Pending {
   readonly namespace: string;
@@ -40,6 +47,7 @@ export class EventRecorder {
     private readonly reportingController: string,
     reportingInstance: string,
     private readonly log: Logger,
+    private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
   ) {
     this.reportingInstance = boundedName(reportingInstance, REPORTING_INSTANCE_MAX);
   }
@@ -100,10 +108,24 @@ export class EventRecorder {
   }
 
   private async send({ namespace, event }: Pending): Promise<void> {
-    try {
-      await this.api.request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event });
-    } catch (err) {
-      this.log.warn({ reason: event.reason, err: err instanceof Error ? err.message : String(err) }, 'Could not record event');
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.api.request('POST', `/apis/events.k8s.io/v1/namespaces/${namespace}/events`, { body: event });
+        return;
+      } catch (err) {
+        const wait = this.retryDelaysMs[attempt];
+        if (wait === undefined || !isTransient(err)) {
+          this.log.warn({ reason: event.reason, err: err instanceof Error ? err.message : String(err) }, 'Could not record event');
+          return;
+        }
+        await delay(wait);
+      }
     }
   }
+}
+
+/** An API server that could not take the write now but may later: unreachable, too busy (429), failing (5xx). */
+function isTransient(err: unknown): boolean {
+  const failure = toApiFailure(err);
+  return failure.kind === 'Unreachable' || failure.status === 429 || (failure.status ?? 0) >= 500;
 }

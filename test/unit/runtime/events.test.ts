@@ -1,8 +1,9 @@
 // Events are queued and sent in the background, a few at a time: a reconcile
-// never waits on them unless it awaits record(); failures are logged only.
-import { describe, expect, it } from 'vitest';
+// never waits on them unless it awaits record(); a write the API server could
+// not take is tried again, a refused one is logged only.
+import { describe, expect, it, vi } from 'vitest';
 import { EventRecorder } from '../../../controller/runtime/events.js';
-import type { KubeApi } from '../../../controller/runtime/kube-api.js';
+import { ApiStatusError, type KubeApi } from '../../../controller/runtime/kube-api.js';
 import { silentLogger } from '../../../controller/runtime/log.js';
 
 interface Post {
@@ -53,5 +54,25 @@ describe('EventRecorder', () => {
     void recorder.record(vm('a'), 'Warning', 'ConnectFailed', 'timed out');
     await flush();
     expect(posts.map((p) => p.body.note)).toEqual(['refused', 'timed out']);
+  });
+
+  it('tries again an Event the API server could not take (unreachable, 429, 5xx), and gives up on one it refused', async () => {
+    const { api, posts } = heldApi();
+    const recorder = new EventRecorder(api, 'banlieue-controller', 'test', silentLogger(), [0, 0]);
+    const deleted = recorder.record(vm('a'), 'Normal', 'Deleted', 'Deleted the VM');
+    await flush();
+    posts[0]?.answer(Object.assign(new Error('POST events: socket hang up'), { code: 'ECONNRESET' }));
+    await vi.waitFor(() => expect(posts).toHaveLength(2));
+    posts[1]?.answer(new ApiStatusError(503, '{"message":"etcdserver: leader changed"}', 'POST events'));
+    await vi.waitFor(() => expect(posts).toHaveLength(3));
+    posts[2]?.answer();
+    await deleted;
+    expect(posts.map((p) => p.body.note)).toEqual(['Deleted the VM', 'Deleted the VM', 'Deleted the VM']);
+
+    const refused = recorder.record(vm('b'), 'Normal', 'Deleted', 'Deleted the VM');
+    await vi.waitFor(() => expect(posts).toHaveLength(4));
+    posts[3]?.answer(new ApiStatusError(422, '{"message":"Event is invalid"}', 'POST events'));
+    await refused;
+    expect(posts).toHaveLength(4);
   });
 });
