@@ -9,6 +9,7 @@ import type { InfraCluster } from '../../infra/api/infrastructure.banlieue.io/v1
 import { FieldManager } from '../../infra/api/well-known.js';
 import type { BackendCatalog } from '../backends/descriptor.js';
 import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
+import { HostReadsReconciler } from '../reconcilers/host-reads/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
 import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
 import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
@@ -72,6 +73,8 @@ interface Controllers {
   readonly clusters: readonly (readonly [Informer<InfraCluster>, Controller])[];
   readonly templates: readonly (readonly [Informer<MachineTemplate>, Controller])[];
   readonly placements: readonly Controller[];
+  /** Per backend whose provider runs on its hosts: the keys to resync (one per namespace with machines) and its controller. */
+  readonly hostReads: readonly (readonly [() => string[], Controller])[];
 }
 
 type Syncing = Pick<Informer<KubeObject>, 'run' | 'waitForSync'>;
@@ -175,7 +178,22 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
       clusterInformer,
     );
   });
-  return { vm, image, clusters: clusterControllers, templates: templateControllers, placements };
+  // The Secrets a host may read follow its namespace's machines (ADR 29).
+  const hostReads = backends
+    .filter((backend) => backend.api.providerRuns === 'host')
+    .map((backend) => {
+      const machineInformer = machines.get(backend.api.machine.kind) as Informer<InfraMachine>;
+      const reconciler = new HostReadsReconciler(backend.api.name, machineInformer, api);
+      const controller = controllerOf(reconciler);
+      onAnyChange(
+        machineInformer,
+        (m) => [reconciler.keyOf(m)],
+        (k) => controller.enqueue(k),
+      );
+      const keys = (): string[] => [...new Set(machineInformer.list().map((m) => reconciler.keyOf(m)))];
+      return [keys, controller] as const;
+    });
+  return { vm, image, clusters: clusterControllers, templates: templateControllers, placements, hostReads };
 }
 
 /** A placement controller listening to its machines, and to their clusters' changes. */
@@ -240,11 +258,19 @@ function routeEvents({ vms, providers, classes, images, machines }: Watched, con
 
 /** Starts every controller and the resyncs of those that have them; returns the controllers started. */
 function startControllers({ vms, images }: Watched, built: Controllers, signal: AbortSignal): Controller[] {
-  const controllers = [built.vm, built.image, ...built.placements, ...built.clusters.map(([, c]) => c), ...built.templates.map(([, c]) => c)];
+  const controllers = [
+    built.vm,
+    built.image,
+    ...built.placements,
+    ...built.clusters.map(([, c]) => c),
+    ...built.templates.map(([, c]) => c),
+    ...built.hostReads.map(([, c]) => c),
+  ];
   for (const c of controllers) c.start();
   built.vm.startResync(() => vms.list().map(keyOf), signal);
   built.image.startResync(() => images.list().map(keyOf), signal);
   for (const [inf, controller] of [...built.clusters, ...built.templates]) controller.startResync(() => inf.list().map(keyOf), signal);
+  for (const [keys, controller] of built.hostReads) controller.startResync(keys, signal);
   return controllers;
 }
 

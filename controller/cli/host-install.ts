@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { cloudHypervisorApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { HostRoleRules } from '../../infra/install/host-role-rules.js';
-import { hostProviderRules } from '../../infra/install/rbac-rules.js';
+import { hostProviderRules, hostReadsRoleName } from '../../infra/install/rbac-rules.js';
 import { HOST_CONFIG_ENV, parseHostConfig, type HostConfig } from '../backends/cloud-hypervisor/host-config.js';
 import { CliError } from './cli-error.js';
 
@@ -265,6 +265,8 @@ function hostRbac(options: HostInstallOptions, account: string): string {
   const labels = { 'app.kubernetes.io/name': 'banlieue', 'app.kubernetes.io/component': `provider-${BACKEND}`, 'banlieue.io/host': options.hostName };
   const subject = [{ kind: 'ServiceAccount', name: account, namespace }];
   const rbac = 'rbac.authorization.k8s.io/v1';
+  const reads = hostReadsRoleName(BACKEND);
+  const { 'banlieue.io/host': _oneHost, ...readsLabels } = labels;
   const objects = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace, labels } },
     {
@@ -280,6 +282,16 @@ function hostRbac(options: HostInstallOptions, account: string): string {
       kind: 'RoleBinding',
       metadata: { name: `${account}-provider`, namespace, labels },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${account}-provider` },
+      subjects: subject,
+    },
+    // The Secrets this namespace's hosts may read, listed by banlieue's controller (ADR 29): made
+    // here without rules, so that applying another host's RBAC leaves the controller's list alone.
+    { apiVersion: rbac, kind: 'Role', metadata: { name: reads, namespace, labels: readsLabels } },
+    {
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: { name: `${account}-reads`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: reads },
       subjects: subject,
     },
     {

@@ -45,6 +45,12 @@ export const Reason = {
   /** The user-data Secret or ConfigMap (or its key) does not exist. */
   UserDataNotFound: 'UserDataNotFound',
   /**
+   * The provider's identity may not read the user-data Secret: a host reads only the Secrets
+   * banlieue's controller lists for its namespace's machines still to be created. Tried again;
+   * lasting, it means the controller does not run or may not update that Role.
+   */
+  UserDataNotReadable: 'UserDataNotReadable',
+  /**
    * Scheduled=False: the Secret `<vm>-user-data` exists and is not this VirtualMachine's rendered
    * user-data (not of type banlieue.io/user-data, or not controlled by this VirtualMachine), or a field
    * the controller writes in it was changed by another writer. It is left untouched and no

@@ -2,8 +2,7 @@
 // no wildcards, and never list/watch on Secrets (credentials are read by name).
 import { CORE_GROUP, INFRA_GROUP, type KindDefinition } from '../api/kind.js';
 import { INFRA_CLUSTER_KINDS, INFRA_CLUSTER_TEMPLATE_KINDS, INFRA_MACHINE_KINDS, INFRA_MACHINE_TEMPLATE_KINDS } from '../api/kinds.js';
-import { backendApi } from '../api/backends.js';
-import { type BackendName } from '../api/backends.js';
+import { BACKEND_APIS, backendApi, type BackendName } from '../api/backends.js';
 
 export interface PolicyRule {
   readonly apiGroups: string[];
@@ -79,6 +78,9 @@ export function controllerRules(): PolicyRule[] {
     // none in kube-* namespaces (ADR 15).
     { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+    // What a host may read: the Role `banlieue host install` makes in its Provider's namespace,
+    // listing the Secrets its machines name (host-reads reconciler). Only that Role, by name.
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['get', 'update', 'patch'], resourceNames: hostReadsRoleNames() },
     // A CAPI Machine without a failure domain gets one for its infrastructure machine;
     // a Cluster's spec.paused pauses its InfraCluster.
     { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters', 'machines'], verbs: ['get'] },
@@ -122,6 +124,24 @@ export function providerCredentialRules(): PolicyRule[] {
   return [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] }];
 }
 
+/**
+ * The Role whose rules say which Secrets the hosts of a backend that runs on its hosts may read
+ * in one namespace: the user-data of the machines still to be created there (ADR 29).
+ */
+export function hostReadsRoleName(backend: string): string {
+  return `banlieue-${backend}-host-reads`;
+}
+
+function hostReadsRoleNames(): string[] {
+  return BACKEND_APIS.filter((b) => b.providerRuns !== 'cluster').map((b) => hostReadsRoleName(b.name));
+}
+
+/** The rules of a host-reads Role: `get` on exactly these Secrets (none: no rule, as an empty resourceNames means every name). */
+export function hostReadsRules(secretNames: Iterable<string>): PolicyRule[] {
+  const names = [...new Set(secretNames)].sort();
+  return names.length === 0 ? [] : [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: names }];
+}
+
 /** Leader election, granted in the install namespace only. */
 export function leaderElectionRules(): PolicyRule[] {
   return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'patch'] }];
@@ -130,8 +150,8 @@ export function leaderElectionRules(): PolicyRule[] {
 /**
  * A provider that runs on its hosts (Cloud Hypervisor), split by how each host's
  * own identity is bound (docs/adr/0017): `namespaced` through a RoleBinding in
- * its Provider's namespace (its machine kind, Providers read, user-data by name,
- * Events, its Lease), `cluster` through a ClusterRoleBinding (VMImages are
+ * its Provider's namespace (its machine kind, Providers read, Events, its Lease;
+ * no Secret: those its machines name come from the host-reads Role, ADR 29), `cluster` through a ClusterRoleBinding (VMImages are
  * cluster-scoped), and `ownProvider(name)`, a Role writing the status of its own
  * Provider only. No host may write another host's Provider status.
  */
@@ -141,7 +161,7 @@ export function hostProviderRules(backend: BackendName): { namespaced: PolicyRul
     rule.apiGroups.includes(CORE_GROUP) && rule.resources.some((r) => r === resource || r.startsWith(`${resource}/`));
   const namespaced = rules
     .filter((rule) => !touches(rule, 'vmimages') && !touches(rule, 'providers'))
-    .concat({ apiGroups: [CORE_GROUP], resources: ['providers'], verbs: READ }, ...providerCredentialRules(), ...leaderElectionRules());
+    .concat({ apiGroups: [CORE_GROUP], resources: ['providers'], verbs: READ }, ...leaderElectionRules());
   return {
     namespaced,
     cluster: [

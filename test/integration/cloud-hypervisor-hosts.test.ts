@@ -4,7 +4,8 @@
 // Provider, its own VMImage row and the machines placed on it. Host b's guest
 // ignores the ACPI power button, so a power-off there waits out the grace
 // period (Stopping); host b is also taken over its capacity threshold and back,
-// and sweeps what a machine removed behind its back left on it.
+// and sweeps what a machine removed behind its back left on it. A host's
+// identity reads only the user-data of machines still to be created.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,6 +19,7 @@ import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { eventsWith } from '../support/events.js';
 import { createNamespace } from '../support/kube.js';
+import { Actor, impersonatedServiceAccount } from '../support/tenant.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();
@@ -179,6 +181,30 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     // Neither host met the other's Provider or machine: nothing refused, nothing forbidden.
     for (const h of hosts) expect(h.role.logs()).not.toMatch(/WrongHost|forbidden/i);
     for (const h of hosts) expect(await statusManagers(h.provider)).toEqual([`${MANAGER}/host-${h.name}`]);
+  }, 180_000);
+
+  it("a host's identity reads the user-data of its namespace's machines still to be created, and no other Secret", async () => {
+    const hostA = new Actor(impersonatedServiceAccount(ns, 'banlieue-host-hosta'));
+    const unrelated = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'not-for-hosts', namespace: ns } };
+    await t.apply({ ...unrelated, stringData: { password: 'for the app next door' } });
+    await expect(hostA.get(unrelated)).rejects.toThrow(/forbidden/);
+
+    // Ready means host a read the machine's user-data; provisioned, it needs it no more and may not read it.
+    const userData = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'reads-1-source', namespace: ns } };
+    await t.apply({ ...userData, stringData: { 'user-data': '#cloud-config\n' } });
+    await t.apply(hostVm('reads-1', 'a', '10.88.2.20', { userData: { secretRef: { name: 'reads-1-source' } } }));
+    await t.condition(vm(ns, 'reads-1', '', ''), 'Ready', 'True', 'Reconciled', 120_000);
+    const rendered = (await t.get(machineRef('cloud-hypervisor', ns, 'reads-1')))?.spec?.userDataSecretRef as { name: string };
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'banlieue-cloud-hypervisor-host-reads', namespace: ns } };
+    await waitFor(
+      "the provisioned machine's user-data off the hosts' list",
+      async () => (JSON.stringify((await t.get(role))?.rules ?? []).includes(rendered.name) ? undefined : true),
+      60_000,
+    );
+    await expect(hostA.get({ apiVersion: 'v1', kind: 'Secret', metadata: { name: rendered.name, namespace: ns } })).rejects.toThrow(/forbidden/);
+    await expect(hostA.get(userData)).rejects.toThrow(/forbidden/);
+    await t.delete(vm(ns, 'reads-1', '', ''));
+    await t.gone(vm(ns, 'reads-1', '', ''), 120_000);
   }, 180_000);
 
   it('a power-off the guest does not answer reads Stopping until the grace period ends, then the VM is off', async () => {

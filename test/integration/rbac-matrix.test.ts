@@ -339,5 +339,29 @@ describe('RBAC matrix of the default install', () => {
       };
       expect(await attempt(token)).toContain('may not write ServiceAccount token Secrets');
     });
+
+    it("writes the rules of a namespace's host-reads Role (get on named Secrets), and creates or changes no other Role", async () => {
+      const ns = await createNamespace('rbac-matrix-hosts');
+      try {
+        const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns.name}/roles`;
+        const role = (name: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns.name } });
+        for (const name of ['banlieue-cloud-hypervisor-host-reads', 'someone-elses']) await api.request('POST', roles, { body: role(name) });
+        const grant = { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['vm-1-user-data'] }] };
+        const patch = (name: string): Promise<string> =>
+          controller.request('PATCH', `${roles}/${name}`, { body: grant, contentType: 'application/merge-patch+json' }).then(
+            () => 'patched',
+            (err: unknown) => apiMessage(err),
+          );
+        expect(await patch('banlieue-cloud-hypervisor-host-reads')).toBe('patched');
+        expect(await patch('someone-elses')).toMatch(/forbidden/);
+        const created = await controller.request('POST', roles, { body: role('banlieue-made-up') }).then(
+          () => 'created',
+          (err: unknown) => apiMessage(err),
+        );
+        expect(created).toMatch(/forbidden/);
+      } finally {
+        await ns.remove();
+      }
+    });
   });
 });

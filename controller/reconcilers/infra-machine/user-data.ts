@@ -3,7 +3,7 @@
 // contract). Secrets are read by name only; the value never reaches logs,
 // Events or status. The value is bytes, never decoded (it may be gzip).
 import { Reason } from '../../../infra/api/conditions.js';
-import type { KubeApi } from '../../runtime/kube-api.js';
+import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
 import { readBinaryData } from '../../runtime/object-data.js';
 import type { CapiMachine } from '../owning-machine.js';
 
@@ -40,7 +40,20 @@ export async function readUserData(api: KubeApi, machine: UserDataSource, capiMa
 }
 
 async function readKey(api: KubeApi, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
-  const data = await readBinaryData(api, 'Secret', namespace, name);
+  let data: Record<string, Buffer> | undefined;
+  try {
+    data = await readBinaryData(api, 'Secret', namespace, name);
+  } catch (err) {
+    // A host's identity reads a Secret once banlieue's controller lists it in the host-reads Role (ADR 29).
+    if (err instanceof ApiStatusError && err.code === 403) {
+      return {
+        ok: false,
+        reason: Reason.UserDataNotReadable,
+        message: `this provider's identity may not read Secret ${name} (${from}) in namespace ${namespace}; a host may read only the user-data banlieue's controller lists for it, so check that the controller runs`,
+      };
+    }
+    throw err;
+  }
   if (!data) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) not found in namespace ${namespace}` };
   const value = data[key];
   if (value === undefined) return { ok: false, reason: Reason.UserDataNotFound, message: `Secret ${name} (${from}) has no key ${key}` };

@@ -112,6 +112,20 @@ describe('RBAC', () => {
     expect(rules.filter((r) => r.resources.includes('configmaps'))).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
   });
 
+  it("gives a host's ClusterRole no Secret or ConfigMap, and the controller only the host-reads Roles to write", () => {
+    const host = rulesOf(clusterRole('banlieue-provider-cloud-hypervisor')).flatMap((r) => r.resources);
+    expect(host).not.toContain('secrets');
+    expect(host).not.toContain('configmaps');
+    expect(rulesOf(clusterRole('banlieue-controller')).filter((r) => r.apiGroups.includes('rbac.authorization.k8s.io'))).toEqual([
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['roles'],
+        verbs: ['get', 'update', 'patch'],
+        resourceNames: ['banlieue-cloud-hypervisor-host-reads'],
+      },
+    ]);
+  });
+
   it('gives provider roles Secret and ConfigMap get in every namespace by default', () => {
     expect(rulesOf(clusterRole('banlieue-provider-vsphere'))).toContainEqual({ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get'] });
   });

@@ -90,8 +90,13 @@ describe('banlieue host install', () => {
       'RoleBinding/banlieue-host-kvm1',
       'Role/banlieue-host-kvm1-provider',
       'RoleBinding/banlieue-host-kvm1-provider',
+      'Role/banlieue-cloud-hypervisor-host-reads',
+      'RoleBinding/banlieue-host-kvm1-reads',
       'ClusterRoleBinding/banlieue-host-kvm1-vms',
     ]);
+    // No Secret in its ClusterRole: the Secrets it may read are listed by the controller in the host-reads Role,
+    // made here without rules (applying another host's RBAC leaves the controller's list as it is).
+    expect(docs.find((d) => d.metadata.name === 'banlieue-cloud-hypervisor-host-reads')).not.toHaveProperty('rules');
     expect(docs.find((d) => d.kind === 'Role')?.rules).toEqual([
       { apiGroups: ['banlieue.io'], resources: ['providers/status'], verbs: ['get', 'update', 'patch'], resourceNames: ['kvm1'] },
       { apiGroups: ['banlieue.io'], resources: ['providers'], verbs: ['patch'], resourceNames: ['kvm1'] },
@@ -99,6 +104,7 @@ describe('banlieue host install', () => {
     expect(docs.filter((d) => d.roleRef).map((d) => d.roleRef?.name)).toEqual([
       'banlieue-provider-cloud-hypervisor',
       'banlieue-host-kvm1-provider',
+      'banlieue-cloud-hypervisor-host-reads',
       'banlieue-provider-cloud-hypervisor-images',
     ]);
   });
