@@ -198,7 +198,7 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
     const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'banlieue-cloud-hypervisor-host-reads', namespace: ns } };
     await waitFor(
       "the provisioned machine's user-data off the hosts' list",
-      async () => (JSON.stringify((await t.get(role))?.rules ?? []).includes(rendered.name) ? undefined : true),
+      async () => (JSON.stringify(((await t.get(role)) as { rules?: unknown } | undefined)?.rules ?? []).includes(rendered.name) ? undefined : true),
       60_000,
     );
     await expect(hostA.get({ apiVersion: 'v1', kind: 'Secret', metadata: { name: rendered.name, namespace: ns } })).rejects.toThrow(/forbidden/);
