@@ -4,6 +4,9 @@
 // (`namedTargets`); the machine reconciler holds them to what the machine's
 // Provider publishes before any backend call (published-targets.ts).
 
+/** The kind a machine's image (a template, a template VMID, a boot volume) is published as. */
+export const IMAGE_KIND = 'image';
+
 /** One backend object a machine's spec names. */
 export interface NamedTarget {
   /** The field as users write it, for messages: spec.datastore, spec.network[0].portGroup. */

@@ -45,13 +45,15 @@ export interface ProviderRoleOptions {
   readonly identity: string;
 }
 
-/** What the role's controllers share: the backend, the scope, the writers and the informers of Providers and machines. */
+/** What the role's controllers share: the backend, the scope, the writers and the informers of Providers, VMImages and machines. */
 interface Shared {
   readonly backend: RunningBackend<InfraMachineContractSpec>;
   readonly scope: ProviderScope;
   readonly ssa: ServerSideApply;
   readonly events: EventRecorder;
   readonly providers: Informer<Provider>;
+  /** Their rows for this backend's Providers, and what a Provider publishes as images its machines may boot. */
+  readonly images: Informer<VMImage>;
   readonly machines: Informer<InfraMachine>;
   readonly machineFinalizer: string;
 }
@@ -61,9 +63,9 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics) });
   if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
   const shared = share(ctx, backend, options);
-  const { providers, machines } = shared;
+  const { providers, images, machines } = shared;
   const providerControl = providerController(ctx, shared, options);
-  const { images, rows } = imageRowsController(ctx, shared, options);
+  const rows = imageRowsController(ctx, shared, options);
   const machineController = infraMachineController(ctx, shared, options, providerControl.enqueue);
   const controller = providerControl.controller;
 
@@ -103,6 +105,7 @@ function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpe
       log,
       ...(options.namespace ? { namespace: options.namespace } : {}),
     }),
+    images: new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log }),
     // By the Provider they name (`ns/name`, or `ns/` when a failure domain picks it), and by the one their VM was
     // created on: a Provider's change wakes only those.
     machines: new Informer<InfraMachine>(api, {
@@ -151,13 +154,8 @@ function providerController(
   return { controller, enqueue };
 }
 
-/** The VMImage informer and the controller of the backend's image rows, woken by images and by Providers. */
-function imageRowsController(
-  { api, metrics, log }: RoleContext,
-  { backend, scope, ssa, providers }: Shared,
-  options: ProviderRoleOptions,
-): { images: Informer<VMImage>; rows: Controller } {
-  const images = new Informer<VMImage>(api, { apiVersion: apiVersionOf(VMImageKind), kind: VMImageKind.kind, log });
+/** The controller of the backend's image rows, woken by images and by Providers. */
+function imageRowsController({ api, metrics, log }: RoleContext, { backend, scope, ssa, providers, images }: Shared, options: ProviderRoleOptions): Controller {
   const rows = new Controller(
     new ImageRowsReconciler(backend, images, providers, api, ssa, options.rediscoverMs, (p) => servesProvider(scope, p)),
     metrics,
@@ -178,7 +176,7 @@ function imageRowsController(
       const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
       if (reachable(p) !== reachable(old)) recheckImages();
     });
-  return { images, rows };
+  return rows;
 }
 
 /**
@@ -188,11 +186,11 @@ function imageRowsController(
  */
 function infraMachineController(
   { api, metrics, log }: RoleContext,
-  { backend, scope, ssa, events, providers, machines, machineFinalizer }: Shared,
+  { backend, scope, ssa, events, providers, images, machines, machineFinalizer }: Shared,
   options: ProviderRoleOptions,
   enqueueProvider: (p: Provider) => void,
 ): Controller {
-  const machineReconciler = new InfraMachineReconciler(backend, machines, providers, api, ssa, events, systemClock, options.machineTimings);
+  const machineReconciler = new InfraMachineReconciler(backend, machines, providers, images, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
     scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api }),
     metrics,

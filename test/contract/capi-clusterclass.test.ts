@@ -52,6 +52,8 @@ describe('ClusterClass over banlieue templates (real CAPI manager with ClusterTo
     const world = vsphereWorld(NS, vcsim, 'clusterclass', 'ubuntu-2404');
     await apply(world.secret);
     await apply(world.provider);
+    // The template its machines clone, published to them as an image by a VMImage.
+    await apply(world.vmImage);
     await env.startProvider('vsphere', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
     await waitFor(
       'the Provider to discover vcsim',

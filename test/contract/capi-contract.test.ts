@@ -420,6 +420,8 @@ describe('Cluster API v1beta2 contract', () => {
       const world = vsphereWorld(ns, vcsim, 'capi', 'ubuntu-2404');
       await apply(world.secret);
       await apply(world.provider);
+      // The template its machines clone, published to them as an image by a VMImage.
+      await apply(world.vmImage);
       // The provider runs as its ServiceAccount: the components' RBAC is what it gets.
       await env.startProvider('vsphere', ['--namespace', ns, '--poll-period', '1', '--rediscover-period', '5']);
       await waitFor(

@@ -57,6 +57,8 @@ describe('Machines provisioned by `banlieue provider libvirt` (libvirtd test dri
     const world = libvirtWorld(NS, daemon, 'capi');
     await apply(world.secret);
     await apply(world.provider);
+    // The template its machines clone, published to them as an image by a VMImage.
+    await apply(world.vmImage);
     await env.startProvider('libvirt', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
     await waitFor(
       'the Provider to discover its host',

@@ -83,6 +83,8 @@ describe('clusterctl move of a banlieue-backed Cluster between two management cl
       await env.kubectl(['create', 'namespace', NS]);
       await apply(env, world.secret);
       await apply(env, world.provider);
+      // The template its machines clone, published to them as an image by a VMImage.
+      await apply(env, world.vmImage);
       // --resync-period: a converged machine reads its Cluster's spec.paused again this often (Clusters are not watched).
       providers.set(
         env === source ? 'source' : 'target',

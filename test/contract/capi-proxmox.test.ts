@@ -44,6 +44,8 @@ describe('Machines provisioned by `banlieue provider proxmox` (PVE simulator)', 
     const world = proxmoxWorld(NS, sim, 'capi');
     await apply(world.secret);
     await apply(world.provider);
+    // The template its machines clone, published to them as an image by a VMImage.
+    await apply(world.vmImage);
     await env.startProvider('proxmox', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5']);
     await waitFor(
       'the Provider to discover the three nodes',

@@ -67,6 +67,8 @@ describe('MachineHealthCheck remediation of Machines on vSphere (vcsim)', () => 
     await env.kubectl(['create', 'namespace', NS]);
     await apply(world.secret);
     await apply(world.provider);
+    // The template its machines clone, published to them as an image by a VMImage.
+    await apply(world.vmImage);
     await env.startProvider('vsphere', ['--namespace', NS, '--poll-period', '1', '--rediscover-period', '5', '--resync-period', '5']);
     await waitFor(
       'the Provider to discover vcsim',

@@ -72,7 +72,7 @@ describe("a provisioned machine's IPAddressClaim changing (vcsim)", () => {
     await makeTemplate(client, 'ubuntu-2404');
     await cp.kubectl(['create', 'namespace', NS]);
     const world = vsphereWorld(NS, vcsim, 'ipam', 'ubuntu-2404');
-    await applyObjects(cp, [world.secret, world.provider]);
+    await applyObjects(cp, [world.secret, world.provider, world.vmImage]);
   }, 300_000);
 
   afterAll(async () => {

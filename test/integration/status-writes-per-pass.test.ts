@@ -399,6 +399,7 @@ describe('a pass of each reconciler writes status at most once', () => {
           backend,
           caches.watch<InfraMachine>(FakeMachineKind),
           caches.watch<Provider>(ProviderKind),
+          caches.watch<VMImage>(VMImageKind),
           api,
           ssa,
           events,

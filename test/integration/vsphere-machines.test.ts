@@ -115,7 +115,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
     expect((await eventsWith(t.api, env.ns, 'web-1', ['Deleted'])).find((e) => e.reason === 'Deleted')?.note).toBe(`Deleted the VM with UUID ${uuid}`);
   });
 
-  it('says which template is missing, as a condition, and provisions once it exists', async () => {
+  it('says which template is unpublished, then missing, as a condition, and provisions once it exists', async () => {
     // Written directly, as Cluster API would: the provider's answer shows on it.
     const machine: Obj = {
       apiVersion: INFRA,
@@ -130,6 +130,10 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
       },
     };
     await t.apply(machine);
+    // No VMImage names it: the Provider does not publish it, and vCenter is not asked.
+    const unpublished = await t.condition(machine, 'Ready', 'False', 'TargetNotPublished', 60_000);
+    expect(unpublished.status?.conditions?.find((c: { type: string }) => c.type === 'Ready').message).toContain(`spec.template "late-${suffix}" (an image)`);
+    await t.patch(env.world.provider, { spec: { allowedTargets: [{ kind: 'image', names: [`late-${suffix}`] }] } });
     const failed = await t.condition(machine, 'Ready', 'False', 'TemplateNotFound', 60_000);
     const ready = failed.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
     expect(ready.message).toContain(`template "late-${suffix}"`);

@@ -2,8 +2,9 @@
 // that is not a template (here a powered-on "payroll database") as its machine's template
 // would otherwise get a copy of that VM's disks booted with user-data of their own: root on
 // the victim's data. Tried on the default install as the tenant's ServiceAccount, vcsim as
-// the vCenter: the machine is refused (Ready=False TemplateNotFound, naming spec.template),
-// no CloneVM_Task is asked for and vCenter has no copy; a VMImage naming the VM gets no ready
+// the vCenter: named as a VMImage publishes it, the machine is refused (Ready=False
+// TemplateNotFound, naming spec.template); by a path nothing publishes, before vCenter
+// (TargetNotPublished); no CloneVM_Task is asked for and vCenter has no copy; a VMImage naming the VM gets no ready
 // row, so no VirtualMachine of it is placed. Once the Provider's admin sets
 // spec.vsphere.allowCloneFromVirtualMachines, both clone it, as CAPV does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,25 +82,28 @@ describe('vSphere clones templates only, unless the Provider opts in (default in
     await stopVsphereEnv(env);
   }, 300_000);
 
-  it('refuses a tenant VSphereMachine naming the VM by name or inventory path: Ready=False TemplateNotFound on spec.template, and vCenter clones nothing', async () => {
-    const attempts = [vsphereMachine('by-name', VICTIM), vsphereMachine('by-path', `DC0/vm/${VICTIM}`)];
-    for (const machine of attempts) expect(await tenant.serviceAccount.create(machine)).toBeUndefined();
-    for (const machine of attempts) {
+  it('refuses a tenant VSphereMachine naming the VM: by the name a VMImage publishes, Ready=False TemplateNotFound; by a path nothing publishes, TargetNotPublished; vCenter clones nothing', async () => {
+    const attempts = [
+      { machine: vsphereMachine('by-name', VICTIM), reason: 'TemplateNotFound', says: 'spec.vsphere.allowCloneFromVirtualMachines' },
+      { machine: vsphereMachine('by-path', `DC0/vm/${VICTIM}`), reason: 'TargetNotPublished', says: 'spec.allowedTargets' },
+    ];
+    for (const { machine } of attempts) expect(await tenant.serviceAccount.create(machine)).toBeUndefined();
+    for (const { machine, reason, says } of attempts) {
       const name = machine.metadata.name;
       // Whichever comes first: the refusal, or a VM cloned for the machine.
       const live = await waitFor(
         `${name} refused or cloned`,
         async () => {
           const seen = await t.get(machine);
-          if (readyOf(seen)?.reason === 'TemplateNotFound') return seen;
+          if (readyOf(seen)?.reason === reason) return seen;
           return (await vmsNamed(env.client, name)).length > 0 ? seen : undefined;
         },
         120_000,
       );
       expect(await vmsNamed(env.client, name)).toEqual([]);
-      expect(readyOf(live)).toMatchObject({ status: 'False', reason: 'TemplateNotFound' });
+      expect(readyOf(live)).toMatchObject({ status: 'False', reason });
       expect(readyOf(live)?.message).toContain('spec.template');
-      expect(readyOf(live)?.message).toContain('spec.vsphere.allowCloneFromVirtualMachines');
+      expect(readyOf(live)?.message).toContain(says);
     }
     expect(await clonesAsked(env)).toBe(0);
   }, 300_000);

@@ -5,7 +5,7 @@
 import type { LibvirtMachine, LibvirtMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { LibvirtMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/libvirt-machine.js';
 import { singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
-import { namedTarget, type NamedTarget } from '../named-targets.js';
+import { IMAGE_KIND, namedTarget, type NamedTarget } from '../named-targets.js';
 import { defaultDomainName } from './domain-name.js';
 import { RawKey } from './mapping.js';
 
@@ -53,6 +53,7 @@ export function libvirtCarriedTargets(spec: LibvirtMachineSpec): CarriedTargets 
 export function libvirtNamedTargets(spec: LibvirtMachineSpec): NamedTarget[] {
   const slash = spec.bootSource.volume.indexOf('/');
   return [
+    ...namedTarget('spec.bootSource.volume', [IMAGE_KIND], spec.bootSource.volume),
     ...namedTarget('spec.pool', ['pool'], spec.pool),
     ...namedTarget('spec.bootSource.volume', ['pool'], slash > 0 ? spec.bootSource.volume.slice(0, slash) : undefined),
     ...(spec.network ?? []).flatMap((n, i) => namedTarget(`spec.network[${i}].source.name`, [n.source.kind], n.source.name)),

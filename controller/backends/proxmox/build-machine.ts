@@ -3,7 +3,7 @@
 import type { ProxmoxMachine, ProxmoxMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { ProxmoxMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/proxmox-machine.js';
 import { missingRaw, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
-import { namedTarget, type NamedTarget } from '../named-targets.js';
+import { IMAGE_KIND, namedTarget, type NamedTarget } from '../named-targets.js';
 
 /** Template VMIDs, as the VMImage source rule and ProxmoxMachine.spec.templateVmid accept them. */
 const VMID = /^[1-9][0-9]{2,8}$/;
@@ -69,9 +69,10 @@ export function proxmoxCarriedTargets(spec: ProxmoxMachineSpec): CarriedTargets 
   };
 }
 
-/** The node, storages, resource pool, bridges and VLANs the clone is placed on. */
+/** The template VMID, and the node, storages, resource pool, bridges and VLANs the clone is placed on. */
 export function proxmoxNamedTargets(spec: ProxmoxMachineSpec): NamedTarget[] {
   return [
+    ...namedTarget('spec.templateVmid', [IMAGE_KIND], spec.templateVmid),
     ...namedTarget('spec.node', ['node'], spec.node),
     ...namedTarget('spec.storage', ['storage'], spec.storage),
     ...(spec.dataDisks ?? []).flatMap((d, i) => namedTarget(`spec.dataDisks[${i}].storage`, ['storage'], d.storage)),

@@ -3,7 +3,7 @@
 import type { VSphereMachine, VSphereMachineSpec } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { VSphereMachineKind } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { missingRaw, singleStorageTarget, type BuildResult, type CarriedTargets, type MachineBuildContext } from '../machine-build.js';
-import { namedTarget, type NamedTarget } from '../named-targets.js';
+import { IMAGE_KIND, namedTarget, type NamedTarget } from '../named-targets.js';
 
 export function buildVSphereMachine(context: MachineBuildContext): BuildResult<VSphereMachine> {
   const { datacenter, cluster, resourcePool } = context.raw;
@@ -44,9 +44,10 @@ export function vsphereCarriedTargets(spec: VSphereMachineSpec): CarriedTargets 
   };
 }
 
-/** Where the spec places the clone, by name (the template is held to templates by the clone itself). */
+/** The template (held to templates by the clone itself too) and where the spec places the clone, by name. */
 export function vsphereNamedTargets(spec: VSphereMachineSpec): NamedTarget[] {
   return [
+    ...namedTarget('spec.template', [IMAGE_KIND], spec.template),
     ...namedTarget('spec.datacenter', ['datacenter'], spec.datacenter),
     ...namedTarget('spec.cluster', ['cluster'], spec.cluster),
     // `Resources` is every cluster's root pool, which the failure domain's raw resourcePool names too.

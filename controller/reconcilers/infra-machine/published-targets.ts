@@ -1,10 +1,13 @@
 // What a Provider lets its machines name (pure): the raw placement facts of its
 // failure domains (status, as its provider discovered them), its capability
-// classes' targets (spec, perZone ones too) and its spec.allowedTargets; a
-// name outside them is refused before any backend call, whatever the
-// Provider's credentials could reach (docs/adr/0028-providers-publish-targets.md).
+// classes' targets (spec, perZone ones too), the images VMImages give it (kind
+// `image`: each one's source for its backend and its row's resolved ref) and
+// its spec.allowedTargets; a name outside them is refused before any backend
+// call, whatever the Provider's credentials could reach
+// (docs/adr/0028-a-machine-names-only-what-its-provider-publishes.md).
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
-import type { NamedTarget } from '../../backends/named-targets.js';
+import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
+import { IMAGE_KIND, type NamedTarget } from '../../backends/named-targets.js';
 
 /** allowedTargets' name that publishes every name of its kind. */
 export const ANY_NAME = '*';
@@ -12,24 +15,42 @@ export const ANY_NAME = '*';
 /** Names published, by kind of backend object. */
 export type PublishedTargets = ReadonlyMap<string, ReadonlySet<string>>;
 
-export function publishedTargets(provider: Provider): PublishedTargets {
+/** `images`: every VMImage (cluster-scoped, written by admins; their rows by the Providers' own providers). */
+export function publishedTargets(provider: Provider, images: readonly VMImage[]): PublishedTargets {
   const published = new Map<string, Set<string>>();
-  const add = (kind: string, name: string): void => {
-    const names = published.get(kind) ?? new Set<string>();
-    names.add(name);
-    published.set(kind, names);
-  };
-  for (const domain of provider.status?.failureDomains ?? []) {
-    for (const [kind, name] of Object.entries(domain.attributes?.raw ?? {})) add(kind, name);
+  for (const [kind, name] of [...discovered(provider), ...classTargets(provider), ...imagesOf(provider, images), ...allowed(provider)]) {
+    published.set(kind, (published.get(kind) ?? new Set<string>()).add(name));
   }
-  const { storageClasses = [], networkClasses = [] } = provider.spec.capabilities ?? {};
-  for (const c of [...storageClasses, ...networkClasses]) {
-    for (const target of [c.target ?? {}, ...(c.perZone ?? []).map((z) => z.target)]) {
-      for (const [kind, name] of Object.entries(target)) add(kind, name);
-    }
-  }
-  for (const { kind, names } of provider.spec.allowedTargets ?? []) for (const name of names) add(kind, name);
   return published;
+}
+
+type Named = readonly [kind: string, name: string];
+
+/** The raw placement facts of its failure domains. */
+function discovered(provider: Provider): Named[] {
+  return (provider.status?.failureDomains ?? []).flatMap((domain) => Object.entries(domain.attributes?.raw ?? {}));
+}
+
+/** Every target of its storage and network classes, per-zone ones too. */
+function classTargets(provider: Provider): Named[] {
+  const { storageClasses = [], networkClasses = [] } = provider.spec.capabilities ?? {};
+  return [...storageClasses, ...networkClasses].flatMap((c) => [c.target ?? {}, ...(c.perZone ?? []).map((z) => z.target)].flatMap((t) => Object.entries(t)));
+}
+
+/** Each VMImage's source for its backend, and the ref its row for this Provider resolved. */
+function imagesOf(provider: Provider, images: readonly VMImage[]): Named[] {
+  const { namespace = '', name = '' } = provider.metadata;
+  return images.flatMap((image) => [
+    ...image.spec.sources.filter((s) => s.providerClass === provider.spec.providerClassRef.name).map((s): Named => [IMAGE_KIND, s.ref]),
+    ...(image.status?.perProvider ?? [])
+      .filter((row) => row.providerNamespace === namespace && row.providerName === name && row.resolvedRef)
+      .map((row): Named => [IMAGE_KIND, row.resolvedRef ?? '']),
+  ]);
+}
+
+/** Its spec.allowedTargets. */
+function allowed(provider: Provider): Named[] {
+  return (provider.spec.allowedTargets ?? []).flatMap(({ kind, names }) => names.map((name): Named => [kind, name]));
 }
 
 /** The targets none of whose kinds publishes their name. */
@@ -39,9 +60,9 @@ export function unpublishedTargets(named: readonly NamedTarget[], published: Pub
 
 /** Why the machine waits, naming each field and how an owner of the Provider publishes it. */
 export function describeUnpublished(provider: string, unpublished: readonly NamedTarget[]): string {
-  const each = unpublished.map((t) => `${t.field} "${t.value}" (a ${t.kinds.join(' or ')})`).join(', ');
+  const each = unpublished.map((t) => `${t.field} "${t.value}" (${/^[aeiou]/.test(t.kinds[0]) ? 'an' : 'a'} ${t.kinds.join(' or ')})`).join(', ');
   return (
     `Provider ${provider} does not publish ${each}: nothing is created until it does ` +
-    "(its owner lists it in the Provider's spec.allowedTargets or a capability class target, or discovery finds it)"
+    "(its owner lists it in the Provider's spec.allowedTargets or a capability class target, or discovery finds it; an image is also published by a VMImage source for its backend)"
   );
 }

@@ -5,6 +5,7 @@
 // deletion reports Deleting and returns, then destroys or releases the VM.
 // Generic over MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import type { DeletionPolicy } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { InfraMachine, MachinePlacementRecord } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
@@ -91,6 +92,7 @@ export class InfraMachineReconciler implements Reconciler {
     private readonly backend: RunningBackend,
     private readonly machines: Informer<InfraMachine>,
     private readonly providers: Informer<Provider>,
+    private readonly images: Informer<VMImage>,
     private readonly api: KubeApi,
     private readonly ssa: ServerSideApply,
     private readonly events: EventRecorder,
@@ -346,7 +348,7 @@ export class InfraMachineReconciler implements Reconciler {
     const providerDeleting = placement.provider.metadata.deletionTimestamp !== undefined;
     // Before the VM exists, nothing outside what its Provider publishes is named to the backend.
     if (want.checkTargets) {
-      const unpublished = unpublishedTargets(this.backend.namedTargets(machine.spec), publishedTargets(placement.provider));
+      const unpublished = unpublishedTargets(this.backend.namedTargets(machine.spec), publishedTargets(placement.provider, this.images.list()));
       if (unpublished.length > 0) {
         return {
           ok: false,

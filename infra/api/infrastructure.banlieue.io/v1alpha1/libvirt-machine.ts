@@ -203,7 +203,7 @@ export const libvirtApi = defineBackendApi({
   // The keys depend on the endpoint's transport, checked before dialling (controller/backends/libvirt/credentials.ts).
   credentials: { secret: 'required', keys: [], description: 'tls.crt, tls.key (or ssh-privatekey)' },
   classTargetKeys: ['pool', 'network'],
-  targetKinds: ['pool', 'network', 'bridge'],
+  targetKinds: ['image', 'pool', 'network', 'bridge'],
   imageSources: { BackingFile: { ref: 'volume already in a pool' } },
   providerSettings: LibvirtProviderSettings,
   clusterctl: {

@@ -169,7 +169,7 @@ export const proxmoxApi = defineBackendApi({
   // An API token, never a password (controller/backends/proxmox/client/credentials.ts reads these keys).
   credentials: { secret: 'required', keys: ['tokenID', 'tokenSecret'], description: 'tokenID (user@realm!tokenname), tokenSecret' },
   classTargetKeys: ['storage', 'bridge'],
-  targetKinds: ['node', 'storage', 'pool', 'bridge', 'vlan'],
+  targetKinds: ['image', 'node', 'storage', 'pool', 'bridge', 'vlan'],
   imageSources: {
     Template: { ref: 'template VMID', refPattern: { regex: '^[1-9][0-9]{2,8}$', means: 'a VMID (100-999999999)' }, cloneModes: true },
   },

@@ -143,7 +143,7 @@ export const vsphereApi = defineBackendApi({
   endpoint: { schemes: [{ scheme: 'https', defaultPort: 443 }], example: 'https://vcenter/sdk', insecureSkipTLSVerify: true },
   credentials: { secret: 'required', keys: ['username', 'password'] },
   classTargetKeys: ['datastore', 'datastoreCluster', 'portGroup', 'distributedPortGroup'],
-  targetKinds: ['datacenter', 'cluster', 'resourcePool', 'folder', 'datastore', 'datastoreCluster', 'portGroup', 'distributedPortGroup'],
+  targetKinds: ['image', 'datacenter', 'cluster', 'resourcePool', 'folder', 'datastore', 'datastoreCluster', 'portGroup', 'distributedPortGroup'],
   imageSources: { Template: { ref: 'template name' } },
   providerSettings: VsphereProviderSettings,
   virtualMachineFolder: 'VM folder; defaults to the datacenter VM folder',
