@@ -42,6 +42,10 @@ tools: ## Install the Debian test peers (libvirtd, QEMU, sshd) and build kube-ap
 	test/tools/debian-packages.sh
 	test/tools/build.sh
 
+.PHONY: node-image
+node-image: ## Build (or find cached) the Kubernetes node guest image: Debian bookworm, containerd, kubelet, kubeadm, the cloud kernel (root; cached outside the repo)
+	test/tools/node-image.sh
+
 .PHONY: synth
 synth: deps ## cdk8s synth the default install into dist/ (one file per chart)
 	rm -f dist/*.k8s.yaml
