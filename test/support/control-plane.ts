@@ -108,9 +108,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function httpsGet(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {
+/** GET `url` with a bearer token (none: anonymously), verifying the server against `ca`. */
+export function httpsGet(url: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5000 }, (res) => {
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const req = request(url, { ca, headers, timeout: 5000 }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));

@@ -22,8 +22,8 @@ export interface IssuedCertificate {
 export interface TestPki {
   readonly caPem: string;
   readonly caFile: string;
-  /** A serving certificate whose SAN is `ip` (e.g. 127.0.0.1). */
-  issueServer(name: string, ip: string): Promise<IssuedCertificate>;
+  /** A serving certificate whose SANs are `ip` (e.g. 127.0.0.1) and `moreIps`. */
+  issueServer(name: string, ip: string, ...moreIps: string[]): Promise<IssuedCertificate>;
   /** A client certificate with CN `commonName`. */
   issueClient(name: string, commonName: string): Promise<IssuedCertificate>;
 }
@@ -83,7 +83,8 @@ export async function createTestPki(dir: string, caName: string): Promise<TestPk
   return {
     caPem: readFileSync(file('ca.crt'), 'utf8'),
     caFile: file('ca.crt'),
-    issueServer: (name, ip) => issue(name, `/CN=${ip}`, `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`),
+    issueServer: (name, ip, ...moreIps) =>
+      issue(name, `/CN=${ip}`, `subjectAltName=${[ip, ...moreIps].map((a) => `IP:${a}`).join(',')}\nextendedKeyUsage=serverAuth\n`),
     issueClient: (name, commonName) => issue(name, `/CN=${commonName}`, 'extendedKeyUsage=clientAuth\n'),
   };
 }
