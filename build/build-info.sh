@@ -10,6 +10,8 @@ out="$1"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 version="$(node -p "require('./package.json').version")"
 if commit="$(git rev-parse HEAD 2>/dev/null)"; then
+	# Stat information first: a file rewritten with the same content (make synth) is not a change.
+	git update-index -q --refresh >/dev/null 2>&1 || true
 	git diff-index --quiet HEAD -- 2>/dev/null || commit="$commit-dirty"
 	epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}"
 else

@@ -100,7 +100,10 @@ export function providerLeaseName(backend: string, provider?: string): string {
 
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
   const descriptor = BUILT_IN_BACKENDS.get(backendName);
-  if (!descriptor?.createBackend) {
+  if (!descriptor) {
+    throw new CliError(`provider ${backendName}: no such backend (backends: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`);
+  }
+  if (!descriptor.createBackend) {
     throw new CliError(
       `provider ${backendName}: this backend's provider role is not built yet (available: ${BUILT_IN_BACKENDS.withProviderRole().join(', ')})`,
     );

@@ -1,9 +1,16 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /** The kubeconfig from --kubeconfig, else KUBECONFIG / ~/.kube/config, else in-cluster. */
 export function loadKubeConfig(path?: string): KubeConfig {
   const kc = new KubeConfig();
   const source = path ?? process.env.KUBECONFIG ?? 'the default kubeconfig';
+  // With none of them, client-node falls back to http://localhost:8080, whose refusal names TLS, not the missing file.
+  if (!path && !process.env.KUBECONFIG && !process.env.KUBERNETES_SERVICE_HOST && !existsSync(join(homedir(), '.kube', 'config'))) {
+    throw new Error('no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or write ~/.kube/config (in a pod, its ServiceAccount is used)');
+  }
   try {
     if (path) kc.loadFromFile(path);
     else kc.loadFromDefault();

@@ -2,32 +2,14 @@
 // may reach: the NetworkPolicies it prints hold exactly those CIDRs, and a
 // choice that would leave ports open to every host is an error, not an install.
 // The CLI runs in process (a unit test starts no process).
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { main as banlieue } from '../../../controller/cli/main.js';
+import { runCli, type CliRun } from '../../support/cli-in-process.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Runs the CLI with `args`, catching what it writes. */
-async function run(args: string[]): Promise<{ rc: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const catching =
-    (into: (text: string) => void) =>
-    (chunk: string | Uint8Array): boolean => {
-      into(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      return true;
-    };
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(catching((t) => (out += t)));
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(catching((t) => (err += t)));
-  try {
-    const rc = await banlieue(['node', 'banlieue', 'bootstrap', 'operator', '--dry-run', '--network-policies', ...args]);
-    return { rc, out, err };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-}
+/** `bootstrap operator --dry-run --network-policies` with `args`. */
+const run = (args: string[]): Promise<CliRun> => runCli(['bootstrap', 'operator', '--dry-run', '--network-policies', ...args]);
 
 /** Every ipBlock CIDR of the printed NetworkPolicies' egress rules. */
 const egressCidrs = (yaml: string): string[] =>
