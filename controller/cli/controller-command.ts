@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_NAMESPACE } from '../../infra/install/install-props.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
-import { newLogger, type LogLevel } from '../runtime/log.js';
+import { defaultLogFormat, newLogger, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { runRole } from '../runtime/role-runner.js';
 import { boundedName, OBJECT_NAME_MAX } from '../../infra/api/bounded-name.js';
 import { CliError } from './cli-error.js';
@@ -30,6 +30,8 @@ export const roleOptions = {
     new Option('--leader-election-namespace <ns>', 'namespace of the Lease').default(process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE),
   leaseDuration: () => new Option('--lease-duration <seconds>', 'leader Lease duration').default(15).argParser(toInt('--lease-duration')),
   logLevel: () => new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'),
+  logFormat: () =>
+    new Option('--log-format <format>', 'log format: one line of text per record, or JSON (default: text on a terminal, else json)').choices(['text', 'json']),
 };
 
 export interface RoleFlags {
@@ -44,6 +46,7 @@ export interface RoleFlags {
   leaderElectionIdentity?: string;
   leaseDuration: number;
   logLevel: LogLevel;
+  logFormat?: LogFormat;
 }
 
 export interface ControllerFlags extends RoleFlags {
@@ -77,7 +80,7 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
   return {
     role,
     kubeConfig,
-    log: newLogger({ role, level: flags.logLevel }),
+    log: newLogger({ role, level: flags.logLevel, format: flags.logFormat ?? defaultLogFormat() }),
     healthPort: flags.healthPort,
     metricsPort: flags.metricsPort,
     bindAddress: flags.bindAddress,

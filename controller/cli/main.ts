@@ -180,7 +180,8 @@ function addRoleRunOptions(command: Command, leaseIdHelp: string, leaseIdDefault
     .option('--leader-election-id <name>', leaseIdHelp, leaseIdDefault)
     .option('--leader-election-identity <id>', 'this process in the Lease (default: POD_NAME or host-pid)')
     .addOption(roleOptions.leaseDuration())
-    .addOption(roleOptions.logLevel());
+    .addOption(roleOptions.logLevel())
+    .addOption(roleOptions.logFormat());
 }
 
 /** `banlieue validate`: objects checked offline, or by the API server. */

@@ -53,11 +53,21 @@ export interface StartRoleOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** A role's command line as a test runs it: its health and metrics on loopback ports the system picks. */
+export function roleCommand(args: readonly string[]): Promise<[string, string[]]> {
+  return banlieueCommand([...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1']);
+}
+
+/** The controller of one namespace, without leader election, as most tests run it. */
+export function controllerArgs(kubeconfig: string, ns: string, extra: readonly string[] = []): string[] {
+  return ['controller', '--kubeconfig', kubeconfig, '--no-leader-elect', '--namespace', ns, ...extra];
+}
+
 export async function startRole(args: string[], options: StartRoleOptions = {}): Promise<RoleProcess> {
   // The environment as it is when called (the bundle is awaited before the spawn).
   const env = { ...process.env, ...options.env };
   // node itself (not npx) so that a kill reaches the process that holds the lease.
-  const [node, command] = await banlieueCommand([...args, '--health-port', '0', '--metrics-port', '0', '--bind-address', '127.0.0.1']);
+  const [node, command] = await roleCommand(args);
   const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));

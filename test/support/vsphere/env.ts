@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../../peers/vsphere/vcsim.js';
-import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
+import { controllerArgs, providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
 import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { waitFor } from '../wait.js';
@@ -56,15 +56,7 @@ export async function startVsphereEnv(prefix: string, options: VsphereEnvOptions
   const world = vsphereWorld(ns, vcsim, `${prefix}-${suffix}`, template);
   for (const obj of [world.secret, world.provider, world.vmClass, world.vmImage]) await t.apply(obj);
   const providerFlags = options.providerFlags ?? [];
-  const controller = await startRole([
-    'controller',
-    '--kubeconfig',
-    inject('kubeconfig'),
-    '--no-leader-elect',
-    '--namespace',
-    ns,
-    ...(options.controllerFlags ?? []),
-  ]);
+  const controller = await startRole(controllerArgs(inject('kubeconfig'), ns, options.controllerFlags));
   const provider = await startRole(providerArgs(ns, providerFlags));
   await t.condition(world.provider, 'Ready', 'True', 'Reconciled');
   return { ns, removeNs, vcsim, client, world, controller, provider, providerFlags };
