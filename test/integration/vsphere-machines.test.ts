@@ -7,6 +7,7 @@ import { waitFor } from '../support/wait.js';
 import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere/env.js';
 import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere/world.js';
 import { eventsRegarding, eventsWhere, eventsWith, type EventSeen } from '../support/events.js';
+import { clusterAdmin, kubectlAs } from '../support/tenant.js';
 
 const t = new TestApi();
 const suffix = Math.random().toString(36).slice(2, 7);
@@ -65,6 +66,27 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
 
     const reasons = (await eventsWith(t.api, env.ns, 'web-1', ['Created', 'PoweredOn'])).map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['Created', 'PoweredOn']));
+  });
+
+  it('kubectl get shows where the VM runs, its address and why it is (not) Ready; the machine its ProviderID', async () => {
+    const table = async (...args: string[]): Promise<Record<string, string>> => {
+      const run = await kubectlAs(clusterAdmin, ['get', ...args, '-n', env.ns]);
+      expect(run.stderr).toBe('');
+      const [header = '', row = ''] = run.stdout.trimEnd().split('\n');
+      // Columns start where their header does; each value runs to the next header.
+      const starts = [...header.matchAll(/\S+/g)].map((m) => m.index ?? 0);
+      return Object.fromEntries(starts.map((at, i) => [header.slice(at).split(/\s/)[0] ?? '', row.slice(at, starts[i + 1]).trim()]));
+    };
+    const uuid = (await t.get(machineRef('vsphere', env.ns, 'web-1')))?.spec?.providerID as string;
+    expect(await table('virtualmachines.banlieue.io', 'web-1')).toMatchObject({
+      PROVIDER: 'vcsim',
+      POWER: 'PoweredOn',
+      IP: '10.20.0.11',
+      READY: 'True',
+      REASON: 'Reconciled',
+    });
+    expect(await table('virtualmachines.banlieue.io', 'web-1', '-o', 'wide')).toMatchObject({ CLASS: env.world.vmClass.metadata.name });
+    expect(await table('vspheremachines.infrastructure.banlieue.io', 'web-1')).toMatchObject({ PROVIDERID: uuid, IP: '10.20.0.11', REASON: 'Reconciled' });
   });
 
   it('drives the VM to spec.desiredPowerState: off, then on again', async () => {

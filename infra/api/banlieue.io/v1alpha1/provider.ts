@@ -196,6 +196,7 @@ export const ProviderKind = defineKind({
     { name: 'Class', type: 'string', jsonPath: '.spec.providerClassRef.name' },
     { name: 'Endpoint', type: 'string', jsonPath: '.spec.connection.endpoint', priority: 1 },
     { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+    { name: 'Reason', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],
   capiContract: false,

@@ -112,12 +112,16 @@ export function machineSpecValidations(): { 'x-kubernetes-validations': readonly
 
 const machineColumns = (extra: readonly PrinterColumn[]): PrinterColumn[] => [
   { name: 'Cluster', type: 'string', jsonPath: ".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']" },
+  // The CAPI Machine that owns it, as CAPV and CAPMOX show theirs.
+  { name: 'Machine', type: 'string', jsonPath: ".metadata.ownerReferences[?(@.kind=='Machine')].name" },
   { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name' },
-  { name: 'Provisioned', type: 'boolean', jsonPath: '.status.initialization.provisioned' },
+  { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID' },
   { name: 'Power', type: 'string', jsonPath: '.status.observedPowerState' },
+  { name: 'IP', type: 'string', jsonPath: '.status.addresses[0].address' },
   { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+  { name: 'Reason', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
+  { name: 'Provisioned', type: 'boolean', jsonPath: '.status.initialization.provisioned', priority: 1 },
   ...extra,
-  { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', priority: 1 },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 
