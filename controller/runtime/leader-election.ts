@@ -138,6 +138,12 @@ export class LeaderElector {
     } catch (err) {
       // 409: someone else won this round.
       if (err instanceof ApiStatusError && err.code === 409) return this.standby();
+      // No Lease and no namespace to make it in: waiting would warn forever (a role run by hand, a typo).
+      if (!current && err instanceof ApiStatusError && err.code === 404) {
+        throw new Error(
+          `namespace ${this.options.namespace} does not exist: the Lease ${this.options.name} cannot be made there (create it, or pass another --leader-election-namespace)`,
+        );
+      }
       return this.unreachable(err);
     }
   }
