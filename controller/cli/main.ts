@@ -9,6 +9,7 @@ import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { hostCommand } from './host-command.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
+import { versionLines } from './version-command.js';
 import {
   providerLeaseName,
   roleOptions,
@@ -60,7 +61,20 @@ export function buildProgram(): Command {
   addProviderCommand(program);
   program.addCommand(hostCommand());
   addValidateCommand(program);
+  addVersionCommand(program);
   return program;
+}
+
+/** `banlieue version`: the client's and the installed version. */
+function addVersionCommand(program: Command): void {
+  program
+    .command('version')
+    .description("print this client's version, the version installed in the cluster, and any skew between them")
+    .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+    .option('--namespace <ns>', 'the namespace banlieue is installed in', DEFAULT_NAMESPACE)
+    .action(async (opts: { kubeconfig?: string; namespace: string }) => {
+      for (const line of await versionLines(opts)) process.stdout.write(`${line}\n`);
+    });
 }
 
 /** `banlieue bootstrap operator`: the install, applied or printed. */
