@@ -36,6 +36,7 @@ export const roleOptions = {
 
 export interface RoleFlags {
   kubeconfig?: string;
+  context?: string;
   healthPort: number;
   metricsPort: number;
   bindAddress: string;
@@ -71,7 +72,7 @@ export interface ProviderFlags extends RoleFlags {
 function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runRole>[0] {
   let kubeConfig;
   try {
-    kubeConfig = loadKubeConfig(flags.kubeconfig);
+    kubeConfig = loadKubeConfig(flags.kubeconfig, flags.context);
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }

@@ -71,8 +71,9 @@ function addVersionCommand(program: Command): void {
     .command('version')
     .description("print this client's version, the version installed in the cluster, and any skew between them")
     .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', 'the namespace banlieue is installed in', DEFAULT_NAMESPACE)
-    .action(async (opts: { kubeconfig?: string; namespace: string }) => {
+    .action(async (opts: { kubeconfig?: string; context?: string; namespace: string }) => {
       for (const line of await versionLines(opts)) process.stdout.write(`${line}\n`);
     });
 }
@@ -103,6 +104,7 @@ function addBootstrapCommand(program: Command): void {
     )
     .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--dry-run', 'print the manifests and contact no cluster')
     .action(async (opts: Record<string, unknown>) => {
       await bootstrapOperator(
@@ -123,7 +125,7 @@ function addBootstrapCommand(program: Command): void {
           dryRun: Boolean(opts.dryRun),
         },
         { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
-        () => loadKubeConfig(opts.kubeconfig as string | undefined),
+        () => loadKubeConfig(opts.kubeconfig as string | undefined, opts.context as string | undefined),
       );
     });
 }
@@ -134,6 +136,7 @@ function addControllerCommand(program: Command): void {
     .command('controller')
     .description('run the controller: schedule VirtualMachines, write infrastructure objects, aggregate failure domains')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
     // Reconciles wait on the API server, not the CPU: ten at once keep a burst of VMs moving.
     .option('--concurrency <n>', 'objects reconciled at once per controller', toInt('--concurrency'), 10)
@@ -156,6 +159,7 @@ function addProviderCommand(program: Command): void {
     .description('run a provider role: publish failure domains and reachability, provision its machine kind')
     .argument('<backend>', `backend (${BACKENDS.join(', ')})`)
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
     .option(
       '--provider <name>',
@@ -210,6 +214,7 @@ function addValidateCommand(program: Command): void {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--server', 'ask the API server instead (dry-run create, fieldValidation=Strict; nothing is stored)')
     .option('--kubeconfig <path>', 'kubeconfig for --server (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', "namespace of namespaced objects that name none, for --server (default: the context's, else default)")
     .action(async (paths: string[], opts: ValidateOptions) => {
       await validateCommand(paths, opts, { print: (line) => process.stdout.write(`${line}\n`), readStdin });

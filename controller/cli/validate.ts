@@ -20,6 +20,8 @@ export interface ValidateOptions {
   readonly server?: boolean;
   /** kubeconfig for --server. @default KUBECONFIG, ~/.kube/config, in-cluster */
   readonly kubeconfig?: string;
+  /** Its context. @default the current one */
+  readonly context?: string;
   /** Namespace of namespaced objects that name none, for --server. @default the context's, else "default" */
   readonly namespace?: string;
   /** Evaluates CEL rules offline when given (see cel-rules.ts). @default none: rules are reported as not checked */
@@ -37,7 +39,7 @@ export async function verdictsOf(docs: readonly InputDocument[], options: Valida
     const checker = new OfflineChecker(undefined, options.cel);
     return docs.map((d) => checker.check(d)).filter((v): v is Verdict => v !== undefined);
   }
-  const kc = loadKubeConfig(options.kubeconfig);
+  const kc = loadKubeConfig(options.kubeconfig, options.context);
   const namespace = options.namespace ?? (kc.getContextObject(kc.getCurrentContext())?.namespace || 'default');
   const checker = new ServerChecker(new KubeApi(kc, { userAgent: 'banlieue-validate' }), namespace);
   const verdicts: Verdict[] = [];

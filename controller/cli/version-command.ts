@@ -9,6 +9,7 @@ import { loadKubeConfig, serverOf } from '../runtime/kube-config.js';
 
 export interface VersionOptions {
   readonly kubeconfig?: string;
+  readonly context?: string;
   readonly namespace: string;
 }
 
@@ -28,7 +29,7 @@ export async function versionLines(options: VersionOptions): Promise<string[]> {
 
 async function installedVersion(options: VersionOptions): Promise<{ ok: true; version: string; server: string } | { ok: false; why: string }> {
   try {
-    const kc = loadKubeConfig(options.kubeconfig);
+    const kc = loadKubeConfig(options.kubeconfig, options.context);
     const deployment = await new KubeApi(kc).get<Deployment>({
       apiVersion: 'apps/v1',
       kind: 'Deployment',

@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 
-/** The kubeconfig from --kubeconfig, else KUBECONFIG / ~/.kube/config, else in-cluster. */
-export function loadKubeConfig(path?: string): KubeConfig {
+/** The kubeconfig from --kubeconfig, else KUBECONFIG / ~/.kube/config, else in-cluster; at `context` (--context) when given. */
+export function loadKubeConfig(path?: string, context?: string): KubeConfig {
   const kc = new KubeConfig();
   const source = path ?? process.env.KUBECONFIG ?? 'the default kubeconfig';
   // With none of them, client-node falls back to http://localhost:8080, whose refusal names TLS, not the missing file.
@@ -16,6 +16,19 @@ export function loadKubeConfig(path?: string): KubeConfig {
     else kc.loadFromDefault();
   } catch (err) {
     throw new Error(`cannot load kubeconfig ${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (context !== undefined) {
+    if (!kc.getContextObject(context)) {
+      throw new Error(
+        `kubeconfig ${source} has no context "${context}" (contexts: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
+    }
+    kc.setCurrentContext(context);
   }
   if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${source} has no current context with a cluster`);
   return kc;
