@@ -114,7 +114,8 @@ export class Metrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'banlieue_process_' });
+    // Named as every Prometheus client names them (process_*, nodejs_*): dashboards and alerts for them work as they are.
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
   /** Hooks feeding the workqueue_* series of the queue named `name` (its controller's name). */

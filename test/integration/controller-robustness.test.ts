@@ -68,7 +68,7 @@ describe('controller robustness against a real kube-apiserver', () => {
     const controller = await startController();
     await applyObjects(plane(), [virtualMachine(ns, 'before')]);
     await waitScheduled(ns, 'before');
-    const startedAt = await controller.metric('banlieue_process_process_start_time_seconds');
+    const startedAt = await controller.metric('process_start_time_seconds');
 
     await plane().restartApiserver();
     await applyObjects(plane(), [virtualMachine(ns, 'after')]);
@@ -77,7 +77,7 @@ describe('controller robustness against a real kube-apiserver', () => {
     await waitScheduled(ns, 'after', 90_000);
     expect(controller.child.exitCode, controller.logs()).toBeNull();
     expect(controller.child.signalCode).toBeNull();
-    expect(await controller.metric('banlieue_process_process_start_time_seconds')).toBe(startedAt);
+    expect(await controller.metric('process_start_time_seconds')).toBe(startedAt);
     const messages = logged(controller);
     expect(messages.filter((m) => m === 'Serving health and metrics')).toHaveLength(1);
     expect(messages.filter((m) => m === 'Caches synced; reconciling')).toHaveLength(1);
