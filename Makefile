@@ -154,6 +154,10 @@ test-package: deps build ## npm pack, install into a throwaway cdk8s app, synth 
 e2e-capi: deps tools clusterctl-components ## CAPI v1beta2 contract e2e: the real CAPI manager and clusterctl, no Docker
 	npx vitest run --project contract
 
+.PHONY: e2e-nodes
+e2e-nodes: deps tools node-image ## Real nodes: a libvirt guest booted from the node image (QEMU TCG) joins a control plane with kubeadm join; its kubelet's Node carries the machine's providerID and goes Ready (root; not part of make test)
+	npx vitest run --project e2e
+
 .PHONY: kind-e2e-capi
 kind-e2e-capi: deps tools clusterctl-components ## The same contract e2e on a kind cluster (needs Docker and kind)
 	test/contract/kind-e2e.sh

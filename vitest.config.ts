@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 // Tiers (STYLE §2 Tests): unit (pure, seconds), integration (real kube-apiserver
 // started by the global setup), peers (backend clients against real peers),
 // contract (real CAPI manager and clusterctl), package (npm pack + consumer app),
-// release (make image, binary, release, image-push).
+// release (make image, binary, release, image-push), e2e (real guests that become
+// Kubernetes nodes; `make e2e-nodes`, not part of `make test`).
 export default defineConfig({
   test: {
     projects: [
@@ -41,6 +42,18 @@ export default defineConfig({
         // The release build through make (build/README.md): image, binary, release assets, push.
         // Builds share target/ and a lock; one file at a time.
         test: { name: 'release', include: ['test/release/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 1_800_000, fileParallelism: false },
+      },
+      {
+        // Guests booted from the node image (test/tools/node-image.sh) under TCG join a control plane
+        // of the test's own; banlieue's objects live on the global setup's. Minutes per guest.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 3_600_000,
+          hookTimeout: 1_800_000,
+          fileParallelism: false,
+        },
       },
     ],
   },

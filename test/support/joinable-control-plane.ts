@@ -203,8 +203,6 @@ export class JoinableControlPlane {
   /** kubeadm's InitConfiguration and ClusterConfiguration for the phases: this control plane as the guests see it. */
   private writeKubeadmConfig(): string {
     const path = join(this.dir, 'kubeadm.yaml');
-    // No CA files here: kubeadm then checks for no external CA.
-    mkdirSync(join(this.dir, 'kubeadm-pki'), { recursive: true });
     const { guestAddress, guestPort } = this.options;
     const kubernetesVersion = this.tools.versions['kube-apiserver'];
     if (kubernetesVersion === undefined) throw new Error('the kube tools carry no kube-apiserver version');
@@ -222,7 +220,9 @@ export class JoinableControlPlane {
       // Set, so kubeadm asks no release server for a version.
       kubernetesVersion,
       controlPlaneEndpoint: `${guestAddress}:${guestPort}`,
-      certificatesDir: join(this.dir, 'kubeadm-pki'),
+      // kubeadm's default, left as it is: the uploaded kubelet config names <certificatesDir>/ca.crt
+      // as the kubelet's client CA, where `kubeadm join` writes the CA on the node.
+      certificatesDir: '/etc/kubernetes/pki',
       networking: { serviceSubnet: SERVICE_SUBNET, podSubnet: POD_SUBNET, dnsDomain: 'cluster.local' },
     };
     writeFileSync(path, `${stringify(init)}---\n${stringify(cluster)}`);

@@ -2,11 +2,13 @@
 # Builds the Kubernetes node guest image: a Debian bookworm root filesystem
 # with systemd, cloud-init (NoCloud only), containerd, runc, the CNI plugins,
 # and kubelet + kubeadm at KUBE_VERSION (built by build.sh node), set up the
-# way kubeadm expects a node; booted by Debian's cloud kernel by direct kernel
-# boot. Cached outside the repository, like the Go tools:
+# way kubeadm expects a node; booted by Debian's cloud kernel, from the disk
+# (extlinux, for a BIOS machine such as a libvirt provider's) or by direct
+# kernel boot. Cached outside the repository, like the Go tools:
 #
 #   ${BANLIEUE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/banlieue-tools}/node-image-<key>/
-#     disk.qcow2    ext4 over the whole disk (no partition table), label node-root;
+#     disk.qcow2    ext4 over the whole disk (no partition table), label node-root,
+#                   with extlinux in its boot sector (SeaBIOS boots the disk);
 #                   usable as a libvirt backing file
 #     vmlinuz       the cloud kernel the image's /lib/modules belongs to
 #     initrd.img    its initramfs-tools initrd
@@ -20,8 +22,11 @@
 # The root filesystem is made by mmdebstrap (Debian's package, fetched with
 # apt-get download and unpacked: nothing is installed on the host) in its root
 # mode inside a private mount namespace, so its /proc, /sys and /dev mounts
-# never show on the host; the disk by mke2fs -d (no mount) and qemu-img.
-# Needs root (chroot, device nodes, file ownership), apt, mke2fs, qemu-img.
+# never show on the host; the disk by mke2fs -d and qemu-img. extlinux
+# (Debian's, fetched and unpacked like mmdebstrap) installs only into a mounted
+# filesystem: a loop mount in a private mount namespace, gone with it.
+# Needs root (chroot, device nodes, file ownership, the loop mount), apt,
+# mke2fs, qemu-img.
 #
 # stdout: one line, "<disk.qcow2> <vmlinuz> <initrd.img>" (absolute paths).
 # stderr: progress.
@@ -39,8 +44,8 @@ log() { printf 'node-image.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap chroots into the new tree and sets file owners)"
-for c in apt-get dpkg-deb mke2fs qemu-img unshare chroot flock sha256sum; do
-	command -v "$c" >/dev/null || die "$c not found (packages: apt, dpkg, e2fsprogs, qemu-utils, util-linux, coreutils)"
+for c in apt-get dpkg-deb mke2fs qemu-img unshare chroot flock sha256sum mount; do
+	command -v "$c" >/dev/null || die "$c not found (packages: apt, dpkg, e2fsprogs, qemu-utils, util-linux, mount, coreutils)"
 done
 
 SUITE=bookworm
@@ -101,11 +106,18 @@ work="$(mktemp -d "$cache/.node-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 root="$work/root"
 
-log "fetching mmdebstrap (unpacked, not installed)"
-(cd "$work" && apt-get download mmdebstrap 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-deb="$(find "$work" -maxdepth 1 -name 'mmdebstrap_*.deb' | head -n1)"
-[ -n "$deb" ] || die "apt-get download mmdebstrap left no package (run apt-get update?)"
-dpkg-deb -x "$deb" "$work/mmdebstrap"
+# A Debian package's files under $work/<name>, unpacked, not installed.
+unpack() {
+	(cd "$work" && apt-get download "$1" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+	local deb
+	deb="$(find "$work" -maxdepth 1 -name "$1_*.deb" | head -n1)"
+	[ -n "$deb" ] || die "apt-get download $1 left no package (run apt-get update?)"
+	dpkg-deb -x "$deb" "$work/$1"
+}
+
+log "fetching mmdebstrap and extlinux (unpacked, not installed)"
+unpack mmdebstrap
+unpack extlinux
 
 log "mmdebstrap $SUITE with ${#packages[@]} packages (downloads ~250 MB)"
 # minbase + the packages, no docs beyond copyright files. The host's apt
@@ -269,10 +281,27 @@ cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
 cp "$root/boot/initrd.img-$kver" "$work/initrd.img"
 chmod 644 "$work/vmlinuz" "$work/initrd.img"
 printf '%s\n' "$CMDLINE" >"$work/cmdline"
+# Booted from the disk: extlinux (installed below) loads the same kernel and initrd.
+mkdir -p "$root/boot/extlinux"
+cat >"$root/boot/extlinux/extlinux.conf" <<EOF
+DEFAULT node
+PROMPT 0
+TIMEOUT 0
+LABEL node
+  KERNEL /boot/vmlinuz-$kver
+  INITRD /boot/initrd.img-$kver
+  APPEND $CMDLINE
+EOF
 
 log "making the disk ($DISK_SIZE ext4, label $LABEL; kernel $kver)"
 truncate -s "$DISK_SIZE" "$work/disk.raw"
-mke2fs -q -t ext4 -L "$LABEL" -E root_owner=0:0 -d "$root" -F "$work/disk.raw"
+# Without 64bit (only needed past 16 TiB), which extlinux's ext4 reader may not know.
+mke2fs -q -t ext4 -O ^64bit -L "$LABEL" -E root_owner=0:0 -d "$root" -F "$work/disk.raw"
+# extlinux's boot sector is the filesystem's first sector, which ext4 leaves free:
+# with no partition table, the disk's first sector, which SeaBIOS runs.
+mkdir "$work/mnt"
+unshare --mount --propagation private -- sh -c 'mount -o loop "$1" "$2" && "$3" --install "$2/boot/extlinux"; status=$?; umount "$2"; exit $status' \
+	sh "$work/disk.raw" "$work/mnt" "$work/extlinux/usr/bin/extlinux" || die "extlinux --install failed"
 qemu-img convert -f raw -O qcow2 "$work/disk.raw" "$work/disk.qcow2"
 rm -f "$work/disk.raw"
 
