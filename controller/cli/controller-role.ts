@@ -185,15 +185,23 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
       const machineInformer = machines.get(backend.api.machine.kind) as Informer<InfraMachine>;
       const reconciler = new HostReadsReconciler(backend.api.name, machineInformer, api);
       const controller = controllerOf(reconciler);
-      onAnyChange(
-        machineInformer,
-        (m) => [reconciler.keyOf(m)],
-        (k) => controller.enqueue(k),
-      );
+      // Only what changes the list: a machine's coming or going, its user-data reference, its owner, being provisioned.
+      const enqueue = (m: InfraMachine): void => controller.enqueue(reconciler.keyOf(m));
+      machineInformer
+        .on('add', enqueue)
+        .on('delete', enqueue)
+        .on('update', (m, old) => {
+          if (userDataListing(m) !== userDataListing(old)) enqueue(m);
+        });
       const keys = (): string[] => [...new Set(machineInformer.list().map((m) => reconciler.keyOf(m)))];
       return [keys, controller] as const;
     });
   return { vm, image, clusters: clusterControllers, templates: templateControllers, placements, hostReads };
+}
+
+/** What of a machine decides whether its user-data is on the hosts' list (host-reads/decide.ts). */
+function userDataListing(m: InfraMachine | undefined): string {
+  return JSON.stringify([m?.metadata.deletionTimestamp, m?.metadata.ownerReferences, m?.spec.userDataSecretRef, m?.status?.initialization?.provisioned]);
 }
 
 /** A placement controller listening to its machines, and to their clusters' changes. */
