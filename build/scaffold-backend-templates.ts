@@ -63,7 +63,7 @@ export const __Pascal__MachineStatus = Type.Object(
 export const { machine: __Pascal__MachineKind, template: __Pascal__MachineTemplateKind } = defineMachineKinds({
   kind: '__Pascal__Machine',
   nicsField: 'network',
-  shortName: '__compact__m',
+  shortName: 'b__compact__m',
   backend: '__Pascal__',
   spec: __Pascal__MachineSpec,
   status: __Pascal__MachineStatus,
@@ -80,7 +80,7 @@ export type __Pascal__MachineStatus = Static<typeof __Pascal__MachineStatus>;
 export type __Pascal__Machine = ObjectOf<typeof __Pascal__MachineKind>;
 export type __Pascal__MachineTemplate = ObjectOf<typeof __Pascal__MachineTemplateKind>;
 
-export const { cluster: __Pascal__ClusterKind, template: __Pascal__ClusterTemplateKind } = defineClusterKinds('__Pascal__', '__compact__c', '__Pascal__');
+export const { cluster: __Pascal__ClusterKind, template: __Pascal__ClusterTemplateKind } = defineClusterKinds('__Pascal__', 'b__compact__c', '__Pascal__');
 
 const __CONST___IMAGE = stringVariable({ name: '__CONST___IMAGE', description: 'Image the machines boot.', sample: 'ubuntu-2404-kube-v1.34.1' });
 const __CONST___STORAGE = stringVariable({ name: '__CONST___STORAGE', description: 'Storage target of the machines\\' disks.', sample: 'default' });

@@ -23,6 +23,11 @@ export interface KindDefinition<Spec extends TSchema = TSchema, Status extends T
   readonly kind: string;
   /** flect plural of the lower-cased kind: CAPI finds the CRD by it. */
   readonly plural: string;
+  /**
+   * Each begins with `b`: the plurals are shared with KubeVirt, VM Operator,
+   * CAPV, CAPMOX and clusterctl, so the short names must be banlieue's alone
+   * (`vm` and `vmi` are KubeVirt's and VM Operator's; docs/coexisting.md).
+   */
   readonly shortNames: readonly string[];
   readonly scope: 'Namespaced' | 'Cluster';
   readonly categories: readonly string[];

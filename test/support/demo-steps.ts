@@ -84,7 +84,7 @@ async function nameLikeTheExamples(client: VsphereClient): Promise<void> {
 
 /** VMware Tools' part: each vSphere guest reports its static address, or one "from DHCP". */
 async function playToolsForAll(cp: ControlPlane, client: VsphereClient): Promise<void> {
-  const list = JSON.parse(await cp.kubectl(['get', 'vspheremachines', '-n', 'vms', '-o', 'json'])) as {
+  const list = JSON.parse(await cp.kubectl(['get', 'vspheremachines.infrastructure.banlieue.io', '-n', 'vms', '-o', 'json'])) as {
     items: { metadata: { name: string }; spec: { providerID?: string; network?: { ipam?: { static?: { address: string } } }[] } }[];
   };
   for (const [i, m] of list.items.entries()) {
@@ -150,7 +150,7 @@ try {
       await playToolsForAll(cp, vcsimClientNow);
       const out = await cp.kubectl([
         'get',
-        'virtualmachines',
+        'virtualmachines.banlieue.io',
         '-n',
         'vms',
         '-o',
@@ -161,11 +161,11 @@ try {
     180_000,
   );
 
-  say(`Every vSphere VM Ready after ${seconds(startedAt)}. kubectl get virtualmachines,vspheremachines -n vms -o wide`);
-  process.stdout.write(await cp.kubectl(['get', 'virtualmachines,vspheremachines', '-n', 'vms', '-o', 'wide']));
-  say('kubectl get virtualmachine web-01 -n vms -o jsonpath={.status.conditions}');
+  say(`Every vSphere VM Ready after ${seconds(startedAt)}. kubectl get virtualmachines.banlieue.io,vspheremachines.infrastructure.banlieue.io -n vms -o wide`);
+  process.stdout.write(await cp.kubectl(['get', 'virtualmachines.banlieue.io,vspheremachines.infrastructure.banlieue.io', '-n', 'vms', '-o', 'wide']));
+  say('kubectl get bvm web-01 -n vms -o jsonpath={.status.conditions}');
   process.stdout.write(
-    `${await cp.kubectl(['get', 'virtualmachine', 'web-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
+    `${await cp.kubectl(['get', 'bvm', 'web-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
   );
   say('What vCenter (vcsim) now holds');
   const [dc] = await vcsimClientNow.inventory.datacenters();
@@ -174,16 +174,16 @@ try {
   }
   say('examples/infrastructure/vsphere-machine.yaml names folders and port groups vcsim lacks: its condition says which');
   process.stdout.write(
-    `${await cp.kubectl(['get', 'vspheremachine', 'legacy-app-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
+    `${await cp.kubectl(['get', 'bvsm', 'legacy-app-01', '-n', 'vms', '-o', 'jsonpath={range .status.conditions[?(@.type=="Ready")]}Ready={.status} ({.reason}) {.message}{"\\n"}{end}'])}`,
   );
-  say('kubectl delete virtualmachine web-01 -n vms: the VM is powered off and destroyed in vCenter');
-  await cp.kubectl(['delete', 'virtualmachine', 'web-01', '-n', 'vms', '--timeout=60s']);
+  say('kubectl delete bvm web-01 -n vms: the VM is powered off and destroyed in vCenter');
+  await cp.kubectl(['delete', 'bvm', 'web-01', '-n', 'vms', '--timeout=60s']);
   const left = dc ? (await vcsimClientNow.vms.list(dc.vmFolder)).map((v) => v.name) : [];
   process.stdout.write(`web-01 in vCenter: ${left.includes('web-01') ? 'still there' : 'gone'}\n`);
   say('kubectl get banlieue -A');
   process.stdout.write(await cp.kubectl(['get', 'banlieue', '-A']));
-  say('kubectl explain virtualmachine.spec.placement');
-  process.stdout.write(await cp.kubectl(['explain', 'virtualmachine.spec.placement']));
+  say('kubectl explain virtualmachines.banlieue.io.spec.placement');
+  process.stdout.write(await cp.kubectl(['explain', 'virtualmachines.banlieue.io.spec.placement']));
   say('An invalid object is refused with the field named');
   await cp
     .kubectl(
@@ -203,7 +203,7 @@ try {
   const state = await cp
     .kubectl([
       'get',
-      'virtualmachines,vspheremachines',
+      'virtualmachines.banlieue.io,vspheremachines.infrastructure.banlieue.io',
       '-n',
       'vms',
       '-o',

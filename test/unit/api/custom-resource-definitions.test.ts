@@ -66,8 +66,14 @@ describe('CustomResourceDefinitions', () => {
 
   it('gives the core kinds the short names users type', () => {
     const short = Object.fromEntries(CORE_KINDS.map((k) => [k.kind, k.shortNames[0]]));
-    expect(short).toEqual({ VirtualMachine: 'vm', Provider: 'prov', VMClass: 'vmc', VMImage: 'vmi' });
+    expect(short).toEqual({ VirtualMachine: 'bvm', Provider: 'bprov', VMClass: 'bvmc', VMImage: 'bvmi' });
     expect(CORE_KINDS.map((k) => k.scope)).toEqual(['Namespaced', 'Namespaced', 'Cluster', 'Cluster']);
+  });
+
+  it("gives every kind short names of banlieue's own, none another project's (KubeVirt's vm and vmi, the CSI snapshotter's vsc)", () => {
+    const shorts = ALL_KINDS.flatMap((k) => k.shortNames);
+    expect(shorts.filter((s) => !s.startsWith('b'))).toEqual([]);
+    expect(new Set(shorts).size).toBe(shorts.length);
   });
 
   it.each(crds.map(({ def, crd }) => [def.kind, crd] as const))('%s schema is structural and fully described', (_, crd) => {

@@ -186,7 +186,7 @@ export const ProviderKind = defineKind({
   version: API_VERSION,
   kind: 'Provider',
   plural: 'providers',
-  shortNames: ['prov'],
+  shortNames: ['bprov'],
   scope: 'Namespaced',
   categories: ['banlieue'],
   description: DESCRIBED.kind,

@@ -185,7 +185,7 @@ export const VirtualMachineKind = defineKind({
   version: API_VERSION,
   kind: 'VirtualMachine',
   plural: 'virtualmachines',
-  shortNames: ['vm'],
+  shortNames: ['bvm'],
   scope: 'Namespaced',
   categories: ['banlieue'],
   description:

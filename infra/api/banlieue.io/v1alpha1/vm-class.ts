@@ -58,7 +58,7 @@ export const VMClassKind = defineKind({
   version: API_VERSION,
   kind: 'VMClass',
   plural: 'vmclasses',
-  shortNames: ['vmc'],
+  shortNames: ['bvmc'],
   scope: 'Cluster',
   categories: ['banlieue'],
   description: 'A VMClass is a reusable VM shape (CPU, memory, disks, interfaces, firmware) independent of any backend.',

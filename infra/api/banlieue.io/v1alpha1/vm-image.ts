@@ -96,7 +96,7 @@ export const VMImageKind = defineKind({
   version: API_VERSION,
   kind: 'VMImage',
   plural: 'vmimages',
-  shortNames: ['vmi'],
+  shortNames: ['bvmi'],
   scope: 'Cluster',
   categories: ['banlieue'],
   description: 'A VMImage is an operating-system image, with the source to use on each backend.',

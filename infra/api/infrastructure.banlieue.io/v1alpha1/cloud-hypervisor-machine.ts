@@ -73,7 +73,7 @@ export const CloudHypervisorMachineStatus = Type.Object(
 export const { machine: CloudHypervisorMachineKind, template: CloudHypervisorMachineTemplateKind } = defineMachineKinds({
   kind: 'CloudHypervisorMachine',
   nicsField: 'nics',
-  shortName: 'chm',
+  shortName: 'bchm',
   backend: 'Cloud Hypervisor',
   spec: CloudHypervisorMachineSpec,
   status: CloudHypervisorMachineStatus,
@@ -93,7 +93,7 @@ export type CloudHypervisorMachineTemplate = ObjectOf<typeof CloudHypervisorMach
 
 export const { cluster: CloudHypervisorClusterKind, template: CloudHypervisorClusterTemplateKind } = defineClusterKinds(
   'CloudHypervisor',
-  'chc',
+  'bchc',
   'Cloud Hypervisor',
 );
 

@@ -111,7 +111,7 @@ export const LibvirtMachineStatus = Type.Object(
 export const { machine: LibvirtMachineKind, template: LibvirtMachineTemplateKind } = defineMachineKinds({
   kind: 'LibvirtMachine',
   nicsField: 'network',
-  shortName: 'lvm',
+  shortName: 'blvirtm',
   backend: 'libvirt',
   spec: LibvirtMachineSpec,
   status: LibvirtMachineStatus,
@@ -133,7 +133,7 @@ export type LibvirtMachineStatus = Static<typeof LibvirtMachineStatus>;
 export type LibvirtMachine = ObjectOf<typeof LibvirtMachineKind>;
 export type LibvirtMachineTemplate = ObjectOf<typeof LibvirtMachineTemplateKind>;
 
-export const { cluster: LibvirtClusterKind, template: LibvirtClusterTemplateKind } = defineClusterKinds('Libvirt', 'lvc', 'libvirt');
+export const { cluster: LibvirtClusterKind, template: LibvirtClusterTemplateKind } = defineClusterKinds('Libvirt', 'blvirtc', 'libvirt');
 
 /** `spec.libvirt` of a libvirt Provider. */
 export const LibvirtProviderSettings = Type.Object(

@@ -111,7 +111,7 @@ export const ProxmoxMachineStatus = Type.Object(
 export const { machine: ProxmoxMachineKind, template: ProxmoxMachineTemplateKind } = defineMachineKinds({
   kind: 'ProxmoxMachine',
   nicsField: 'nics',
-  shortName: 'pvem',
+  shortName: 'bpvem',
   backend: 'Proxmox VE',
   spec: ProxmoxMachineSpec,
   status: ProxmoxMachineStatus,
@@ -138,7 +138,7 @@ export type ProxmoxMachineStatus = Static<typeof ProxmoxMachineStatus>;
 export type ProxmoxMachine = ObjectOf<typeof ProxmoxMachineKind>;
 export type ProxmoxMachineTemplate = ObjectOf<typeof ProxmoxMachineTemplateKind>;
 
-export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'pvec', 'Proxmox VE');
+export const { cluster: ProxmoxClusterKind, template: ProxmoxClusterTemplateKind } = defineClusterKinds('Proxmox', 'bpvec', 'Proxmox VE');
 
 const PROXMOX_TEMPLATE_VMID = integerVariable({
   name: 'PROXMOX_TEMPLATE_VMID',

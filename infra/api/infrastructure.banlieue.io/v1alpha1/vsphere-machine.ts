@@ -78,7 +78,7 @@ export const VSPHERE_MAX_VM_NAME_LENGTH = 80;
 export const { machine: VSphereMachineKind, template: VSphereMachineTemplateKind } = defineMachineKinds({
   kind: 'VSphereMachine',
   nicsField: 'network',
-  shortName: 'vsm',
+  shortName: 'bvsm',
   backend: 'vSphere',
   spec: VSphereMachineSpec,
   status: VSphereMachineStatus,
@@ -104,7 +104,7 @@ export type VSphereMachineStatus = Static<typeof VSphereMachineStatus>;
 export type VSphereMachine = ObjectOf<typeof VSphereMachineKind>;
 export type VSphereMachineTemplate = ObjectOf<typeof VSphereMachineTemplateKind>;
 
-export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'vsc', 'vSphere');
+export const { cluster: VSphereClusterKind, template: VSphereClusterTemplateKind } = defineClusterKinds('VSphere', 'bvsc', 'vSphere');
 
 /** `spec.vsphere` of a vSphere Provider. */
 export const VsphereProviderSettings = Type.Object(
