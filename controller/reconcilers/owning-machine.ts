@@ -40,6 +40,17 @@ export function capiOwner(obj: Owned): OwnerRef | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'Machine' && r.apiVersion.startsWith('cluster.x-k8s.io/'));
 }
 
+/**
+ * Whether Cluster API made `obj` and a Machine is still to own it: CAPI's MachineSet (and
+ * MachinePool) creates the infrastructure machine, owned by itself and labelled with its
+ * cluster, before the Machine that takes it over and names its bootstrap data.
+ */
+export function awaitsCapiMachine(obj: Owned & { readonly metadata: { readonly labels?: Readonly<Record<string, string>> } }): boolean {
+  if (capiOwner(obj)) return false;
+  const byCapi = obj.metadata.ownerReferences?.some((r) => r.apiVersion.startsWith('cluster.x-k8s.io/')) ?? false;
+  return byCapi || obj.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== undefined;
+}
+
 /** Whether `machine` is the one `owner` names and it names `obj` as its infrastructure. */
 export function claimsBack(machine: CapiMachine, owner: OwnerRef, obj: Owned): boolean {
   const ref = machine.spec?.infrastructureRef;

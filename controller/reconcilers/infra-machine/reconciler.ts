@@ -33,7 +33,7 @@ import { machineIdentity, type MachineIdentity } from './identity.js';
 import { findMacInUse, nicsFieldOf, type MacInUse } from './mac-addresses.js';
 import { deletePoolClaims, ensureClaimedAddresses, keepPoolClaims } from './ip-address-claims.js';
 import { deletingMessage, deletionEvents, deletionPolicyOf, keepsClaims, type VmFate } from './decide-deletion.js';
-import { capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
+import { awaitsCapiMachine, capiOwner, getOwningMachine, type CapiMachine } from '../owning-machine.js';
 import { decideMachinePlacement, decidePlacementChange, toMachineRequest, toPlacementRecord } from './machine-request.js';
 import { readUserData } from './user-data.js';
 import { describeUnpublished, publishedTargets, unpublishedTargets } from './published-targets.js';
@@ -370,7 +370,8 @@ export class InfraMachineReconciler implements Reconciler {
     }
     let userData: Buffer | undefined;
     if (want.needUserData) {
-      const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined);
+      // A machine CAPI made waits for the Machine that names its bootstrap data (it is made before the Machine owns it).
+      const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined || awaitsCapiMachine(machine));
       if (!read.ok) return read;
       userData = read.userData;
     }

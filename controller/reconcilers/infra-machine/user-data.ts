@@ -18,9 +18,10 @@ export interface UserDataSource {
 /**
  * @param capiMachine the owning CAPI Machine, when there is one that claims
  * this machine back (owning-machine.ts).
- * @param capiOwned whether an owner reference names a CAPI Machine: without a
- * Machine that claims it back, such a machine waits (it is never booted
- * without its bootstrap data, nor with another Machine's).
+ * @param capiOwned whether an owner reference names a CAPI Machine, or CAPI
+ * made the machine and its Machine is still to own it (awaitsCapiMachine):
+ * without a Machine that claims it back, such a machine waits (it is never
+ * booted without its bootstrap data, nor with another Machine's).
  */
 export async function readUserData(api: KubeApi, machine: UserDataSource, capiMachine: CapiMachine | undefined, capiOwned: boolean): Promise<UserDataResult> {
   const namespace = machine.metadata.namespace ?? '';
@@ -30,7 +31,8 @@ export async function readUserData(api: KubeApi, machine: UserDataSource, capiMa
     return {
       ok: false,
       reason: Reason.WaitingForBootstrapData,
-      message: 'the owning Machine is gone, or does not name this machine in spec.infrastructureRef (or its uid is not the owner reference’s)',
+      message:
+        'no CAPI Machine owns this machine yet, or the owning Machine is gone, or it does not name this machine in spec.infrastructureRef (or its uid is not the owner reference’s)',
     };
   }
   if (!capiMachine) return { ok: true, userData: undefined };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capiOwner, claimsBack, type CapiMachine, type Owned } from '../../../controller/reconcilers/owning-machine.js';
+import { awaitsCapiMachine, capiOwner, claimsBack, type CapiMachine, type Owned } from '../../../controller/reconcilers/owning-machine.js';
 
 const infra: Owned = {
   apiVersion: 'infrastructure.banlieue.io/v1alpha1',
@@ -45,5 +45,25 @@ describe('the owning CAPI Machine', () => {
   ])('does not count %s: its bootstrap Secret never reaches this machine', (_what, m) => {
     if (!owner) throw new Error('no owner');
     expect(claimsBack(m, owner, infra)).toBe(false);
+  });
+
+  it('is awaited by a machine CAPI made before its Machine owns it (owned by a MachineSet, or labelled with its cluster)', () => {
+    const bySet = {
+      ...infra,
+      metadata: {
+        ...infra.metadata,
+        ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineSet', name: 'md-0-x', uid: 'u', controller: true }],
+      },
+    };
+    expect(awaitsCapiMachine(bySet)).toBe(true);
+    expect(awaitsCapiMachine({ ...infra, metadata: { name: 'w', labels: { 'cluster.x-k8s.io/cluster-name': 'k8s' } } })).toBe(true);
+    // Its Machine owns it: no longer awaited. A VirtualMachine's machine, or one written by hand, never is.
+    expect(awaitsCapiMachine(infra)).toBe(false);
+    const byVm = {
+      ...infra,
+      metadata: { name: 'web-1', ownerReferences: [{ apiVersion: 'banlieue.io/v1alpha1', kind: 'VirtualMachine', name: 'web-1', uid: 'u', controller: true }] },
+    };
+    expect(awaitsCapiMachine(byVm)).toBe(false);
+    expect(awaitsCapiMachine({ ...infra, metadata: { name: 'by-hand' } })).toBe(false);
   });
 });
