@@ -228,7 +228,13 @@ function libvirtScript(dir: string, socketDir: string): string[] {
   mkdirSync(drivers);
   for (const driver of DRIVERS) symlinkSync(join(DRIVER_DIR, `libvirt_driver_${driver}.so`), join(drivers, `libvirt_driver_${driver}.so`));
   return [
-    `virtlogd --config ${quote(join(dir, 'virtlogd.conf'))} 2>>${quote(join(dir, 'virtlogd.stderr'))} &`,
+    // Its pid file in this run's directory: its default, /run/virtlogd.pid, is outside the private /run/libvirt,
+    // and a second run's virtlogd (lanes run at once) could not take it and exited.
+    `virtlogd --config ${quote(join(dir, 'virtlogd.conf'))} --pid-file ${quote(join(dir, 'virtlogd.pid'))} 2>>${quote(join(dir, 'virtlogd.stderr'))} &`,
+    // libvirtd hands each guest's console log to virtlogd's socket: a guest started without it fails
+    // ("Failed to connect socket to '/run/libvirt/virtlogd-sock'").
+    'for _ in $(seq 600); do [ -S /run/libvirt/virtlogd-sock ] && break; sleep 0.1; done',
+    '[ -S /run/libvirt/virtlogd-sock ] || { echo "virtlogd made no socket in 60 s" >&2; exit 1; }',
     `LIBVIRT_DRIVER_DIR=${quote(drivers)} libvirtd --config ${quote(join(dir, 'libvirtd.conf'))} --pid-file ${quote(join(dir, 'libvirtd.pid'))} 2>>${quote(join(dir, 'libvirtd.stderr'))} &`,
   ];
 }
