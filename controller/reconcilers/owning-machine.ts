@@ -42,13 +42,12 @@ export function capiOwner(obj: Owned): OwnerRef | undefined {
 
 /**
  * Whether Cluster API made `obj` and a Machine is still to own it: CAPI's MachineSet (and
- * MachinePool) creates the infrastructure machine, owned by itself and labelled with its
- * cluster, before the Machine that takes it over and names its bootstrap data.
+ * MachinePool) creates the infrastructure machine, owned by itself, before the Machine that
+ * takes it over and names its bootstrap data. (The cluster-name label alone says nothing:
+ * machines written by hand carry it too.)
  */
-export function awaitsCapiMachine(obj: Owned & { readonly metadata: { readonly labels?: Readonly<Record<string, string>> } }): boolean {
-  if (capiOwner(obj)) return false;
-  const byCapi = obj.metadata.ownerReferences?.some((r) => r.apiVersion.startsWith('cluster.x-k8s.io/')) ?? false;
-  return byCapi || obj.metadata.labels?.['cluster.x-k8s.io/cluster-name'] !== undefined;
+export function awaitsCapiMachine(obj: Owned): boolean {
+  return !capiOwner(obj) && (obj.metadata.ownerReferences?.some((r) => r.apiVersion.startsWith('cluster.x-k8s.io/')) ?? false);
 }
 
 /** Whether `machine` is the one `owner` names and it names `obj` as its infrastructure. */

@@ -22,7 +22,7 @@ import { createNamespace } from '../support/kube.js';
 import { Actor, clusterAdmin, createTenant, impersonatedServiceAccount, kubectlAs, serviceAccountIdentity, type Tenant } from '../support/tenant.js';
 import { startInstalledVsphereEnv } from '../support/vsphere/installed-env.js';
 import { stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
-import { guestInfoHolding, makeTemplate, vcsimClient, vmsNamed } from '../support/vsphere/world.js';
+import { guestInfoHolding, makeTemplate, vcsimClient } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();
@@ -101,10 +101,7 @@ describe('tenant isolation of references across shape changes, topology patches 
   const vsphereMachine = (
     name: string,
     spec: Record<string, unknown> = {},
-    metadata: {
-      ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean }[];
-      labels?: Record<string, string>;
-    } = {},
+    metadata: { ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean }[] } = {},
   ): Obj => ({
     apiVersion: INFRA,
     kind: 'VSphereMachine',
@@ -202,18 +199,6 @@ describe('tenant isolation of references across shape changes, topology patches 
     // Gone before the next suite, which may apply them again.
     for (const kind of CAPI_KINDS) await kubectlAs(clusterAdmin, ['delete', 'crd', `${kind}.cluster.x-k8s.io`, '--timeout=60s']);
   }, 240_000);
-
-  it('keeps a machine Cluster API made, before its Machine owns it and names its bootstrap data, from booting without it', async () => {
-    // CAPI's MachineSet creates the infrastructure machine (its cluster's label, its own owner reference) before the Machine.
-    const early = vsphereMachine('md-0-early', {}, { labels: { 'cluster.x-k8s.io/cluster-name': 'work' } });
-    await t.apply(early);
-    const live = await settled(early);
-    const vms = await vmsNamed(env.client, 'md-0-early');
-    await t.delete(early);
-    await t.gone(early, 90_000);
-    expect(vms).toEqual([]);
-    expect(readyOf(live)).toMatchObject({ status: 'False', reason: 'WaitingForBootstrapData' });
-  }, 180_000);
 
   describe('1. a bootstrap Secret handed to banlieue by a shape change', () => {
     const thief = (name: string, machine: Obj): Obj =>

@@ -47,7 +47,7 @@ describe('the owning CAPI Machine', () => {
     expect(claimsBack(m, owner, infra)).toBe(false);
   });
 
-  it('is awaited by a machine CAPI made before its Machine owns it (owned by a MachineSet, or labelled with its cluster)', () => {
+  it('is awaited by a machine CAPI made before its Machine owns it (owned by a MachineSet), not by one only labelled with a cluster', () => {
     const bySet = {
       ...infra,
       metadata: {
@@ -56,7 +56,7 @@ describe('the owning CAPI Machine', () => {
       },
     };
     expect(awaitsCapiMachine(bySet)).toBe(true);
-    expect(awaitsCapiMachine({ ...infra, metadata: { name: 'w', labels: { 'cluster.x-k8s.io/cluster-name': 'k8s' } } })).toBe(true);
+    expect(awaitsCapiMachine({ ...infra, metadata: { name: 'w', labels: { 'cluster.x-k8s.io/cluster-name': 'k8s' } } } as Owned)).toBe(false);
     // Its Machine owns it: no longer awaited. A VirtualMachine's machine, or one written by hand, never is.
     expect(awaitsCapiMachine(infra)).toBe(false);
     const byVm = {
