@@ -197,7 +197,16 @@ describe('Names that coexist with KubeVirt, VM Operator, CAPV, CAPMOX and cluste
     // Cluster-scoped and the API server is shared: gone before the next suite runs. Each kind is listed once
     // first: the CRD finalizer's own list of a kind nobody read can find its storage still filling, and its
     // retry then waits for a 5-minute resync (crd-deletion.test.ts says how).
-    for (const k of FOREIGN) await api.request('GET', `/apis/${k.group}/${k.versions[k.versions.length - 1] ?? ''}/${k.plural}`);
+    // That first list can itself be refused while the storage fills (429): it is asked until it is answered.
+    for (const k of FOREIGN) {
+      const path = `/apis/${k.group}/${k.versions[k.versions.length - 1] ?? ''}/${k.plural}`;
+      await waitFor(`${k.plural}.${k.group} listed`, () =>
+        api.request('GET', path).then(
+          () => true,
+          () => undefined,
+        ),
+      );
+    }
     const deleted = await kubectlAs(admin, ['delete', 'crd', '--ignore-not-found', '--timeout=60s', ...FOREIGN.map(crdName)]);
     if (deleted.code !== 0) throw new Error(`deleting the foreign CRDs: ${deleted.stderr}`);
     await waitFor('the foreign CRDs to be gone', async () => {
