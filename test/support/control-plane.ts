@@ -4,12 +4,13 @@
 // loopback ports picked at start, all stopped by stop(). No fake API server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { createTestPki } from './test-pki.js';
 import { waitFor } from './wait.js';
 
 const LOOPBACK = '127.0.0.1';
@@ -136,6 +137,14 @@ export interface ControlPlaneOptions {
   readonly users?: readonly string[];
   /** Audit level of writes: Request also logs each write's body (requestObject). @default 'Metadata' */
   readonly auditLevel?: 'Metadata' | 'Request';
+  /**
+   * Joinable by real nodes, as kubeadm makes a control plane (joinable-control-plane.ts): one CA
+   * of its own signs the serving certificate (which names `guestAddress` and the kubernetes
+   * Service's address too), is the client CA and signs the kubelets' CSRs; bootstrap-token
+   * authentication, the Node authorizer and NodeRestriction; kube-controller-manager also runs
+   * bootstrapsigner, tokencleaner and the CSR controllers. @default not joinable
+   */
+  readonly joinable?: { readonly guestAddress: string; readonly serviceSubnet: string; readonly kubernetesServiceIp: string };
 }
 
 export class ControlPlane {
@@ -145,6 +154,7 @@ export class ControlPlane {
   private apiserverArgs: string[] = [];
   private readonly userKubeconfigs = new Map<string, string>();
   server = '';
+  port = 0;
   caCert = '';
   /** The serving certificate (leaf and CA) the apiserver writes into its cert dir. */
   private certFile = '';
@@ -214,8 +224,10 @@ export class ControlPlane {
 
   private async startApiserver(): Promise<void> {
     const port = await freePort();
+    this.port = port;
     this.server = `https://${LOOPBACK}:${port}`;
     const certDir = join(this.dir, 'pki');
+    const tls = await this.servingFlags(certDir);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     writeFileSync(join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
     writeFileSync(join(this.dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
@@ -241,15 +253,12 @@ export class ControlPlane {
       // kubernetes Service here, so do not maintain it.
       '--endpoint-reconciler-type=none',
       `--secure-port=${port}`,
-      // Without --tls-cert-file the apiserver writes a self-signed serving
-      // certificate for 127.0.0.1/localhost here; clients verify against it.
-      `--cert-dir=${certDir}`,
-      '--authorization-mode=RBAC',
+      ...tls.flags,
       `--token-auth-file=${join(this.dir, 'tokens.csv')}`,
       `--service-account-issuer=${this.server}`,
       `--service-account-key-file=${join(this.dir, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(this.dir, 'sa.key')}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-cluster-ip-range=${this.options.joinable?.serviceSubnet ?? '10.0.0.0/24'}`,
       '--disable-admission-plugins=ServiceAccount',
       '--allow-privileged=true',
       `--audit-policy-file=${join(this.dir, 'audit-policy.yaml')}`,
@@ -258,7 +267,7 @@ export class ControlPlane {
       '--v=1',
     ];
     this.spawnApiserver();
-    this.certFile = join(certDir, 'apiserver.crt');
+    this.certFile = tls.caFile;
     await this.waitApiserverReady();
     this.kubeconfigPath = join(this.dir, 'kubeconfig');
     writeFileSync(this.kubeconfigPath, this.kubeconfig('banlieue-test-admin', this.adminToken));
@@ -267,6 +276,32 @@ export class ControlPlane {
       writeFileSync(path, this.kubeconfig(user, token));
       this.userKubeconfigs.set(user, path);
     }
+  }
+
+  /** The apiserver's TLS and authentication flags, and the file its clients verify it with. */
+  private async servingFlags(certDir: string): Promise<{ flags: string[]; caFile: string }> {
+    const joinable = this.options.joinable;
+    if (!joinable) {
+      // Without --tls-cert-file the apiserver writes a self-signed serving
+      // certificate for 127.0.0.1/localhost here; clients verify against it.
+      return { flags: [`--cert-dir=${certDir}`, '--authorization-mode=RBAC'], caFile: join(certDir, 'apiserver.crt') };
+    }
+    mkdirSync(certDir);
+    const pki = await createTestPki(certDir, 'banlieue-workload-ca');
+    const serving = await pki.issueServer('apiserver', LOOPBACK, joinable.guestAddress, joinable.kubernetesServiceIp);
+    return {
+      flags: [
+        `--tls-cert-file=${serving.certFile}`,
+        `--tls-private-key-file=${serving.keyFile}`,
+        // Client certificates: the kubelets', signed by kube-controller-manager with this CA.
+        `--client-ca-file=${pki.caFile}`,
+        // kubeadm's choices: bootstrap tokens, the Node authorizer and NodeRestriction.
+        '--enable-bootstrap-token-auth=true',
+        '--authorization-mode=Node,RBAC',
+        '--enable-admission-plugins=NodeRestriction',
+      ],
+      caFile: pki.caFile,
+    };
   }
 
   /** The kubeconfig of one of `ControlPlaneOptions.users`. */
@@ -316,7 +351,14 @@ export class ControlPlane {
       `--authentication-kubeconfig=${this.kubeconfigPath}`,
       `--authorization-kubeconfig=${this.kubeconfigPath}`,
       // GC, namespace deletion, and ClusterRole aggregation (CAPI's manager role).
-      '--controllers=garbagecollector,namespace,clusterrole-aggregation',
+      ...(this.options.joinable
+        ? [
+            // bootstrapsigner and tokencleaner are off unless named; the CSR controllers approve and sign kubelet certificates.
+            '--controllers=garbagecollector,namespace,clusterrole-aggregation,bootstrapsigner,tokencleaner,csrapproving,csrsigning,csrcleaner',
+            `--cluster-signing-cert-file=${join(this.dir, 'pki', 'ca.crt')}`,
+            `--cluster-signing-key-file=${join(this.dir, 'pki', 'ca.key')}`,
+          ]
+        : ['--controllers=garbagecollector,namespace,clusterrole-aggregation']),
       '--leader-elect=false',
       // No serving port: nothing scrapes it in tests.
       '--secure-port=0',
@@ -324,12 +366,12 @@ export class ControlPlane {
     ]);
   }
 
-  /** A kubeconfig for a bearer token, verifying the apiserver certificate. */
-  kubeconfig(user: string, token: string): string {
+  /** A kubeconfig for a bearer token, verifying the apiserver certificate; for `server` when it is reached elsewhere. */
+  kubeconfig(user: string, token: string, server = this.server): string {
     return stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'banlieue-test', cluster: { server: this.server, 'certificate-authority-data': Buffer.from(this.caCert).toString('base64') } }],
+      clusters: [{ name: 'banlieue-test', cluster: { server, 'certificate-authority-data': Buffer.from(this.caCert).toString('base64') } }],
       users: [{ name: user, user: { token } }],
       contexts: [{ name: user, context: { cluster: 'banlieue-test', user } }],
       'current-context': user,

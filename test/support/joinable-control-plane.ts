@@ -1,14 +1,7 @@
 // A control plane a real node can join, made joinable the way kubeadm makes
-// one. etcd, kube-apiserver and kube-controller-manager run on loopback, as in
-// control-plane.ts, with these differences:
-//
-// - One cluster CA. It signs the apiserver's serving certificate, which also
-//   names the address guests dial. It is the apiserver's client CA, and
-//   kube-controller-manager signs the kubelets' CSRs with it.
-// - The apiserver authenticates bootstrap tokens and authorizes with
-//   Node,RBAC. NodeRestriction admission is on.
-// - kube-controller-manager runs bootstrapsigner (signs cluster-info for each
-//   token), tokencleaner, csrapproving, csrsigning and csrcleaner.
+// one: control-plane.ts's, started `joinable` (one cluster CA for serving,
+// clients and kubelet CSRs; bootstrap tokens, Node,RBAC, NodeRestriction;
+// bootstrapsigner, tokencleaner and the CSR controllers).
 //
 // makeJoinable() then runs the real `kubeadm init phase upload-config
 // kubeadm|kubelet`, `kubeadm init phase bootstrap-token` and `kubeadm token
@@ -17,17 +10,13 @@
 // CSR auto-approval. kubeadm runs where the guests' address reaches the API
 // server, because bootstrap-token copies the server of its kubeconfig into
 // cluster-info, and a joining node then talks to that server.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { appendFileSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort, httpsGet, type KubeTools } from './control-plane.js';
-import { createTestPki } from './test-pki.js';
+import { ControlPlane, httpsGet, type KubeTools } from './control-plane.js';
 import { waitFor } from './wait.js';
 
-const LOOPBACK = '127.0.0.1';
 /** The kubeadm defaults for Services and pods; the pod range is the node image's bridge CNI range. */
 const SERVICE_SUBNET = '10.96.0.0/16';
 const POD_SUBNET = '10.244.0.0/16';
@@ -56,148 +45,51 @@ export interface JoinCommand {
 export type SpawnWhereGuestsDial = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
 export class JoinableControlPlane {
-  readonly dir = mkdtempSync(join(tmpdir(), 'banlieue-joinable-cp-'));
-  readonly adminToken = randomBytes(24).toString('hex');
-  private readonly processes = new Map<string, ChildProcess>();
-  /** https://127.0.0.1:<port>. */
-  server = '';
-  port = 0;
-  caPem = '';
-  /** Admin kubeconfig for this host (loopback). */
-  kubeconfigPath = '';
-  /** The same admin, for where guests dial (`guestAddress:guestPort`). */
-  guestKubeconfigPath = '';
+  /** Admin kubeconfig for where guests dial (`guestAddress:guestPort`). */
+  readonly guestKubeconfigPath: string;
 
   private constructor(
+    private readonly plane: ControlPlane,
     readonly tools: KubeTools,
     readonly options: JoinableControlPlaneOptions,
-  ) {}
-
-  static async start(tools: KubeTools, options: JoinableControlPlaneOptions): Promise<JoinableControlPlane> {
-    const cp = new JoinableControlPlane(tools, options);
-    try {
-      const etcd = await cp.startEtcd();
-      await cp.startApiserver(etcd);
-      cp.startControllerManager();
-    } catch (error) {
-      await cp.stop();
-      throw error;
-    }
-    return cp;
+  ) {
+    this.guestKubeconfigPath = join(plane.dir, 'admin-guest.kubeconfig');
+    writeFileSync(this.guestKubeconfigPath, plane.kubeconfig('banlieue-test-admin', plane.adminToken, `https://${options.guestAddress}:${options.guestPort}`));
   }
 
-  private spawnLogged(name: string, bin: string, args: string[]): void {
-    const log = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
-    this.processes.set(name, child);
+  static async start(tools: KubeTools, options: JoinableControlPlaneOptions): Promise<JoinableControlPlane> {
+    const plane = await ControlPlane.start(tools, {
+      joinable: { guestAddress: options.guestAddress, serviceSubnet: SERVICE_SUBNET, kubernetesServiceIp: KUBERNETES_SERVICE_IP },
+    });
+    return new JoinableControlPlane(plane, tools, options);
+  }
+
+  get dir(): string {
+    return this.plane.dir;
+  }
+
+  /** https://127.0.0.1:<port>. */
+  get server(): string {
+    return this.plane.server;
+  }
+
+  get port(): number {
+    return this.plane.port;
+  }
+
+  /** The cluster CA. */
+  get caPem(): string {
+    return this.plane.caCert;
+  }
+
+  /** Admin kubeconfig for this host (loopback). */
+  get kubeconfigPath(): string {
+    return this.plane.kubeconfigPath;
   }
 
   /** Last lines of a component's log (`kube-apiserver`, `kube-controller-manager`, `etcd`, `kubeadm`). */
   logTail(name: string, lines = 30): string {
-    try {
-      return readFileSync(join(this.dir, `${name}.log`), 'utf8')
-        .split('\n')
-        .slice(-lines)
-        .join('\n');
-    } catch {
-      return '';
-    }
-  }
-
-  private async startEtcd(): Promise<string> {
-    const [client, peer] = [await freePort(), await freePort()];
-    const url = `http://${LOOPBACK}:${client}`;
-    const peerUrl = `http://${LOOPBACK}:${peer}`;
-    this.spawnLogged('etcd', this.tools.etcd, [
-      `--data-dir=${join(this.dir, 'etcd')}`,
-      `--listen-client-urls=${url}`,
-      `--advertise-client-urls=${url}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=default=${peerUrl}`,
-      '--unsafe-no-fsync=true',
-      '--log-level=warn',
-    ]);
-    await waitFor('etcd', async () => (await fetch(`${url}/health`)).ok || undefined, 30_000);
-    return url;
-  }
-
-  private async startApiserver(etcdUrl: string): Promise<void> {
-    this.port = await freePort();
-    this.server = `https://${LOOPBACK}:${this.port}`;
-    mkdirSync(join(this.dir, 'pki'));
-    const pki = await createTestPki(join(this.dir, 'pki'), 'banlieue-workload-ca');
-    this.caPem = pki.caPem;
-    const serving = await pki.issueServer('apiserver', LOOPBACK, this.options.guestAddress, KUBERNETES_SERVICE_IP);
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    writeFileSync(join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }));
-    writeFileSync(join(this.dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
-    writeFileSync(join(this.dir, 'tokens.csv'), `${this.adminToken},banlieue-test-admin,banlieue-test-admin,"system:masters"\n`);
-    this.spawnLogged('kube-apiserver', this.tools.kubeApiserver, [
-      `--etcd-servers=${etcdUrl}`,
-      `--bind-address=${LOOPBACK}`,
-      `--advertise-address=${LOOPBACK}`,
-      '--endpoint-reconciler-type=none',
-      `--secure-port=${this.port}`,
-      `--tls-cert-file=${serving.certFile}`,
-      `--tls-private-key-file=${serving.keyFile}`,
-      // Client certificates: the kubelets', signed by kube-controller-manager with this CA.
-      `--client-ca-file=${pki.caFile}`,
-      `--token-auth-file=${join(this.dir, 'tokens.csv')}`,
-      // kubeadm's choices: bootstrap tokens, the Node authorizer and NodeRestriction.
-      '--enable-bootstrap-token-auth=true',
-      '--authorization-mode=Node,RBAC',
-      '--enable-admission-plugins=NodeRestriction',
-      `--service-account-issuer=${this.server}`,
-      `--service-account-key-file=${join(this.dir, 'sa.pub')}`,
-      `--service-account-signing-key-file=${join(this.dir, 'sa.key')}`,
-      `--service-cluster-ip-range=${SERVICE_SUBNET}`,
-      '--allow-privileged=true',
-      '--v=1',
-    ]);
-    try {
-      await waitFor(
-        'kube-apiserver /readyz',
-        async () => (await httpsGet(`${this.server}/readyz`, this.caPem, this.adminToken)).status === 200 || undefined,
-        120_000,
-      );
-    } catch (error) {
-      throw new Error(`${String(error)}\n--- kube-apiserver log ---\n${this.logTail('kube-apiserver')}`);
-    }
-    this.kubeconfigPath = join(this.dir, 'admin.kubeconfig');
-    writeFileSync(this.kubeconfigPath, this.kubeconfig(this.server));
-    this.guestKubeconfigPath = join(this.dir, 'admin-guest.kubeconfig');
-    writeFileSync(this.guestKubeconfigPath, this.kubeconfig(`https://${this.options.guestAddress}:${this.options.guestPort}`));
-  }
-
-  private startControllerManager(): void {
-    this.spawnLogged('kube-controller-manager', this.tools.kubeControllerManager, [
-      `--kubeconfig=${this.kubeconfigPath}`,
-      `--authentication-kubeconfig=${this.kubeconfigPath}`,
-      `--authorization-kubeconfig=${this.kubeconfigPath}`,
-      // bootstrapsigner and tokencleaner are off unless named; the CSR controllers approve and sign kubelet certificates.
-      '--controllers=bootstrapsigner,tokencleaner,csrapproving,csrsigning,csrcleaner',
-      // The cluster CA (createTestPki's files).
-      `--cluster-signing-cert-file=${join(this.dir, 'pki', 'ca.crt')}`,
-      `--cluster-signing-key-file=${join(this.dir, 'pki', 'ca.key')}`,
-      '--leader-elect=false',
-      '--secure-port=0',
-      '--v=1',
-    ]);
-  }
-
-  /** An admin kubeconfig (bearer token) for `server`, the CA inline (kubeadm copies the cluster into cluster-info). */
-  private kubeconfig(server: string): string {
-    return stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'workload', cluster: { server, 'certificate-authority-data': Buffer.from(this.caPem).toString('base64') } }],
-      users: [{ name: 'admin', user: { token: this.adminToken } }],
-      contexts: [{ name: 'admin', context: { cluster: 'workload', user: 'admin' } }],
-      'current-context': 'admin',
-    });
+    return this.plane.logTail(name, lines);
   }
 
   /** kubeadm's InitConfiguration and ClusterConfiguration for the phases: this control plane as the guests see it. */
@@ -280,20 +172,7 @@ export class JoinableControlPlane {
     });
   }
 
-  private async stopProcess(name: string): Promise<void> {
-    const child = this.processes.get(name);
-    this.processes.delete(name);
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  /** kube-controller-manager, kube-apiserver, etcd (the order that stops each at once), then the directory unless kept. */
   async stop(options: { keepDir?: boolean } = {}): Promise<void> {
-    for (const name of ['kube-controller-manager', 'kube-apiserver', 'etcd']) await this.stopProcess(name);
-    if (!options.keepDir) rmSync(this.dir, { recursive: true, force: true });
+    await this.plane.stop(options);
   }
 }
