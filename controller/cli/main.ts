@@ -102,7 +102,8 @@ function addBootstrapCommand(program: Command): void {
       'with --network-policies: comma-separated CIDRs of the backends, the only addresses the provider pods reach on their ports; needs --egress-api-server (default: any)',
       parseList,
     )
-    .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback')
+    .option('--expose-metrics', 'serve /metrics (unauthenticated) on the pod IP, not only on loopback, with a Service per role')
+    .option('--service-monitor', 'with --expose-metrics: also a Prometheus Operator ServiceMonitor per role (needs its CRD)')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--dry-run', 'print the manifests and contact no cluster')
@@ -122,6 +123,7 @@ function addBootstrapCommand(program: Command): void {
             ...(opts.egressBackends ? { backends: opts.egressBackends as string[] } : {}),
           },
           exposeMetrics: Boolean(opts.exposeMetrics),
+          serviceMonitor: Boolean(opts.serviceMonitor),
           dryRun: Boolean(opts.dryRun),
         },
         { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },

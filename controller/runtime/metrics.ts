@@ -1,8 +1,16 @@
 // Prometheus metrics of one process (a registry object, passed down; no globals).
-// The workqueue_* series keep controller-runtime's names and `name` label, so
-// dashboards written for Go controllers read ours too.
+// Names, help and labels come from infra/metrics/definitions.ts, which the
+// Grafana dashboard and docs/metrics.md read too.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { METRICS, type MetricDefinition } from '../../infra/metrics/definitions.js';
 import type { WorkQueueHooks } from './work-queue.js';
+
+/** A definition as prom-client takes it. */
+const named = <L extends string>({ name, help, labelNames }: MetricDefinition<L>): { name: string; help: string; labelNames: readonly L[] } => ({
+  name,
+  help,
+  labelNames,
+});
 
 /**
  * Seconds: controller-runtime's decades up to 1000 s (it starts at 10 ns; our
@@ -15,100 +23,70 @@ export class Metrics {
   /** Each queue's in-flight work, read at scrape time (trackUnfinishedWork). */
   private readonly inFlight = new Map<string, () => number[]>();
   readonly reconcileTotal = new Counter({
-    name: 'banlieue_reconcile_total',
-    help: 'Reconciles by controller and result.',
-    labelNames: ['controller', 'result'] as const,
+    ...named(METRICS.reconcileTotal),
     registers: [this.registry],
   });
   readonly reconcileDuration = new Histogram({
-    name: 'banlieue_reconcile_duration_seconds',
-    help: 'Time spent in one reconcile.',
-    labelNames: ['controller'] as const,
+    ...named(METRICS.reconcileDuration),
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
   readonly reconcileErrors = new Counter({
-    name: 'banlieue_reconcile_errors_total',
-    help: 'Failed reconciles by controller and error kind.',
-    labelNames: ['controller', 'kind'] as const,
+    ...named(METRICS.reconcileErrors),
     registers: [this.registry],
   });
   readonly leader = new Gauge({
-    name: 'banlieue_leader',
-    help: '1 while this process holds the leader lease of its role.',
-    labelNames: ['role'] as const,
+    ...named(METRICS.leader),
     registers: [this.registry],
   });
   readonly virtualMachines = new Gauge({
-    name: 'banlieue_virtualmachines',
-    help: 'VirtualMachines by phase (leader only).',
-    labelNames: ['phase'] as const,
+    ...named(METRICS.virtualMachines),
     registers: [this.registry],
   });
   readonly apiWrites = new Counter({
-    name: 'banlieue_api_writes_total',
-    help: 'Writes this process sent to the API server, by verb.',
-    labelNames: ['verb'] as const,
+    ...named(METRICS.apiWrites),
     registers: [this.registry],
   });
 
   readonly backendCalls = new Counter({
-    name: 'banlieue_backend_calls_total',
-    help: 'Calls a provider role made to its backend (vCenter, …), by method and outcome (ok, fault, error).',
-    labelNames: ['backend', 'method', 'outcome'] as const,
+    ...named(METRICS.backendCalls),
     registers: [this.registry],
   });
   readonly backendCallDuration = new Histogram({
-    name: 'banlieue_backend_call_duration_seconds',
-    help: 'Time of one backend call (a task is waited for by polling, so its calls are short).',
-    labelNames: ['backend', 'method'] as const,
+    ...named(METRICS.backendCallDuration),
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
 
   readonly workqueueDepth = new Gauge({
-    name: 'workqueue_depth',
-    help: 'Current depth of workqueue',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueDepth),
     registers: [this.registry],
   });
   readonly workqueueAdds = new Counter({
-    name: 'workqueue_adds_total',
-    help: 'Total number of adds handled by workqueue',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueAdds),
     registers: [this.registry],
   });
   readonly workqueueQueueDuration = new Histogram({
-    name: 'workqueue_queue_duration_seconds',
-    help: 'How long in seconds an item stays in workqueue before being requested',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueQueueDuration),
     buckets: WORKQUEUE_BUCKETS,
     registers: [this.registry],
   });
   readonly workqueueWorkDuration = new Histogram({
-    name: 'workqueue_work_duration_seconds',
-    help: 'How long in seconds processing an item from workqueue takes',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueWorkDuration),
     buckets: WORKQUEUE_BUCKETS,
     registers: [this.registry],
   });
   readonly workqueueRetries = new Counter({
-    name: 'workqueue_retries_total',
-    help: 'Total number of retries handled by workqueue',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueRetries),
     registers: [this.registry],
   });
   readonly workqueueUnfinishedWork: Gauge<'name'> = new Gauge({
-    name: 'workqueue_unfinished_work_seconds',
-    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueUnfinishedWork),
     registers: [this.registry],
     collect: (): void => this.collectInFlight(this.workqueueUnfinishedWork, (ms) => ms.reduce((a, b) => a + b, 0)),
   });
   readonly workqueueLongestRunning: Gauge<'name'> = new Gauge({
-    name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
-    labelNames: ['name'] as const,
+    ...named(METRICS.workqueueLongestRunning),
     registers: [this.registry],
     collect: (): void => this.collectInFlight(this.workqueueLongestRunning, (ms) => Math.max(0, ...ms)),
   });

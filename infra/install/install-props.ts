@@ -84,10 +84,20 @@ export interface BanlieueInstallProps {
    * reaches the pod reads it, so pair it with `networkPolicies`, which then
    * admit the metrics port only from namespaces labelled
    * `banlieue.io/monitoring=true`. Off: metrics listen on 127.0.0.1 only
-   * (`kubectl port-forward` or a sidecar reads them).
+   * (`kubectl port-forward` or a sidecar reads them). Exposed, each role
+   * also gets a Service `<role>-metrics` (port `metrics`) for Prometheus to
+   * find its pods by (docs/metrics.md).
    * @default false
    */
   readonly exposeMetrics?: boolean;
+  /**
+   * Add a Prometheus Operator ServiceMonitor per role, selecting its metrics
+   * Service (needs `exposeMetrics`). Off by default because applying it needs
+   * the ServiceMonitor CRD (`monitoring.coreos.com/v1`), which a cluster
+   * without the Prometheus Operator lacks.
+   * @default false
+   */
+  readonly serviceMonitor?: boolean;
 }
 
 /** Destinations of the banlieue pods' connections, as CIDRs (`10.20.0.0/16`, `fd00:20::/64`, `172.18.0.2/32`). */
@@ -128,7 +138,7 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     networkPolicies: props.networkPolicies ?? false,
     networkPolicyEgress: props.networkPolicyEgress ?? {},
     providerNamespaces: props.providerNamespaces,
-    exposeMetrics: props.exposeMetrics ?? false,
+    ...resolveMetrics(props),
   };
   if (!DNS_LABEL.test(resolved.namespace)) {
     throw new Error(`namespace "${resolved.namespace}" is not a valid namespace name (DNS-1123 label)`);
@@ -145,6 +155,15 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
   }
   checkProviderNamespaces(resolved.providerNamespaces);
   checkNetworkPolicyEgress(resolved.networkPolicyEgress);
+  return resolved;
+}
+
+/** exposeMetrics and serviceMonitor, defaulted; a ServiceMonitor needs metrics exposed. */
+function resolveMetrics(props: BanlieueInstallProps): Pick<ResolvedInstallProps, 'exposeMetrics' | 'serviceMonitor'> {
+  const resolved = { exposeMetrics: props.exposeMetrics ?? false, serviceMonitor: props.serviceMonitor ?? false };
+  if (resolved.serviceMonitor && !resolved.exposeMetrics) {
+    throw new Error('serviceMonitor needs exposeMetrics: without it /metrics listens on loopback only, where no Prometheus can scrape it');
+  }
   return resolved;
 }
 

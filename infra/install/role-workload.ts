@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { clusterScoped } from './cluster-scoped.js';
 import { imageOf, type ResolvedInstallProps } from './install-props.js';
 import { componentLabels, selectorLabels } from './labels.js';
+import { MetricsService, METRICS_PORT_NAME } from './metrics-service.js';
 import { leaderElectionRules, type PolicyRule } from './rbac-rules.js';
 
 export const METRICS_PORT = 8080;
@@ -56,6 +57,9 @@ export class RoleWorkload extends Construct {
     }
 
     this.addDeployment(props);
+    if (install.exposeMetrics) {
+      new MetricsService(this, 'metrics', { namespace: install.namespace, name, component, port: METRICS_PORT, serviceMonitor: install.serviceMonitor });
+    }
   }
 
   private addRole(
@@ -104,7 +108,7 @@ export class RoleWorkload extends Construct {
             // The kubelet probes health on the pod IP.
             `--health-port=${HEALTH_PORT}`,
           ],
-          ports: [...(install.exposeMetrics ? [{ number: METRICS_PORT, name: 'metrics' }] : []), { number: HEALTH_PORT, name: 'health' }],
+          ports: [...(install.exposeMetrics ? [{ number: METRICS_PORT, name: METRICS_PORT_NAME }] : []), { number: HEALTH_PORT, name: 'health' }],
           liveness: kplus.Probe.fromHttpGet('/livez', {
             port: HEALTH_PORT,
             initialDelaySeconds: Duration.seconds(10),
