@@ -51,9 +51,11 @@ function blockedValues(term: AntiAffinityTerm, context: AntiAffinityContext): Ma
   return blocked;
 }
 
-// A sibling's value comes from the failure domain its Provider publishes now;
-// for `name` the recorded placement is enough.
-function siblingTopologyValue(sibling: VirtualMachine, topologyKey: string, providers: readonly Provider[]): string | undefined {
+/**
+ * A sibling's value of `topologyKey`, from the failure domain its Provider publishes now; for
+ * `name` the recorded placement is enough. Undefined while it is not placed.
+ */
+export function siblingTopologyValue(sibling: VirtualMachine, topologyKey: string, providers: readonly Provider[]): string | undefined {
   const scheduled = sibling.status?.scheduled;
   if (!scheduled) return undefined;
   if (topologyKey === NAME_TOPOLOGY_KEY) return scheduled.failureDomain;

@@ -32,7 +32,8 @@ export function explainNoFit(context: CandidateContext, providers: readonly Prov
   return { reason: Reason.NoFailureDomainMatched, message: `No failure domain fits: ${list}` };
 }
 
-function listCapped(entries: readonly string[]): string {
+/** `entries` joined by '; ', past MAX_LISTED counted. */
+export function listCapped(entries: readonly string[]): string {
   const listed = entries.slice(0, MAX_LISTED);
   const more = entries.length - listed.length;
   return more > 0 ? [...listed, `... and ${more} more`].join('; ') : listed.join('; ');

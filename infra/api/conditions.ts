@@ -38,6 +38,8 @@ export const Reason = {
   FirmwareUnsupported: 'FirmwareUnsupported',
   /** Every candidate is excluded by a required anti-affinity term. */
   AntiAffinityUnsatisfied: 'AntiAffinityUnsatisfied',
+  /** No failure domain that fits otherwise has room (CPUs, memory or storage its Provider publishes); the message names each one's scarce resource. */
+  InsufficientCapacity: 'InsufficientCapacity',
   /** spec.classRef names a VMClass that does not exist. Create it or fix the name. */
   ClassNotFound: 'ClassNotFound',
   /** spec.imageRef names a VMImage that does not exist. Create it or fix the name. */

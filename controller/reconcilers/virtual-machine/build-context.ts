@@ -8,7 +8,7 @@ import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.j
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../../infra/api/kind.js';
 import { Annotation, Label } from '../../../infra/api/well-known.js';
 import type { MachineBuildContext } from '../../backends/machine-build.js';
-import { computeEffectiveHardware } from './effective-hardware.js';
+import { computeEffectiveHardware } from '../../scheduler/effective-hardware.js';
 import { computeNicAddressing } from './nic-addressing.js';
 import { ownedByLabelValue } from './ownership.js';
 import { placementSpecDigest, type Placement } from './placement.js';

@@ -24,11 +24,11 @@ import type { BackendCatalog } from '../../backends/descriptor.js';
 import type { UserData } from '../../backends/user-data-bytes.js';
 import { judgeRunningPlacement, type RunningFacts, type RunningVerdict } from '../../scheduler/running-placement.js';
 import { compareText } from '../../scheduler/compare-text.js';
-import { schedule } from '../../scheduler/schedule.js';
+import { schedule, type ScheduleInput } from '../../scheduler/schedule.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
 import { decideMove, type RecreateBudget } from './drift.js';
-import { computeEffectiveHardware } from './effective-hardware.js';
+import { computeEffectiveHardware } from '../../scheduler/effective-hardware.js';
 import { buildInfraMachine, type InfraBuildInput } from './infra-builders.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
@@ -71,8 +71,12 @@ export interface VmObserved {
   readonly image?: VMImage;
   /** Providers of the VM's namespace. */
   readonly providers: readonly Provider[];
-  /** Other VMs of the namespace, for anti-affinity. */
+  /** Other VMs of the namespace, for anti-affinity, topology spread and the room they take. */
   readonly siblings: readonly VirtualMachine[];
+  /** VMClasses by name (what the siblings take from a failure domain). @default none known */
+  readonly classOf?: (name: string) => VMClass | undefined;
+  /** Where this process placed the VM and the caches do not show yet (ADR 11): kept while it fits. */
+  readonly decided?: ScheduleInput['decided'];
   /** Static addresses the other VMs hold or claimed first. */
   readonly siblingAddresses: readonly SiblingAddresses[];
   /** One entry per infrastructure machine kind. */
@@ -194,7 +198,7 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
   }
   const running = runningOn(o);
   if (!running) {
-    const result = schedule({ vm, vmClass, image, providers: o.providers, siblings: o.siblings });
+    const result = schedule({ vm, vmClass, image, ...scheduleContext(o) });
     if (!result.ok) return blocked(o, now, { scheduled: notScheduled(result.reason, result.message), requeueAfterMs: RECHECK_MS });
     return place(o, now, { placement: result.placement, vmClass, image });
   }
@@ -218,6 +222,11 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
     ...(kept.imageRef !== undefined ? { imageRef: kept.imageRef } : {}),
     ...(judgedFor !== undefined ? { placementSpec: judgedFor } : {}),
   });
+}
+
+/** What the scheduler reads besides the VM, its class and image. */
+function scheduleContext(o: VmObserved): Omit<ScheduleInput, 'vm' | 'vmClass' | 'image'> {
+  return { providers: o.providers, siblings: o.siblings, ...(o.classOf ? { classOf: o.classOf } : {}), ...(o.decided ? { decided: o.decided } : {}) };
 }
 
 /**
@@ -267,7 +276,7 @@ function movePlan(
   running: Running,
   { vmClass, image }: { readonly vmClass: VMClass; readonly image: VMImage },
 ): ActivePlan {
-  const result = schedule({ vm: o.vm, vmClass, image, providers: o.providers, siblings: o.siblings });
+  const result = schedule({ vm: o.vm, vmClass, image, ...scheduleContext(o) });
   const move = decideMove({
     vm: o.vm,
     impossible: verdict,
@@ -407,7 +416,7 @@ function placedPlan(o: VmObserved, now: Date, input: PlaceInput, placed: Placed)
   const { vm } = o;
   const { placement, running } = input;
   const { infra, built, userDataSecret } = placed;
-  const scheduled: ConditionInput = { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: describePlacement(placement) };
+  const scheduled = scheduledCondition(vm, describePlacement(placement), placement.explanation);
   const status = statusFor(vm, now, { scheduled, placementValid: placed.placementValid, infra, infraKind: placed.targetKind });
   const recorded = vm.status?.scheduled;
   return {
@@ -427,6 +436,16 @@ function placedPlan(o: VmObserved, now: Date, input: PlaceInput, placed: Placed)
   };
 }
 
+/**
+ * Scheduled=True at `where`: with why it won when the scheduler just chose it; a later pass (the
+ * VM kept there) keeps the explanation the condition already gives for the same place.
+ */
+function scheduledCondition(vm: VirtualMachine, where: string, explanation?: string): ConditionInput {
+  const said = vm.status?.conditions?.find((c) => c.type === ConditionType.Scheduled && c.status === 'True')?.message;
+  const kept = said !== undefined && said.startsWith(`${where}: `) ? said : where;
+  return { type: ConditionType.Scheduled, status: 'True', reason: Reason.Scheduled, message: explanation ? `${where}: ${explanation}` : kept };
+}
+
 /** An object in the VM's way is not the VM's: report it, write nothing, keep what the VM has; recheck (Secrets are not watched). */
 function conflictPlan(o: VmObserved, now: Date, conflict: WriteConflict): ActivePlan {
   return blocked(o, now, { scheduled: notScheduled(conflict.reason, conflict.message), requeueAfterMs: RECHECK_MS });
@@ -437,9 +456,7 @@ function mirrorOnly(o: VmObserved, now: Date, placementValid: ConditionInput, ru
   const live = running ? undefined : o.infra.find((i) => i.state === 'Terminating');
   const infra = running?.machine ?? (live && 'object' in live ? live.object : undefined);
   const record = recordOf(o.vm, running, now);
-  const scheduled = record.scheduled
-    ? { type: ConditionType.Scheduled, status: 'True' as const, reason: Reason.Scheduled, message: describePlacement(record.scheduled) }
-    : notScheduled(Reason.Scheduling, 'not scheduled yet');
+  const scheduled = record.scheduled ? scheduledCondition(o.vm, describePlacement(record.scheduled)) : notScheduled(Reason.Scheduling, 'not scheduled yet');
   const status = statusFor(o.vm, now, { scheduled, placementValid, infra, infraKind: infra?.kind ?? o.vm.status?.infrastructureRef?.kind ?? '' });
   return { ...noAction, events: record.events, status: { ...status, ...(record.scheduled ? { scheduled: record.scheduled } : {}) } };
 }

@@ -128,7 +128,7 @@ export class VirtualMachineReconciler implements Reconciler {
     const now = this.d.clock.now();
     const namespace = latest.metadata.namespace ?? '';
     const observed = {
-      ...this.observe(this.placed.observe(key, latest), { userData, renderedSecret }, unsynced),
+      ...this.observeAssumed(key, latest, { userData, renderedSecret }, unsynced),
       recreateBudget: this.recreates.budget(namespace, now),
     };
     const plan = decideVirtualMachine(observed, now);
@@ -199,6 +199,22 @@ export class VirtualMachineReconciler implements Reconciler {
     else this.placed.expect(key, cached, { ...(scheduled ? { scheduled } : {}), ...(held ? { heldAddresses: held } : {}) });
   }
 
+  /**
+   * The VM as this process last decided it (its cache copy overlaid with the placement it expects)
+   * and what it refers to. The overlay, this process's own decision, is kept while it fits: the
+   * status in the cache is anyone's to write.
+   */
+  private observeAssumed(
+    key: string,
+    latest: VirtualMachine,
+    sources: { userData: UserDataSource | undefined; renderedSecret: RenderedSecretState | undefined },
+    unsynced: ReadonlyMap<string, InfraState>,
+  ): VmObserved {
+    const assumed = this.placed.observe(key, latest);
+    const decided = assumed !== latest ? assumed.status?.scheduled : undefined;
+    return { ...this.observe(assumed, sources, unsynced), ...(decided ? { decided } : {}) };
+  }
+
   private observe(
     vm: VirtualMachine,
     { userData, renderedSecret }: { userData: UserDataSource | undefined; renderedSecret: RenderedSecretState | undefined },
@@ -217,6 +233,7 @@ export class VirtualMachineReconciler implements Reconciler {
       ...(this.d.images.get(vm.spec.imageRef.name) ? { image: this.d.images.get(vm.spec.imageRef.name) as VMImage } : {}),
       providers: this.d.providers.list(ns),
       siblings,
+      classOf: (name) => this.d.classes.get(name),
       siblingAddresses: this.siblingAddresses(vm, siblings),
       infra: this.infraStates(key(vm), unsynced),
       ...(userData ? { userData } : {}),

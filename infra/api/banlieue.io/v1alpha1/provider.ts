@@ -147,6 +147,37 @@ export const ProviderSpec = Type.Object(
   { description: 'Desired state of the Provider.', 'x-kubernetes-validations': providerBackendRules(BACKEND_APIS) },
 );
 
+// Whole GiB (memory: MiB in whole GiB) so that a rediscovery of an idle backend writes nothing.
+export const StorageCapacity = Type.Object(
+  {
+    target: Type.String({
+      description: 'The backend storage a storage class resolves to here: the value of its target, e.g. a pool or datastore name.',
+      minLength: 1,
+      maxLength: 253,
+    }),
+    freeGiB: Type.Integer({ description: 'Free space, rounded down to a whole GiB.', minimum: 0 }),
+    capacityGiB: Type.Optional(Type.Integer({ description: 'Total size, rounded down to a whole GiB.', minimum: 0 })),
+  },
+  { description: 'Free space of one storage target.' },
+);
+export type StorageCapacity = Static<typeof StorageCapacity>;
+
+export const FailureDomainCapacity = Type.Object(
+  {
+    cpus: Type.Optional(
+      Type.Integer({ description: 'Logical CPUs of the largest host; a VM with more virtual CPUs does not fit. CPUs are shared, not used up.', minimum: 0 }),
+    ),
+    memoryMiB: Type.Optional(Type.Integer({ description: 'Memory for VMs in total, rounded down to a whole GiB.', minimum: 0 })),
+    freeMemoryMiB: Type.Optional(Type.Integer({ description: 'Memory not in use, rounded down to a whole GiB.', minimum: 0 })),
+    storage: Type.Optional(ListMap(StorageCapacity, ['target'], { description: 'Free space per storage target.', maxItems: 256 })),
+  },
+  {
+    description:
+      'Room for new VMs, read from the backend at each discovery: the scheduler leaves out a failure domain without room for a VM and prefers the one with the most left. A field the backend cannot tell is unset and never keeps a VM out.',
+  },
+);
+export type FailureDomainCapacity = Static<typeof FailureDomainCapacity>;
+
 export const FailureDomainStatus = Type.Object(
   {
     name: Name('Failure domain name, unique across Providers.', { maxLength: 63 }),
@@ -162,6 +193,7 @@ export const FailureDomainStatus = Type.Object(
         { description: 'What the failure domain offers.' },
       ),
     ),
+    capacity: Type.Optional(FailureDomainCapacity),
   },
   { description: 'A failure domain discovered by the provider.' },
 );

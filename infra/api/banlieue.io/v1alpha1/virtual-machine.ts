@@ -27,6 +27,28 @@ export const AntiAffinityTerm = Type.Object(
 );
 export type AntiAffinityTerm = Static<typeof AntiAffinityTerm>;
 
+export const TopologySpreadConstraint = Type.Object(
+  {
+    maxSkew: Type.Integer({
+      description:
+        'How many more VMs of the group one topology value may hold than the value holding the fewest, among the failure domains the VM may use. A placement that would exceed it is avoided while another fits (the failure domains are scored, as kube-scheduler does with whenUnsatisfiable ScheduleAnyway); running VMs are never moved for it.',
+      minimum: 1,
+      maximum: 1000,
+    }),
+    topologyKey: Type.String({
+      description: 'Failure-domain label whose values the group is spread over (name: each failure domain; or e.g. datacenter, hostname).',
+      minLength: 1,
+      maxLength: 317,
+    }),
+    labelSelector: LabelSelector,
+  },
+  {
+    description:
+      'Spread the VMs of one group (an app: the VirtualMachines of this namespace that labelSelector matches, this one counted when it matches) evenly over the values of topologyKey, like a Pod topologySpreadConstraint.',
+  },
+);
+export type TopologySpreadConstraint = Static<typeof TopologySpreadConstraint>;
+
 const immutableName = (field: string): { rule: string; message: string } => ({
   rule: 'self.name == oldSelf.name',
   message: `${field} is immutable`,
@@ -48,6 +70,9 @@ export const VirtualMachineSpec = Type.Object(
           providerSelector: Type.Optional(LabelSelector),
           failureDomainSelector: Type.Optional(LabelSelector),
           antiAffinity: Type.Optional(Type.Array(AntiAffinityTerm, { description: 'Anti-affinity terms.', maxItems: 8 })),
+          topologySpread: Type.Optional(
+            Type.Array(TopologySpreadConstraint, { description: 'Spread constraints, scored together (the sum of their skews).', maxItems: 8 }),
+          ),
         },
         {
           description:

@@ -1,8 +1,8 @@
 // The hardware a VirtualMachine gets: its class hardware with
 // spec.hardwareOverride applied. Disks may only grow (the OS disk is a clone of
 // the image, and no backend shrinks a disk safely).
-import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import type { ClassDisk, VMClass } from '../../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { ClassDisk, VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 
 export interface EffectiveHardware {
   readonly cpus: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeEffectiveHardware } from '../../../../controller/reconcilers/virtual-machine/effective-hardware.js';
-import { aClass, aVm } from './fixtures.js';
+import { computeEffectiveHardware } from '../../../controller/scheduler/effective-hardware.js';
+import { aClass, aVm } from '../reconcilers/virtual-machine/fixtures.js';
 
 describe('effective hardware', () => {
   it('is the class hardware when the VM overrides nothing', () => {

@@ -1,0 +1,95 @@
+// Room for a VM in a failure domain: what its Provider last published
+// (status.failureDomains[].capacity) less what the VMs placed there since take
+// and the backend may not show yet. A candidate without room is filtered with
+// the resource named; those with room are ranked by how many more VMs like
+// this one would still fit (score.ts). A resource the Provider does not
+// publish never keeps a VM out.
+import type { FailureDomainCapacity, FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
+import type { Candidate } from './candidates.js';
+import { compareText } from './compare-text.js';
+import { computeEffectiveHardware } from './effective-hardware.js';
+import { resolveClass } from './resolve-class.js';
+
+/** What one VM takes in one failure domain: CPUs (shared, so only a bound), memory, and GiB per storage target. */
+export interface Demand {
+  readonly cpus: number;
+  readonly memoryMiB: number;
+  readonly storageGiB: ReadonlyMap<string, number>;
+}
+
+/** How a candidate stands: no room (why), or room for `headroom` more VMs like this one (undefined: the Provider publishes nothing). */
+export type Room = { readonly fits: false; readonly why: string } | { readonly fits: true; readonly headroom?: number; readonly summary?: string };
+
+/** The VM's demand if placed in `failureDomain` of `provider`; undefined when its hardware overrides do not apply. */
+export function demandOf(vm: VirtualMachine, vmClass: VMClass, provider: Provider, failureDomain: FailureDomainStatus): Demand | undefined {
+  const hardware = computeEffectiveHardware(vm, vmClass);
+  if (!hardware.ok) return undefined;
+  const storageGiB = new Map<string, number>();
+  for (const disk of hardware.hardware.disks) {
+    const { backendId } = resolveClass(provider.spec.capabilities?.storageClasses, disk.storageClass, failureDomain);
+    storageGiB.set(backendId, (storageGiB.get(backendId) ?? 0) + disk.sizeGiB);
+  }
+  return { cpus: hardware.hardware.cpus, memoryMiB: hardware.hardware.memoryMiB, storageGiB };
+}
+
+/**
+ * What the siblings placed in the candidate take that its published capacity may not show: those
+ * whose machine is not provisioned yet (placed by this controller, assumed or in flight). A
+ * provisioned VM's share is in the Provider's next reading (the role reads it again shortly after
+ * a machine is provisioned).
+ */
+export function pendingDemand(candidate: Candidate, siblings: readonly VirtualMachine[], classOf: (name: string) => VMClass | undefined): Demand[] {
+  const providerName = candidate.provider.metadata.name ?? '';
+  return siblings.flatMap((sibling) => {
+    const scheduled = sibling.status?.scheduled;
+    if (scheduled?.providerName !== providerName || scheduled.failureDomain !== candidate.failureDomain.name) return [];
+    if (sibling.status?.initialization?.provisioned === true || sibling.metadata.deletionTimestamp) return [];
+    const siblingClass = classOf(sibling.spec.classRef.name);
+    const demand = siblingClass && demandOf(sibling, siblingClass, candidate.provider, candidate.failureDomain);
+    return demand ? [demand] : [];
+  });
+}
+
+/** Whether `demand` fits the candidate's published capacity less `pending`, and by how much. */
+export function roomFor(candidate: Candidate, demand: Demand, pending: readonly Demand[]): Room {
+  const capacity = candidate.failureDomain.capacity;
+  if (!capacity) return { fits: true };
+  const where = `on Provider ${candidate.provider.metadata.name ?? ''}`;
+  if (capacity.cpus !== undefined && demand.cpus > capacity.cpus) {
+    return { fits: false, why: `host CPUs ${where}: ${capacity.cpus} logical CPUs, ${demand.cpus} virtual CPUs needed` };
+  }
+  const limits: { readonly what: string; readonly free: number; readonly need: number; readonly unit: 'MiB' | 'GiB' }[] = [];
+  if (capacity.freeMemoryMiB !== undefined) {
+    const taken = pending.reduce((sum, d) => sum + d.memoryMiB, 0);
+    limits.push({ what: 'memory', free: capacity.freeMemoryMiB - taken, need: demand.memoryMiB, unit: 'MiB' });
+  }
+  for (const [target, need] of [...demand.storageGiB].sort(([a], [b]) => compareText(a, b))) {
+    const free = freeStorage(capacity, target);
+    if (free === undefined) continue;
+    const taken = pending.reduce((sum, d) => sum + (d.storageGiB.get(target) ?? 0), 0);
+    limits.push({ what: `storage ${target}`, free: free - taken, need, unit: 'GiB' });
+  }
+  const short = limits.find((l) => l.free < l.need);
+  if (short)
+    return {
+      fits: false,
+      why: `${short.what} ${where}: ${formatSize(Math.max(short.free, 0), short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
+    };
+  if (limits.length === 0) return { fits: true };
+  // How many more VMs like this one fit after it: the scarcest resource decides.
+  const headroom = Math.min(...limits.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.need) / l.need))));
+  const summary = limits.map((l) => `${l.what} ${formatSize(l.free, l.unit)} free`).join(', ');
+  return { fits: true, headroom, summary };
+}
+
+function freeStorage(capacity: FailureDomainCapacity, target: string): number | undefined {
+  return capacity.storage?.find((s) => s.target === target)?.freeGiB;
+}
+
+/** `2 GiB`, `512 MiB`: memory in GiB when whole. */
+function formatSize(amount: number, unit: 'MiB' | 'GiB'): string {
+  if (unit === 'MiB' && amount % 1024 === 0) return `${amount / 1024} GiB`;
+  return `${amount} ${unit}`;
+}
