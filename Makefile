@@ -97,6 +97,7 @@ BINARY := $(BUILD_DIR)/bin/banlieue
 IMAGE_ARCHIVE := $(BUILD_DIR)/image/banlieue-$(VERSION).oci.tar
 RELEASE_ASSETS := $(BUILD_DIR)/release
 APP_SOURCES := $(shell find controller infra -name '*.ts') package.json package-lock.json build/bundle.ts build/bundle-options.ts build/build-info.ts
+GRAFANA_DASHBOARD := $(BUILD_DIR)/grafana/banlieue-grafana-dashboard.json
 
 .PHONY: FORCE
 FORCE:
@@ -127,14 +128,24 @@ image-push: $(IMAGE_ARCHIVE) ## Push the image with crane: make image-push IMAGE
 	@test -n "$(IMAGE)" || { echo "usage: make image-push IMAGE=<registry>/banlieue:v$(VERSION)" >&2; exit 1; }
 	build/push.sh $(IMAGE_ARCHIVE) $(IMAGE)
 
+# The metric names come from infra/metrics/definitions.ts, as the roles register them.
+$(GRAFANA_DASHBOARD): $(NPM_STAMP) $(shell find infra/metrics -name '*.ts') infra/version.ts package.json
+	mkdir -p $(dir $@)
+	npx tsx infra/metrics/write-dashboard.ts > $@.tmp && mv $@.tmp $@
+
+.PHONY: grafana-dashboard
+grafana-dashboard: $(GRAFANA_DASHBOARD) ## Grafana dashboard of the roles' metrics (queues, reconciles, backend calls, VMs by phase) in target/grafana/
+	@echo "wrote $(GRAFANA_DASHBOARD)"
+
 .PHONY: release
-release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) ## Every release asset in target/release/ with SHA256SUMS
+release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) $(GRAFANA_DASHBOARD) ## Every release asset in target/release/ with SHA256SUMS
 	rm -rf $(RELEASE_ASSETS) && mkdir -p $(RELEASE_ASSETS)
 	@# The clusterctl assets: components, metadata, the cluster templates (one flavor per backend, and the
 	@# clusterclass flavor) and the ClusterClass that flavor names (clusterctl fetches it as clusterclass-<name>.yaml).
 	cp $(RELEASE_DIR)/infrastructure-components.yaml $(RELEASE_DIR)/metadata.yaml $(RELEASE_DIR)/cluster-template*.yaml $(RELEASE_DIR)/clusterclass-*.yaml $(RELEASE_ASSETS)/
 	cp $(IMAGE_ARCHIVE) $(RELEASE_ASSETS)/
 	cp $(BINARY) $(RELEASE_ASSETS)/banlieue-linux-amd64
+	cp $(GRAFANA_DASHBOARD) $(RELEASE_ASSETS)/
 	cd $(RELEASE_ASSETS) && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS
 	@cat $(RELEASE_ASSETS)/SHA256SUMS
 

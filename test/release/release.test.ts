@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { grafanaDashboard } from '../../infra/metrics/grafana-dashboard.js';
+import { RELEASE_TAG } from '../../infra/version.js';
 import { makeRelease, PACKAGE_VERSION } from '../support/release-build.js';
 
 const DIR = 'target/release';
@@ -13,7 +15,7 @@ describe('make release', () => {
     await makeRelease(['release']);
   }, 1_800_000);
 
-  it('writes the clusterctl assets, the cluster templates, the image archive, the binary and SHA256SUMS', () => {
+  it('writes the clusterctl assets, the cluster templates, the image archive, the binary, the Grafana dashboard and SHA256SUMS', () => {
     // clusterctl's names: the default flavor, one per backend (`--flavor proxmox`), the clusterclass flavor and its class.
     const templates = [
       'cluster-template.yaml',
@@ -24,7 +26,15 @@ describe('make release', () => {
       'clusterclass-banlieue-vsphere.yaml',
     ];
     expect(readdirSync(DIR).sort()).toEqual(
-      ['infrastructure-components.yaml', 'metadata.yaml', ...templates, `banlieue-${PACKAGE_VERSION}.oci.tar`, 'banlieue-linux-amd64', 'SHA256SUMS'].sort(),
+      [
+        'infrastructure-components.yaml',
+        'metadata.yaml',
+        ...templates,
+        `banlieue-${PACKAGE_VERSION}.oci.tar`,
+        'banlieue-linux-amd64',
+        'banlieue-grafana-dashboard.json',
+        'SHA256SUMS',
+      ].sort(),
     );
   });
 
@@ -48,5 +58,9 @@ describe('make release', () => {
 
   it('names the image of this version in the components clusterctl installs', () => {
     expect(readFileSync(join(DIR, 'infrastructure-components.yaml'), 'utf8')).toContain(`image: ghcr.io/banlieue/banlieue:v${PACKAGE_VERSION}`);
+  });
+
+  it('ships the Grafana dashboard of this version', () => {
+    expect(JSON.parse(readFileSync(join(DIR, 'banlieue-grafana-dashboard.json'), 'utf8'))).toEqual(grafanaDashboard(RELEASE_TAG));
   });
 });
