@@ -10,7 +10,10 @@ import type { InfraMachineContractSpec } from '../../infra/api/infrastructure.ba
 import type { ObjectMeta } from '../../infra/api/kind.js';
 
 /** Contract fields every machine kind shares, as the controller sets them (never providerID: the provider writes it). */
-export type CommonMachineSpec = Pick<InfraMachineContractSpec, 'providerRef' | 'failureDomain' | 'desiredPowerState' | 'deletionPolicy' | 'userDataSecretRef'>;
+export type CommonMachineSpec = Pick<
+  InfraMachineContractSpec,
+  'providerRef' | 'failureDomain' | 'desiredPowerState' | 'restartRequestedAt' | 'deletionPolicy' | 'userDataSecretRef'
+>;
 
 export type BuildResult<T> = { readonly ok: true; readonly object: T } | { readonly ok: false; readonly message: string };
 

@@ -1,5 +1,5 @@
 // The banlieue binary: one image, roles by subcommand (DESIGN §3).
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
@@ -7,9 +7,11 @@ import { loadKubeConfig } from '../runtime/kube-config.js';
 import { DEFAULT_RECREATES_PER_MINUTE } from '../reconcilers/virtual-machine/recreate-budget.js';
 import { bootstrapOperator } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
+import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
 import { hostCommand } from './host-command.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
 import { versionLines } from './version-command.js';
+import { vmCommand, type VmOptions, type VmVerb } from './vm-command.js';
 import {
   providerLeaseName,
   roleOptions,
@@ -62,7 +64,41 @@ export function buildProgram(): Command {
   program.addCommand(hostCommand());
   addValidateCommand(program);
   addVersionCommand(program);
+  addVmCommand(program);
+  addCompletionCommand(program);
   return program;
+}
+
+/** `banlieue vm start|stop|restart NAME`: a VirtualMachine's power, as its spec asks for it. */
+function addVmCommand(program: Command): void {
+  const vm = program.command('vm').description('start, stop or restart a VirtualMachine (its spec says so; the provider does it)');
+  const verbs: readonly [VmVerb, string][] = [
+    ['start', 'power the VM on (spec.desiredPowerState PoweredOn)'],
+    ['stop', 'shut the guest down, then power the VM off (spec.desiredPowerState PoweredOff; powered off hard after the grace period)'],
+    ['restart', 'shut the guest down, then power the VM on again, once (spec.restartRequestedAt); status.restart says how far it went'],
+  ];
+  for (const [verb, description] of verbs) {
+    vm.command(verb)
+      .description(description)
+      .argument('<name>', 'the VirtualMachine')
+      .option('-n, --namespace <ns>', "its namespace (default: the context's, else default)")
+      .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+      .option('--context <name>', 'kubeconfig context to use (default: its current context)')
+      .action(async (name: string, opts: VmOptions) => {
+        for (const line of await vmCommand(verb, name, opts)) process.stdout.write(`${line}\n`);
+      });
+  }
+}
+
+/** `banlieue completion bash|zsh|fish`: a completion script made from this program's commands. */
+function addCompletionCommand(program: Command): void {
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(banlieue completion bash), the same with zsh, or banlieue completion fish | source')
+    .addArgument(new Argument('<shell>', 'the shell').choices(COMPLETION_SHELLS))
+    .action((shell: CompletionShell) => {
+      process.stdout.write(completionScript(program, shell));
+    });
 }
 
 /** `banlieue version`: the client's and the installed version. */

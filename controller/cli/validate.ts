@@ -2,7 +2,7 @@
 // banlieue objects, offline (schema, names, kinds, unknown fields; CEL rules
 // reported as not checked) or from the server itself (--server, a dry run).
 import { KubeApi } from '../runtime/kube-api.js';
-import { loadKubeConfig } from '../runtime/kube-config.js';
+import { loadKubeConfig, namespaceOf } from '../runtime/kube-config.js';
 import { CliError } from './cli-error.js';
 import type { CelEngine } from './validate/cel-rules.js';
 import type { InputDocument } from './validate/input-document.js';
@@ -40,7 +40,7 @@ export async function verdictsOf(docs: readonly InputDocument[], options: Valida
     return docs.map((d) => checker.check(d)).filter((v): v is Verdict => v !== undefined);
   }
   const kc = loadKubeConfig(options.kubeconfig, options.context);
-  const namespace = options.namespace ?? (kc.getContextObject(kc.getCurrentContext())?.namespace || 'default');
+  const namespace = options.namespace ?? namespaceOf(kc);
   const checker = new ServerChecker(new KubeApi(kc, { userAgent: 'banlieue-validate' }), namespace);
   const verdicts: Verdict[] = [];
   for (const doc of docs) {

@@ -34,6 +34,11 @@ export function loadKubeConfig(path?: string, context?: string): KubeConfig {
   return kc;
 }
 
+/** The namespace of the current context, as kubectl takes it when none is named: `default` when it names none. */
+export function namespaceOf(kc: KubeConfig): string {
+  return kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+}
+
 /** The API server URL of the current context, for messages. */
 export function serverOf(kc: KubeConfig): string {
   return kc.getCurrentCluster()?.server ?? '(no current cluster)';

@@ -238,6 +238,19 @@ export const Reason = {
    */
   Stopping: 'Stopping',
   /**
+   * InfraMachine Ready=False while a restart asked for in spec.restartRequestedAt runs (status.restart
+   * says whether the guest is shutting down or the VM powering on again), and the Normal Event when
+   * one begins. Nothing to do but wait.
+   */
+  Restarting: 'Restarting',
+  /** Normal Event on an InfraMachine: the restart asked for in spec.restartRequestedAt is done (status.restart Restarted). */
+  Restarted: 'Restarted',
+  /**
+   * Normal Event on an InfraMachine: a restart asked for in spec.restartRequestedAt was not carried
+   * out, as the VM was to be off (spec.desiredPowerState) or had not booted yet (status.restart Skipped).
+   */
+  RestartSkipped: 'RestartSkipped',
+  /**
    * Warning Event on an InfraMachine: the VM stopped without banlieue stopping it (it crashed, was
    * killed or its process exited) and was started again as spec.desiredPowerState asks. The
    * backend's status says when (e.g. status.lastVmmExit); its logs say why.

@@ -1,6 +1,6 @@
 // Fields of the CAPI v1beta2 machine contract and the machine kinds: power, deletion, firmware,
 // addresses, initialization, the control-plane endpoint, failure domains and providerID.
-import { Name, StringEnum, StringMap, Type, type Static } from './schema.js';
+import { Name, StringEnum, StringMap, Timestamp, Type, type Static } from './schema.js';
 
 export const POWER_STATES = ['PoweredOn', 'PoweredOff', 'Suspended'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
@@ -11,6 +11,30 @@ export function DesiredPowerState(): ReturnType<typeof StringEnum<typeof POWER_S
     default: 'PoweredOn',
   });
 }
+
+/** `spec.restartRequestedAt`: one restart of the VM asked for, named by when (docs/adr/0032-restart-is-a-spec-timestamp.md). */
+export function RestartRequestedAt(object: string): ReturnType<typeof Timestamp> {
+  return Timestamp(
+    `Set to the current time (banlieue vm restart does) to restart this ${object}'s VM once: the guest is shut down as spec.desiredPowerState PoweredOff does (gracefully where the backend can), then powered on. A new value asks for another restart; status.restart says how far the last one went. Only a VM to be PoweredOn restarts: a request while it is to be off, or before its first boot, is recorded Skipped.`,
+  );
+}
+
+export const RESTART_PHASES = ['ShuttingDown', 'PoweringOn', 'Restarted', 'Skipped'] as const;
+export type RestartPhase = (typeof RESTART_PHASES)[number];
+
+/** `status.restart`: the last restart request the provider took up, and how far it went. */
+export const RestartStatus = Type.Object(
+  {
+    requestedAt: Timestamp('The spec.restartRequestedAt this record is about.'),
+    phase: StringEnum(RESTART_PHASES, {
+      description:
+        'ShuttingDown: the guest is being shut down. PoweringOn: it is off and being powered on. Restarted: done, once. Skipped: not carried out (the VM was to be off, or had not booted yet).',
+    }),
+    lastTransitionTime: Timestamp('When phase last changed; for Restarted, when the VM was seen powered on again.'),
+  },
+  { description: 'The last restart request (spec.restartRequestedAt) and how far it went; a request is carried out once.' },
+);
+export type RestartStatus = Static<typeof RestartStatus>;
 
 export const DELETION_POLICIES = ['Delete', 'Retain'] as const;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];

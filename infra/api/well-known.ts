@@ -13,6 +13,8 @@ const FIELD_MANAGER_MAX = 128;
 export const FieldManager = {
   controller: 'banlieue.io/controller',
   bootstrap: 'banlieue.io/bootstrap',
+  /** The day-2 verbs of the CLI (`banlieue vm start|stop|restart`). */
+  cli: 'banlieue.io/cli',
   /**
    * A provider role's; with `scope` (`--provider`, one host's role, ADR 17) its own
    * per Provider, so that hosts sharing a namespace never take each other's fields

@@ -1,7 +1,7 @@
 // InfraMachine status from the outcome of one pass (pure). Fields other passes
 // wrote (addresses, backend references) are kept when this pass learned
 // nothing new, so a blocked pass never erases what is known.
-import { MAX_ADDRESSES, type PowerState } from '../../../infra/api/machine-fields.js';
+import { MAX_ADDRESSES, type PowerState, type RestartStatus } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type {
   InfraMachineContractSpec,
@@ -11,6 +11,7 @@ import type {
 import type { MachineObservation } from '../../backends/backend.js';
 import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { pausedCondition, type Pausable } from '../paused.js';
+import { isRestarting, restartingMessage } from './restart.js';
 
 /** The status every InfraMachine kind shares (the contract fields), plus backend fields. */
 export type InfraMachineStatus = InfraMachineContractStatus & { [backendField: string]: unknown };
@@ -36,8 +37,18 @@ export type PassOutcome =
    * so that no later pass, and no deletion, looks for it anywhere else.
    */
   | { readonly kind: 'placing'; readonly placement: MachinePlacementRecord }
-  /** A backend task runs (creating the VM, or a power-off: `reason`, default Provisioning); it is remembered in status.taskRef. */
-  | { readonly kind: 'inProgress'; readonly taskRef: string; readonly message: string; readonly placement: MachinePlacementRecord; readonly reason?: Reason }
+  /**
+   * A backend task runs (creating the VM, or a power-off: `reason`, default Provisioning, or Restarting
+   * within a restart); it is remembered in status.taskRef. `restart`: status.restart after the pass (restart.ts).
+   */
+  | {
+      readonly kind: 'inProgress';
+      readonly taskRef: string;
+      readonly message: string;
+      readonly placement: MachinePlacementRecord;
+      readonly reason?: Reason;
+      readonly restart?: RestartStatus;
+    }
   /** The machine is being deleted and its VM removed (`reason`, default Deleting: what the backend awaits). */
   | { readonly kind: 'deleting'; readonly message: string; readonly reason?: Reason }
   /** The backend was reached: the VM as found (undefined: gone since it was provisioned). */
@@ -51,6 +62,8 @@ export type PassOutcome =
       /** Backend-specific status fields, e.g. vmRef. */
       readonly backendStatus: Readonly<Record<string, string | number>>;
       readonly uuid: string;
+      /** status.restart after the pass, when a restart request changed it (restart.ts). */
+      readonly restart?: RestartStatus;
     };
 
 /**
@@ -115,25 +128,17 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
     };
     return { ...current, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
-  if (outcome.kind === 'inProgress') {
-    const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Provisioning, message: outcome.message };
-    const { placement } = outcome;
-    return {
-      ...current,
-      taskRef: outcome.taskRef,
-      placement,
-      failureDomain: placement.failureDomain,
-      conditions: setConditions(current.conditions, [ready, paused], now),
-    };
-  }
+  if (outcome.kind === 'inProgress') return inProgressStatus(current, outcome, paused, now);
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
   // A spec change still pending on the backend (e.g. CPUs until a power-off) is not yet observed: the next pass retries it.
-  // A spec naming another place is not applied, and not said to be (never pretend).
-  const converged = outcome.observation?.pending === undefined && outcome.placementChange === undefined;
+  // A spec naming another place is not applied, and not said to be (never pretend); nor a restart under way.
+  const restarting = isRestarting(outcome.restart);
+  const converged = outcome.observation?.pending === undefined && outcome.placementChange === undefined && !restarting;
   const status: InfraMachineStatus = {
     ...withoutTask(current),
     ...outcome.backendStatus,
+    ...(outcome.restart ? { restart: outcome.restart } : {}),
     placement: outcome.placement,
     failureDomain: outcome.placement.failureDomain,
     ...(generation !== undefined && converged ? { observedGeneration: generation } : {}),
@@ -155,11 +160,32 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
   status.addresses = observation.addresses.slice(0, MAX_ADDRESSES);
   const ready: ConditionInput = outcome.placementChange
     ? { type: ConditionType.Ready, status: 'False', reason: Reason.PlacementChanged, message: outcome.placementChange }
-    : readyFor(observation, desired);
+    : readyFor(observation, desired, outcome.restart);
   return { ...status, conditions: setConditions(current.conditions, [ready, paused], now) };
 }
 
-function readyFor(observation: MachineObservation, desired: PowerState): ConditionInput {
+/** A backend task runs: it is remembered in status.taskRef, and Ready says what it does. */
+function inProgressStatus(
+  current: InfraMachineStatus,
+  outcome: Extract<PassOutcome, { kind: 'inProgress' }>,
+  paused: ConditionInput,
+  now: Date,
+): InfraMachineStatus {
+  const reason = outcome.reason ?? (isRestarting(outcome.restart) ? Reason.Restarting : Reason.Provisioning);
+  const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason, message: outcome.message };
+  const { placement } = outcome;
+  return {
+    ...current,
+    ...(outcome.restart ? { restart: outcome.restart } : {}),
+    taskRef: outcome.taskRef,
+    placement,
+    failureDomain: placement.failureDomain,
+    conditions: setConditions(current.conditions, [ready, paused], now),
+  };
+}
+
+function readyFor(observation: MachineObservation, desired: PowerState, restart: RestartStatus | undefined): ConditionInput {
+  if (restart && isRestarting(restart)) return { type: ConditionType.Ready, status: 'False', reason: Reason.Restarting, message: restartingMessage(restart) };
   if (observation.powerState !== desired) {
     return { type: ConditionType.Ready, status: 'False', reason: Reason.Pending, message: `the VM is ${observation.powerState}, to be ${desired}` };
   }

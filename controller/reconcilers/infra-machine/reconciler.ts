@@ -37,9 +37,17 @@ import { awaitsCapiMachine, capiOwner, getOwningMachine, type CapiMachine } from
 import { decideMachinePlacement, decidePlacementChange, toMachineRequest, toPlacementRecord } from './machine-request.js';
 import { readUserData } from './user-data.js';
 import { describeUnpublished, publishedTargets, unpublishedTargets } from './published-targets.js';
+import { decideRestart, restartAfter, restartEvent, withRestartPower, type RestartPlan } from './restart.js';
 
 /** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
-const QUIET_REASONS: ReadonlySet<string> = new Set([Reason.WaitingForAddress, Reason.WaitingForIPAddress, Reason.Pending, Reason.Stopping, Reason.Deleting]);
+const QUIET_REASONS: ReadonlySet<string> = new Set([
+  Reason.WaitingForAddress,
+  Reason.WaitingForIPAddress,
+  Reason.Pending,
+  Reason.Stopping,
+  Reason.Restarting,
+  Reason.Deleting,
+]);
 
 export interface InfraMachineTimings {
   /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
@@ -55,6 +63,8 @@ interface PassResult {
   readonly outcome: PassOutcome;
   readonly result?: ReconcileResult;
   readonly retry?: unknown;
+  /** What the pass did about spec.restartRequestedAt. */
+  readonly restart?: RestartPlan;
 }
 
 type KnownIdentity = Extract<MachineIdentity, { ok: true }>;
@@ -133,7 +143,7 @@ export class InfraMachineReconciler implements Reconciler {
       if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
       return done;
     }
-    const { outcome, result, retry } = await this.pass(machine, identity, log, signal);
+    const { outcome, result, retry, restart } = await this.pass(machine, identity, log, signal);
     const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
@@ -141,7 +151,16 @@ export class InfraMachineReconciler implements Reconciler {
       for (const action of outcome.observation?.actions ?? []) this.recordAction(machine, action, outcome.observation, outcome.uuid);
       for (const warning of outcome.observation?.warnings ?? []) void this.events.record(machine, 'Warning', warning.reason, warning.message);
     }
-    return result ?? this.nextLook(machine, outcome, status);
+    return this.restartStep(machine, restart, status) ?? result ?? this.nextLook(machine, outcome, status);
+  }
+
+  /** The Event of a restart that began, ended or was skipped in this pass; the next pass at once when the VM just went off for it. */
+  private restartStep(machine: InfraMachine, plan: RestartPlan | undefined, status: InfraMachineStatus): ReconcileResult | undefined {
+    if (!plan) return undefined;
+    const event = restartEvent(machine.status?.restart, status.restart, plan);
+    if (event) void this.events.record(machine, 'Normal', event.reason, event.message);
+    // The next pass powers it on (a status write of its own wakes no pass).
+    return plan.kind === 'drive' && plan.phase === 'ShuttingDown' && status.restart?.phase === 'PoweringOn' ? inProgress(0) : undefined;
   }
 
   /** One step over the backend, as an outcome for the status; errors to retry with backoff are thrown after it is written. */
@@ -160,14 +179,16 @@ export class InfraMachineReconciler implements Reconciler {
       log,
       ...(signal ? { signal } : {}),
     };
+    const restart = decideRestart(machine, provisioned);
+    if (restart.kind === 'drive') log.info({ restartRequestedAt: restart.requestedAt, phase: restart.phase }, 'Restarting the VM');
     let ensured: EnsureResult;
     try {
-      ensured = await this.backend.machines.ensure(resolved.connection, resolved.request, options);
+      ensured = await this.backend.machines.ensure(resolved.connection, withRestartPower(resolved.request, restart), options);
     } catch (err) {
       if (signal?.aborted) throw err;
       return this.ensureFailed(err, resolved, log);
     }
-    return this.ensuredPass(machine, identity, resolved, ensured);
+    return { ...this.ensuredPass(machine, identity, resolved, ensured, restart), restart };
   }
 
   /**
@@ -203,16 +224,21 @@ export class InfraMachineReconciler implements Reconciler {
   }
 
   /** What the backend answered: a task under way (its actions as Events), a VM this machine may not look for, or the VM as found. */
-  private ensuredPass(machine: InfraMachine, identity: KnownIdentity, resolved: Resolved, ensured: EnsureResult): PassResult {
+  private ensuredPass(machine: InfraMachine, identity: KnownIdentity, resolved: Resolved, ensured: EnsureResult, restartPlan: RestartPlan): PassResult {
+    const now = this.clock.now();
+    const seen = ensured.state === 'Present' ? ensured.observation.powerState : undefined;
+    const restart = ensured.state === 'Absent' ? undefined : restartAfter(restartPlan, seen, machine.status?.restart, now);
+    const restartField = restart ? { restart } : {};
     if (ensured.state === 'InProgress') {
       for (const action of ensured.actions) this.recordAction(machine, action, undefined, identity.uuid, ensured.taskRef);
-      const delay = taskPollDelay(machine.status, this.clock.now(), this.timings.taskPollMs ?? 1000);
+      const delay = taskPollDelay(machine.status, now, this.timings.taskPollMs ?? 1000);
       const outcome: PassOutcome = {
         kind: 'inProgress',
         taskRef: ensured.taskRef,
         message: ensured.message,
         placement: resolved.placement,
         ...(ensured.reason ? { reason: ensured.reason } : {}),
+        ...restartField,
       };
       return { outcome, result: inProgress(delay) };
     }
@@ -230,6 +256,7 @@ export class InfraMachineReconciler implements Reconciler {
         ...placementChange,
         backendStatus: observation?.statusFields ?? {},
         uuid: identity.uuid,
+        ...restartField,
       },
     };
   }

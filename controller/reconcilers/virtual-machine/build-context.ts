@@ -63,6 +63,7 @@ export function resolveBuildContext(input: InfraBuildInput): ContextResult {
         providerRef: { name: placement.providerName },
         failureDomain: placement.failureDomain.name,
         desiredPowerState: vm.spec.desiredPowerState ?? 'PoweredOn',
+        ...(vm.spec.restartRequestedAt !== undefined ? { restartRequestedAt: vm.spec.restartRequestedAt } : {}),
         ...(vm.spec.deletionPolicy !== undefined ? { deletionPolicy: vm.spec.deletionPolicy } : {}),
         ...(input.userDataSecretName !== undefined ? { userDataSecretRef: { name: input.userDataSecretName, key: 'value' } } : {}),
       },

@@ -2,7 +2,7 @@
 // Ready summary (upstream §2.4 "status mirror"). Pure: conditions are returned
 // as inputs for runtime/conditions.setConditions, which owns transition times.
 import type { Condition } from '../../../infra/api/meta.js';
-import type { MachineAddress, MachineInitializationStatus, PowerState } from '../../../infra/api/machine-fields.js';
+import type { MachineAddress, MachineInitializationStatus, PowerState, RestartStatus } from '../../../infra/api/machine-fields.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { Static } from '../../../infra/api/schema.js';
 import { copiedReason, findCondition, type ConditionInput } from '../../runtime/conditions.js';
@@ -15,14 +15,22 @@ export interface InfraMachineRead {
     readonly initialization?: Static<typeof MachineInitializationStatus>;
     readonly addresses?: readonly MachineAddress[];
     readonly observedPowerState?: PowerState;
+    readonly restart?: RestartStatus;
     readonly conditions?: readonly Condition[];
   };
 }
 
-export interface MirroredStatus {
+/** The status fields a VM copies from its machine as they are. */
+export interface MirroredFields {
   readonly initialization?: Static<typeof MachineInitializationStatus>;
   readonly addresses?: MachineAddress[];
   readonly observedPowerState?: PowerState;
+  /** How far the last restart request went (spec.restartRequestedAt, copied to the machine). */
+  readonly restart?: RestartStatus;
+}
+
+export interface MirroredStatus {
+  readonly fields: MirroredFields;
   readonly infrastructureReady: ConditionInput;
 }
 
@@ -39,14 +47,17 @@ export interface ExpectedInfra {
 export function mirrorInfraStatus(infra: InfraMachineRead | undefined, expected?: ExpectedInfra): MirroredStatus {
   if (!infra) {
     const what = expected ? `${expected.kind} ${expected.name}` : 'The infrastructure object';
-    return { infrastructureReady: pending(`${what} does not exist yet`) };
+    return { fields: {}, infrastructureReady: pending(`${what} does not exist yet`) };
   }
-  const { initialization, addresses, observedPowerState, conditions } = infra.status ?? {};
+  const { initialization, addresses, observedPowerState, restart, conditions } = infra.status ?? {};
   const ready = findCondition(conditions, ConditionType.Ready);
   return {
-    ...(initialization !== undefined ? { initialization: { ...initialization } } : {}),
-    ...(addresses !== undefined ? { addresses: addresses.map((a) => ({ ...a })) } : {}),
-    ...(observedPowerState !== undefined ? { observedPowerState } : {}),
+    fields: {
+      ...(initialization !== undefined ? { initialization: { ...initialization } } : {}),
+      ...(addresses !== undefined ? { addresses: addresses.map((a) => ({ ...a })) } : {}),
+      ...(observedPowerState !== undefined ? { observedPowerState } : {}),
+      ...(restart !== undefined ? { restart: { ...restart } } : {}),
+    },
     infrastructureReady: ready
       ? { type: ConditionType.InfrastructureReady, status: ready.status, reason: copiedReason(ready), message: ready.message }
       : pending(`${infra.kind} ${infra.metadata.name ?? ''} has no Ready condition yet`),

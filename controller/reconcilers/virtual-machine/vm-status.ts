@@ -64,9 +64,7 @@ export function statusFor(vm: VirtualMachine, now: Date, s: StatusInput): Virtua
   ];
   return {
     ...ownedStatus(vm),
-    ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
-    ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
-    ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
+    ...mirrored.fields,
     conditions: setConditions(vm.status?.conditions, inputs, now),
   };
 }
@@ -87,9 +85,7 @@ export function withMachineMade(status: VirtualMachineStatus, machine: InfraMach
   const ready = readyCondition(scheduled, asInput(ConditionType.PlacementValid), mirrored.infrastructureReady);
   return {
     ...status,
-    ...(mirrored.initialization ? { initialization: mirrored.initialization } : {}),
-    ...(mirrored.addresses ? { addresses: mirrored.addresses } : {}),
-    ...(mirrored.observedPowerState ? { observedPowerState: mirrored.observedPowerState } : {}),
+    ...mirrored.fields,
     conditions: setConditions(status.conditions, [mirrored.infrastructureReady, ready], now),
   };
 }

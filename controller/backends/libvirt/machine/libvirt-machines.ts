@@ -22,13 +22,14 @@ import { readAddresses, type AddressSourceName } from './addresses.js';
 import { defineDomain } from './define.js';
 import { marksOf, releasedMetadataXml } from './domain-xml.js';
 import { macOf } from './mac-address.js';
-import { decidePowerStep, isActive, SHUTDOWN_GRACE_MS, toPowerState, type ObservedPower, type PowerStep } from './power.js';
+import { ShutdownRequests, shutdownNote as noteOf } from '../../kit/machine/shutdown-grace.js';
+import { decidePowerStep, isActive, toPowerState, type ObservedPower, type PowerStep } from './power.js';
 import { deleteVolumes, lookup, undefineDomain } from './undefine.js';
 
 /** What the backend remembers between passes, per machine UUID; losing it (a restart) costs a little time, never correctness. */
 interface MachineMemory {
   /** When this provider asked the guest to shut down (power.ts: the grace period runs from here). */
-  readonly shutdownSince: Map<string, number>;
+  readonly shutdowns: ShutdownRequests;
   /** The address source that answered last. */
   readonly addressSource: Map<string, AddressSourceName>;
 }
@@ -48,7 +49,7 @@ interface Seen {
 }
 
 export function libvirtMachines(sessions: SessionPool<LibvirtClient>): MachineBackend<LibvirtMachineSpec> {
-  const memory: MachineMemory = { shutdownSince: new Map(), addressSource: new Map() };
+  const memory: MachineMemory = { shutdowns: new ShutdownRequests(), addressSource: new Map() };
   return machineBackend(sessions.use, (client) => libvirtSteps(client, memory));
 }
 
@@ -82,7 +83,7 @@ function libvirtSteps(client: LibvirtClient, memory: MachineMemory): MachineStep
       await client.domains.setMetadataElement(domain, releasedMetadataXml(releasedFrom), flags);
     },
     forget: (request) => {
-      memory.shutdownSince.delete(request.uuid);
+      memory.shutdowns.forget(request.uuid);
       memory.addressSource.delete(request.uuid);
     },
   };
@@ -122,27 +123,25 @@ async function convergePower(
 ): Promise<Step<Seen>> {
   const { uuid } = request;
   // A shutdown asked for earlier no longer counts once the spec wants the domain on (or saved).
-  if (desired !== 'PoweredOff') memory.shutdownSince.delete(uuid);
-  const step = decidePowerStep(seen.observed, desired, memory.shutdownSince.get(uuid), Date.now());
+  memory.shutdowns.settle(uuid, desired);
+  const step = decidePowerStep(seen.observed, desired, memory.shutdowns.sinceOf(uuid), Date.now());
   const actions: MachineAction[] = [];
   let now = seen;
   if (step !== 'none') {
     const done = await applyPowerStep(client, domain, step, options.log);
-    if (step === 'shutdown') memory.shutdownSince.set(uuid, Date.now());
+    if (step === 'shutdown') memory.shutdowns.asked(uuid, Date.now());
     if (done) actions.push(done);
     now = await observe(client, domain);
   }
   const { observed } = now;
-  const since = memory.shutdownSince.get(uuid);
+  const since = memory.shutdowns.sinceOf(uuid);
   if (since !== undefined && !isActive(observed.state)) {
     // The guest shut down (or was destroyed): the request is over.
-    memory.shutdownSince.delete(uuid);
+    memory.shutdowns.forget(uuid);
     if (step !== 'destroy') actions.push('PoweredOff');
   }
   const waiting = since !== undefined && isActive(observed.state);
-  const shutdownNote = waiting
-    ? `the guest was asked to shut down; the domain is destroyed if it still runs ${Math.round((since + SHUTDOWN_GRACE_MS - Date.now()) / 1000)} s from now`
-    : undefined;
+  const shutdownNote = waiting ? noteOf(since, Date.now(), 'the domain is destroyed') : undefined;
   return { state: 'Done', seen: { ...now, ...(shutdownNote ? { shutdownNote } : {}) }, actions };
 }
 

@@ -6,10 +6,10 @@
 // the domain stopped, as vSphere's suspend; the next start restores it. A
 // domain someone paused counts as Suspended too.
 import type { PowerState } from '../../../../infra/api/machine-fields.js';
+import { SHUTDOWN_GRACE_MS } from '../../kit/machine/shutdown-grace.js';
 import { DomainState } from '../client/constants.js';
 
-/** How long an ACPI shutdown may take before the domain is destroyed. */
-export const SHUTDOWN_GRACE_MS = 60_000;
+export { SHUTDOWN_GRACE_MS };
 
 export interface ObservedPower {
   /** virDomainState. */

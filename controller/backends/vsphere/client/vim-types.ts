@@ -48,6 +48,8 @@ export interface VmSummary {
   readonly instanceUuid: string | undefined;
   readonly template: boolean;
   readonly powerState: VirtualMachinePowerState;
+  /** When the VM was last powered on (`summary.runtime.bootTime`); absent while it is off. */
+  readonly bootTime?: string;
   /** Primary guest IP (`guest.ipAddress`). */
   readonly ipAddress: string | undefined;
   readonly guestNics: readonly GuestNic[];

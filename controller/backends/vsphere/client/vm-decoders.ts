@@ -13,6 +13,8 @@ export const VM_SUMMARY_PATHS = [
   'config.instanceUuid',
   'config.template',
   'runtime.powerState',
+  // Where vcsim keeps it too (it updates summary.runtime only).
+  'summary.runtime.bootTime',
   'guest.ipAddress',
   'guest.net',
 ] as const;
@@ -33,6 +35,7 @@ const ETHERNET_CARD_TYPES: ReadonlySet<string> = new Set([
 export function toVmSummary(content: ObjectContent): VmSummary {
   const text = (path: string): string | undefined => content.props.get(path)?.text;
   const powerState = text('runtime.powerState');
+  const bootTime = text('summary.runtime.bootTime');
   if (!isPowerState(powerState)) throw new Error(`VirtualMachine ${content.obj.value}: runtime.powerState "${powerState}"`);
   return {
     ref: content.obj,
@@ -41,6 +44,7 @@ export function toVmSummary(content: ObjectContent): VmSummary {
     instanceUuid: text('config.instanceUuid'),
     template: toBoolean(content.props.get('config.template')) ?? false,
     powerState,
+    ...(bootTime ? { bootTime } : {}),
     ipAddress: emptyToUndefined(text('guest.ipAddress')),
     guestNics: (content.props.get('guest.net')?.childrenNamed('GuestNicInfo') ?? []).map(toGuestNic),
   };

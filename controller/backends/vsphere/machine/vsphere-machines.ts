@@ -1,14 +1,17 @@
 // VSphereMachine on vCenter, as the steps of the machine recipe (kit/machine/): the VM is
 // found by its BIOS UUID (never by name) with its summary and marks in one read, cloned with
 // that UUID and mark when absent (clone-task.ts), given its guest data before the first
-// boot, resized, and powered as asked. Deleting powers it off and destroys it; a release
+// boot, resized, and powered as asked (off: VMware Tools asked to shut the guest down, the VM
+// powered off hard only when it has no Tools or after the grace period, as an operator's "Shut
+// Down Guest OS" first). Deleting powers it off and destroys it; a release
 // (deletionPolicy Retain) only swaps `banlieue.owner` for `banlieue.released-from`.
 import type { MachineAddress, PowerState } from '../../../../infra/api/machine-fields.js';
 import type { VSphereMachineSpec } from '../../../../infra/api/infrastructure.banlieue.io/v1alpha1/vsphere-machine.js';
 import { BackendError, BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { DestroyResult, MachineAction, MachineBackend, MachineRequest } from '../../backend.js';
 import { machineBackend } from '../../kit/machine/machine-backend.js';
-import type { Found, MachineSteps, Owned, Step } from '../../kit/machine/steps.js';
+import { ShutdownRequests, shutdownNote } from '../../kit/machine/shutdown-grace.js';
+import type { Found, MachineSteps, Owned, Pass, Step } from '../../kit/machine/steps.js';
 import type { SessionPool } from '../../kit/session-pool.js';
 import { ownNicAddresses } from '../../machine-addresses.js';
 import type { Logger } from '../../../runtime/log.js';
@@ -29,19 +32,24 @@ interface Vm {
   readonly summary: VmSummary;
 }
 
-/** What the pass saw: the summary, and the hardware read at most once per pass (guest data and resize both need it; an extraConfig write does not change it). */
+/**
+ * What the pass saw: the summary, and the hardware read at most once per pass (guest data and resize both need it; an extraConfig
+ * write does not change it); `shutdownNote` says how long a guest asked to shut down still has.
+ */
 interface Seen {
   readonly power: PowerState;
   readonly summary: VmSummary;
   readonly hardware: () => Promise<VmHardware>;
+  readonly shutdownNote?: string;
 }
 
 export function vsphereMachines(sessions: SessionPool<VsphereClient>): MachineBackend<VSphereMachineSpec> {
   const cloneTargets = new CloneTargetCache();
-  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets));
+  const shutdowns = new ShutdownRequests();
+  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets, shutdowns));
 }
 
-function vsphereSteps(client: VsphereClient, cloneTargets: CloneTargetCache): MachineSteps<VSphereMachineSpec, Vm, Seen> {
+function vsphereSteps(client: VsphereClient, cloneTargets: CloneTargetCache, shutdowns: ShutdownRequests): MachineSteps<VSphereMachineSpec, Vm, Seen> {
   return {
     readTask: (request, taskRef) => readCloneTask(client, request, taskRef),
     find: (request, look) => find(client, request.uuid, look.hint),
@@ -49,19 +57,21 @@ function vsphereSteps(client: VsphereClient, cloneTargets: CloneTargetCache): Ma
     observe: (vm, pass) => Promise.resolve(observe(client, vm, pass.request)),
     writeGuestData: (vm, seen, pass) => writeGuestInfo(client, vm, seen, pass.request),
     resize: (vm, seen, pass) => convergeHardware(client, vm, seen, pass.request.spec),
-    power: (vm, seen, pass) => convergePower(client, vm, seen, pass.desired),
+    power: (vm, seen, pass) => convergePower(client, shutdowns, vm, seen, pass),
     report: (vm, seen, pass) =>
       Promise.resolve({
         ref: vm.ref.value,
         powerState: seen.power,
         addresses: addressesOf(seen.summary),
         statusFields: { vmRef: vm.ref.value, biosUuid: pass.request.uuid },
+        ...(seen.shutdownNote ? { pending: seen.shutdownNote } : {}),
       }),
     destroy: (vm, request, { log }) => destroy(client, vm, request.uuid, log),
     unmark: async (vm, releasedFrom) => {
       // An empty value removes a key (vm-specs.ts).
       await client.vms.reconfigure(vm.ref, { extraConfig: { [OWNER_MARK_KEY]: '', [RELEASED_FROM_KEY]: releasedFrom } });
     },
+    forget: (request) => shutdowns.forget(request.uuid),
   };
 }
 
@@ -139,25 +149,80 @@ function describe(change: Resize['cpuMemory']): string {
     .join(', ');
 }
 
-/** The power operations that take the VM to `desired` (a hard power-off, as upstream), then the summary read again. */
-async function convergePower(client: VsphereClient, vm: Owned<Vm>, seen: Seen, desired: PowerState): Promise<Step<Seen>> {
+/**
+ * The power operations that take the VM to `desired`, then the summary read again. Off is the
+ * guest's own shutdown first (powerOffStep): the guest was asked on an earlier pass and is
+ * looked at again on later ones; the VM is powered off hard once the grace period is over.
+ */
+async function convergePower(
+  client: VsphereClient,
+  shutdowns: ShutdownRequests,
+  vm: Owned<Vm>,
+  seen: Seen,
+  pass: Pass<VSphereMachineSpec>,
+): Promise<Step<Seen>> {
+  const { desired } = pass;
+  const { uuid } = pass.request;
+  shutdowns.settle(uuid, desired);
   const current = seen.summary.powerState;
   const actions: MachineAction[] = [];
   const on = async (): Promise<void> => {
     if (await tolerateRace(client.vms.powerOn(vm.ref))) actions.push('PoweredOn');
   };
+  let asked = false;
   if (desired === 'PoweredOn' && current !== 'poweredOn') await on();
   if (desired === 'PoweredOff' && current !== 'poweredOff') {
-    if (await tolerateRace(client.vms.powerOff(vm.ref))) actions.push('PoweredOff');
+    const step = await powerOffStep(client, shutdowns, vm, uuid, current);
+    if (step === 'asked') pass.options.log.info({ vm: vm.ref.value }, 'Asked the guest to shut down');
+    if (step === 'poweredOff') actions.push('PoweredOff');
+    asked = step === 'asked';
   }
   if (desired === 'Suspended' && current !== 'suspended') {
     // Only a running VM suspends.
     if (current === 'poweredOff') await on();
     if (await tolerateRace(client.vms.suspend(vm.ref))) actions.push('Suspended');
   }
-  if (actions.length === 0) return { state: 'Done', seen };
+  const since = shutdowns.sinceOf(uuid);
+  if (actions.length === 0 && !asked && since === undefined) return { state: 'Done', seen };
   const summary = await client.vms.summary(vm.ref);
-  return { state: 'Done', seen: { ...seen, summary, power: POWER_STATE[summary.powerState] }, actions };
+  const now = { ...seen, summary, power: POWER_STATE[summary.powerState] };
+  if (since === undefined) return { state: 'Done', seen: now, actions };
+  if (summary.powerState === 'poweredOff') {
+    // The guest shut down: the request is over.
+    shutdowns.forget(uuid);
+    return { state: 'Done', seen: now, actions: [...actions, 'PoweredOff'] };
+  }
+  return { state: 'Done', seen: { ...now, shutdownNote: shutdownNote(since, Date.now(), 'the VM is powered off') }, actions };
+}
+
+/**
+ * One step of powering a VM off: Tools asked to shut the guest down (`asked`), nothing while it
+ * has time left (`waiting`), or a hard power-off (`poweredOff`: the grace period is over, the VM
+ * is suspended, or it has no running Tools to ask; `none`: someone else got there first).
+ */
+async function powerOffStep(
+  client: VsphereClient,
+  shutdowns: ShutdownRequests,
+  vm: Owned<Vm>,
+  uuid: string,
+  current: VirtualMachinePowerState,
+): Promise<'asked' | 'waiting' | 'poweredOff' | 'none'> {
+  const hard = async (): Promise<'poweredOff' | 'none'> => {
+    shutdowns.forget(uuid);
+    return (await tolerateRace(client.vms.powerOff(vm.ref))) ? 'poweredOff' : 'none';
+  };
+  if (current !== 'poweredOn') return hard();
+  if (shutdowns.sinceOf(uuid) !== undefined) return shutdowns.isOver(uuid, Date.now()) ? hard() : 'waiting';
+  try {
+    await client.vms.shutdownGuest(vm.ref);
+  } catch (err) {
+    // No Tools running in the guest (vCenter refuses ShutdownGuest): nothing to ask, as an operator would then power it off.
+    if (isVsphereFault(err, 'ToolsUnavailable')) return hard();
+    if (isVsphereFault(err, 'InvalidPowerState')) return 'none';
+    throw err;
+  }
+  shutdowns.asked(uuid, Date.now());
+  return 'asked';
 }
 
 /** False when someone else changed the power state first (InvalidPowerState): the next read tells. */

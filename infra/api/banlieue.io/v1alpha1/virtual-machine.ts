@@ -1,4 +1,12 @@
-import { Addresses, DeletionPolicy, DesiredPowerState, MachineInitializationStatus, ObservedPowerState } from '../../machine-fields.js';
+import {
+  Addresses,
+  DeletionPolicy,
+  DesiredPowerState,
+  MachineInitializationStatus,
+  ObservedPowerState,
+  RestartRequestedAt,
+  RestartStatus,
+} from '../../machine-fields.js';
 import { Conditions, KeySelector, LabelSelector, ObservedGeneration } from '../../meta.js';
 import { InterfaceName } from '../../names.js';
 import { StaticAddress } from '../../addressing.js';
@@ -81,6 +89,7 @@ export const VirtualMachineSpec = Type.Object(
       ),
     ),
     desiredPowerState: Type.Optional(DesiredPowerState()),
+    restartRequestedAt: Type.Optional(RestartRequestedAt('VirtualMachine')),
     userData: Type.Optional(
       Type.Object(
         {
@@ -186,6 +195,7 @@ export const VirtualMachineStatus = Type.Object(
     initialization: Type.Optional(MachineInitializationStatus),
     addresses: Type.Optional(Addresses()),
     observedPowerState: Type.Optional(ObservedPowerState()),
+    restart: Type.Optional(RestartStatus),
     heldAddresses: Type.Optional(
       Type.Array(
         Type.Object(

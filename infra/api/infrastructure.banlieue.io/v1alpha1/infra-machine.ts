@@ -8,6 +8,8 @@ import {
   ObservedPowerState,
   PROVIDER_ID_IMMUTABLE,
   ProviderID,
+  RestartRequestedAt,
+  RestartStatus,
 } from '../../machine-fields.js';
 import { Conditions, KeySelector, LocalObjectReference, ObservedGeneration } from '../../meta.js';
 import { API_VERSION, INFRA_GROUP, defineKind, type KindDefinition, type KubeObject, type PrinterColumn } from '../../kind.js';
@@ -31,6 +33,7 @@ export function machineSpecFields(providerIDScheme: string) {
       }),
     ),
     desiredPowerState: Type.Optional(DesiredPowerState()),
+    restartRequestedAt: Type.Optional(RestartRequestedAt('machine')),
     deletionPolicy: Type.Optional(DeletionPolicy('machine')),
     userDataSecretRef: Type.Optional(
       Type.Object(KeySelector('value', 'Secret').properties, {
@@ -77,6 +80,7 @@ export const machineStatusFields = {
     }),
   ),
   placement: Type.Optional(MachinePlacementRecord),
+  restart: Type.Optional(RestartStatus),
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(ObservedGeneration()),
 };

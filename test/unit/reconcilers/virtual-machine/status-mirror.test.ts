@@ -17,19 +17,24 @@ function infra(status: InfraMachineRead['status']): InfraMachineRead {
 }
 
 describe('infra status mirror', () => {
-  it('copies initialization, addresses, power and the Ready condition', () => {
+  it('copies initialization, addresses, power, the last restart and the Ready condition', () => {
+    const restart = { requestedAt: '2026-01-01T00:00:00.000Z', phase: 'Restarted', lastTransitionTime: '2026-01-01T00:00:09Z' } as const;
     const mirrored = mirrorInfraStatus(
       infra({
         initialization: { provisioned: true },
         addresses: [{ type: 'InternalIP', address: '10.0.0.10' }],
         observedPowerState: 'PoweredOn',
+        restart,
         conditions: [{ ...readyTrue, type: 'Other', status: 'False' }, readyTrue],
       }),
     );
     expect(mirrored).toEqual({
-      initialization: { provisioned: true },
-      addresses: [{ type: 'InternalIP', address: '10.0.0.10' }],
-      observedPowerState: 'PoweredOn',
+      fields: {
+        initialization: { provisioned: true },
+        addresses: [{ type: 'InternalIP', address: '10.0.0.10' }],
+        observedPowerState: 'PoweredOn',
+        restart,
+      },
       infrastructureReady: { type: ConditionType.InfrastructureReady, status: 'True', reason: 'Provisioned', message: '' },
     });
   });
@@ -55,7 +60,7 @@ describe('infra status mirror', () => {
       reason: Reason.Pending,
       message: 'VSphereMachine web-1 has no Ready condition yet',
     });
-    expect(Object.keys(mirrored).filter((k) => k !== 'infrastructureReady')).toEqual(status?.observedPowerState ? ['observedPowerState'] : []);
+    expect(Object.keys(mirrored.fields)).toEqual(status?.observedPowerState ? ['observedPowerState'] : []);
   });
 
   it.each([
@@ -63,6 +68,7 @@ describe('infra status mirror', () => {
     [undefined, 'The infrastructure object does not exist yet'],
   ])('is Pending and copies nothing when the infra machine does not exist (%j)', (expected, message) => {
     expect(mirrorInfraStatus(undefined, expected)).toEqual({
+      fields: {},
       infrastructureReady: { type: ConditionType.InfrastructureReady, status: 'False', reason: Reason.Pending, message },
     });
   });
