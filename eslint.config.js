@@ -213,8 +213,12 @@ export default defineConfig([
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        // Values only from the pure rule every backend names its failure domains by.
-        { patterns: [typesOnly('controller/backends/<name>/mapping.ts (pure: spec → request, backend VM → status)', '\\.\\./failure-domain-name\\.js$')] },
+        // Values only from the pure rules every backend names its failure domains and publishes their capacity by.
+        {
+          patterns: [
+            typesOnly('controller/backends/<name>/mapping.ts (pure: spec → request, backend VM → status)', '\\.\\./(failure-domain-name|capacity)\\.js$'),
+          ],
+        },
       ],
     },
   },

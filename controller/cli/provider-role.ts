@@ -151,7 +151,25 @@ function providerController(
     controller.enqueue(keyOf(p));
   };
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));
+  rereadCapacityOnChange(machines, controller);
   return { controller, enqueue };
+}
+
+/** After a burst of machines provisioned or deleted, how soon their Providers' capacity is read again (one reading for the burst). */
+const CAPACITY_REREAD_MS = 5_000;
+
+/**
+ * A machine provisioned or gone changes its Provider's room: the scheduler counts a VM against the
+ * published capacity only until it is provisioned (scheduler/capacity.ts), so the Provider is read
+ * again soon after, not at the next rediscovery.
+ */
+function rereadCapacityOnChange(machines: Informer<InfraMachine>, controller: Controller): void {
+  const reread = (m: InfraMachine): void => {
+    const provider = m.status?.placement?.provider ?? m.spec.providerRef?.name;
+    if (provider) controller.enqueueAfter(`${m.metadata.namespace ?? ''}/${provider}`, CAPACITY_REREAD_MS);
+  };
+  const provisioned = (m?: InfraMachine): boolean => m?.status?.initialization?.provisioned === true;
+  machines.on('update', (m, old) => (provisioned(m) !== provisioned(old) ? reread(m) : undefined)).on('delete', reread);
 }
 
 /** The controller of the backend's image rows, woken by images and by Providers. */

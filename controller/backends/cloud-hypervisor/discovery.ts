@@ -4,8 +4,16 @@
 // a class counts only while its directory or bridge exists. The failure domain
 // is withdrawn (none published) while the host is over its capacity thresholds,
 // so the scheduler places no new VM here; the VMs already here run on.
-import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import type {
+  FailureDomainCapacity,
+  FailureDomainStatus,
+  NetworkClassCapability,
+  Provider,
+  StorageClassCapability,
+} from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { BackendError, BackendErrorKind } from '../backend-error.js';
+import { toCapacity } from '../capacity.js';
+import { resolveClass } from '../../scheduler/resolve-class.js';
 import type { HostConfig } from './host-config.js';
 import type { HostFacts } from './host/host-facts.js';
 import { boundedName, LABEL_VALUE_MAX } from '../../../infra/api/bounded-name.js';
@@ -102,9 +110,29 @@ export function toFailureDomains(provider: Provider, config: HostConfig, facts: 
           ...(capabilities?.features === undefined ? {} : { features: [...capabilities.features] }),
           raw,
         },
+        capacity: capacityOf(provider, facts, storage, { name, attributes: { raw } }),
       },
     ],
   };
+}
+
+/**
+ * CPUs, memory and each offered storage class's free space, by the target the scheduler resolves
+ * the class to. Free memory is left out, as from raw.
+ */
+function capacityOf(provider: Provider, facts: HostFacts, storage: ReadonlyMap<string, string>, domain: FailureDomainStatus): FailureDomainCapacity {
+  const GIB = 1024 ** 3;
+  const offered = provider.spec.capabilities?.storageClasses;
+  const targets = new Map<string, number>();
+  for (const [cls, hostClass] of storage) {
+    const freeGiB = facts.storage[hostClass]?.freeGiB;
+    if (freeGiB !== undefined) targets.set(resolveClass(offered, cls, domain).backendId, freeGiB * GIB);
+  }
+  return toCapacity({
+    cpus: facts.cpus,
+    memoryBytes: facts.memoryMiB * 1024 ** 2,
+    storage: [...targets].map(([target, freeBytes]) => ({ target, freeBytes })),
+  });
 }
 
 /** Provider class → host class, for the classes this host has now. */

@@ -26,7 +26,9 @@ export async function discoverHost(client: LibvirtClient): Promise<HostInventory
     memoryBytes: node.memoryKiB * 1024,
     freeMemoryBytes,
     // Listed as active a moment ago; a pool stopping meanwhile is not offered.
-    pools: infos.filter(({ info }) => info.state === StoragePoolState.Running).map(({ name, info }) => ({ name, availableBytes: info.availableBytes })),
+    pools: infos
+      .filter(({ info }) => info.state === StoragePoolState.Running)
+      .map(({ name, info }) => ({ name, availableBytes: info.availableBytes, capacityBytes: info.capacityBytes })),
     networks: networks.map((n) => n.name),
   };
 }

@@ -3,9 +3,11 @@
 // whose `cluster` is the hostname), labelled with the hostname; a storage class
 // is available when its `pool` is an active pool of the host, a network class
 // when its `network` is an active libvirt network or its `bridge` a host
-// bridge. Capacity goes into `raw`, rounded down to whole GiB so that a
-// rediscovery of an idle host writes nothing.
+// bridge. Capacity (node info, free memory, each active pool) goes into
+// `capacity` and `raw`, rounded down to whole GiB so that a rediscovery of an
+// idle host writes nothing.
 import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { toCapacity } from '../capacity.js';
 import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What discovery.ts reads from the host. */
@@ -15,7 +17,7 @@ export interface HostInventory {
   readonly memoryBytes: number;
   readonly freeMemoryBytes: number;
   /** Active pools. */
-  readonly pools: readonly { readonly name: string; readonly availableBytes: number }[];
+  readonly pools: readonly { readonly name: string; readonly availableBytes: number; readonly capacityBytes?: number }[];
   /** Active libvirt networks. */
   readonly networks: readonly string[];
 }
@@ -59,6 +61,17 @@ export function toFailureDomains(provider: Provider, host: HostInventory): Failu
         ...(capabilities?.features === undefined ? {} : { features: [...capabilities.features] }),
         raw,
       },
+      capacity: toCapacity({
+        cpus: host.cpus,
+        memoryBytes: host.memoryBytes,
+        // Not free memory: libvirt's is the kernel's MemFree, which leaves out the page cache (a busy
+        // host would look full), and the test driver's is a made-up 3 MiB.
+        storage: host.pools.map((p) => ({
+          target: p.name,
+          freeBytes: p.availableBytes,
+          ...(p.capacityBytes !== undefined ? { capacityBytes: p.capacityBytes } : {}),
+        })),
+      }),
     },
   ];
 }

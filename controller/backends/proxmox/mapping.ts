@@ -13,8 +13,16 @@
 // failureDomainNameOverrides key a Proxmox zone by `cluster`, as the Provider
 // API documents), `isoStorage` (where seed ISOs go), `vlan.<class>` (a network
 // class's VLAN tag, read by the machine builder), `version`, `endpoint`, and
-// the node's capacity: `cpus`, `memoryGiB`, `memoryFreeGiB`, `storageFreeGiB.<storage>`.
-import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+// the node's capacity: `cpus`, `memoryGiB`, `memoryFreeGiB`, `storageFreeGiB.<storage>`
+// (also in the common `capacity` the scheduler reads).
+import type {
+  FailureDomainCapacity,
+  FailureDomainStatus,
+  NetworkClassCapability,
+  Provider,
+  StorageClassCapability,
+} from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { toCapacity } from '../capacity.js';
 import { failureDomainLabel } from '../failure-domain-name.js';
 
 export interface NodeStorage {
@@ -70,9 +78,20 @@ export function toFailureDomains(provider: Provider, nodes: readonly NodeInvento
         ...(capabilities?.features === undefined ? {} : { features: [...capabilities.features] }),
         raw: rawOf(provider, node, endpoint, storageClasses, networkClasses),
       },
+      capacity: capacityOf(node),
     };
   });
   return domains.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The node's CPUs and memory (/nodes) and each usable storage's free space, by storage ID (what a class's `storage` target names). */
+function capacityOf(node: NodeInventory): FailureDomainCapacity {
+  return toCapacity({
+    ...(node.cpus !== undefined ? { cpus: node.cpus } : {}),
+    ...(node.memoryBytes !== undefined ? { memoryBytes: node.memoryBytes } : {}),
+    ...(node.memoryFreeBytes !== undefined ? { freeMemoryBytes: node.memoryFreeBytes } : {}),
+    storage: node.storages.flatMap((s) => (s.usable && s.availBytes !== undefined ? [{ target: s.storage, freeBytes: s.availBytes }] : [])),
+  });
 }
 
 function rawOf(

@@ -2,6 +2,7 @@
 // Pure: one failure domain per (datacenter, cluster), named, labelled and with
 // the storage/network classes whose target the cluster reaches.
 import type { FailureDomainStatus, NetworkClassCapability, Provider, StorageClassCapability } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
+import { toCapacity, type CapacityReading } from '../capacity.js';
 import { failureDomainLabel } from '../failure-domain-name.js';
 
 /** What one cluster reaches, as discovered (see discovery.ts). */
@@ -14,6 +15,8 @@ export interface ClusterInventory {
   datastores: { name: string; storagePod?: string }[];
   /** `distributed`: a DistributedVirtualPortgroup (else a standard network). */
   networks: { name: string; distributed: boolean }[];
+  /** Its usable hosts and datastores, read from their summaries. */
+  capacity?: CapacityReading;
 }
 
 /** `<provider>-<dc>-<cluster>` as a DNS label, or the matching override (slugified). */
@@ -46,6 +49,7 @@ export function toFailureDomains(provider: Provider, inventory: readonly Cluster
         ...(capabilities?.features === undefined ? {} : { features: [...capabilities.features] }),
         raw,
       },
+      ...(zone.capacity ? { capacity: toCapacity(zone.capacity) } : {}),
     };
   });
   return domains.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

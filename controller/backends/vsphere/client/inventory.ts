@@ -20,6 +20,18 @@ export interface ClusterInfo {
   readonly resourcePool: ManagedObjectReference;
   readonly datastores: readonly ManagedObjectReference[];
   readonly networks: readonly ManagedObjectReference[];
+  readonly hosts: readonly ManagedObjectReference[];
+}
+
+/** What a host offers VMs: its hardware, the memory in use, and whether it takes VMs at all. */
+export interface HostInfo {
+  readonly ref: ManagedObjectReference;
+  readonly cpuThreads: number;
+  readonly memoryBytes: number;
+  /** summary.quickStats.overallMemoryUsage, in bytes. */
+  readonly memoryUsedBytes: number;
+  /** Connected and not in maintenance mode. */
+  readonly usable: boolean;
 }
 
 export interface DatastoreInfo {
@@ -69,7 +81,7 @@ export class Inventory {
   /** Clusters (ClusterComputeResource) under `root`, e.g. a datacenter. */
   async clusters(root: ManagedObjectReference): Promise<ClusterInfo[]> {
     const contents = await this.properties.listManagedObjects(root, [
-      { type: 'ClusterComputeResource', pathSet: ['name', 'resourcePool', 'datastore', 'network'] },
+      { type: 'ClusterComputeResource', pathSet: ['name', 'resourcePool', 'datastore', 'network', 'host'] },
     ]);
     return contents.map((c) => ({
       ref: c.obj,
@@ -77,6 +89,30 @@ export class Inventory {
       resourcePool: moRef(c, 'resourcePool'),
       datastores: toMoRefs(c.props.get('datastore')),
       networks: toMoRefs(c.props.get('network')),
+      hosts: toMoRefs(c.props.get('host')),
+    }));
+  }
+
+  /** Hosts (HostSystem) under `root`, e.g. a datacenter, with their capacity. */
+  async hosts(root: ManagedObjectReference): Promise<HostInfo[]> {
+    const contents = await this.properties.listManagedObjects(root, [
+      {
+        type: 'HostSystem',
+        pathSet: [
+          'summary.hardware.numCpuThreads',
+          'summary.hardware.memorySize',
+          'summary.quickStats.overallMemoryUsage',
+          'runtime.connectionState',
+          'runtime.inMaintenanceMode',
+        ],
+      },
+    ]);
+    return contents.map((c) => ({
+      ref: c.obj,
+      cpuThreads: toNumber(c.props.get('summary.hardware.numCpuThreads')) ?? 0,
+      memoryBytes: toNumber(c.props.get('summary.hardware.memorySize')) ?? 0,
+      memoryUsedBytes: (toNumber(c.props.get('summary.quickStats.overallMemoryUsage')) ?? 0) * 1024 ** 2,
+      usable: c.props.get('runtime.connectionState')?.text === 'connected' && toBoolean(c.props.get('runtime.inMaintenanceMode')) !== true,
     }));
   }
 

@@ -82,6 +82,15 @@ describe('libvirt failure domain', () => {
     expect(toFailureDomains(provider(), host)[0]?.attributes?.raw?.domainType).toBe('kvm');
   });
 
+  it('publishes its room for VMs in the common capacity shape: CPUs, memory (not free memory) and each active pool, rounded down to whole GiB', () => {
+    const [fd] = toFailureDomains(provider(), { ...host, pools: [{ name: 'default', availableBytes: 500.5 * 1024 ** 3, capacityBytes: 2000.9 * 1024 ** 3 }] });
+    expect(fd?.capacity).toEqual({
+      cpus: 32,
+      memoryMiB: 128 * 1024,
+      storage: [{ target: 'default', freeGiB: 500, capacityGiB: 2000 }],
+    });
+  });
+
   it('takes an override naming the host, as a DNS label', () => {
     expect(failureDomainName(provider({ failureDomainNameOverrides: [{ cluster: 'kvm01.lab', name: 'rack-1' }] }), 'kvm01.lab')).toBe('rack-1');
     expect(failureDomainName(provider({ failureDomainNameOverrides: [{ cluster: 'other', name: 'rack-2' }] }), 'kvm01.lab')).toBe('kvm01');

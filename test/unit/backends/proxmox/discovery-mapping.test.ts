@@ -80,6 +80,24 @@ describe('Proxmox failure domains', () => {
     });
   });
 
+  it('publishes each node’s room for VMs in the common capacity shape: CPUs, memory and each usable storage by ID', () => {
+    const [fd] = toFailureDomains(
+      provider(),
+      [node('pve1', { storages: [...node('pve1').storages, { storage: 'off', content: ['images'], usable: false, shared: false, availBytes: GIB }] })],
+      'https://pve:8006',
+    );
+    expect(fd?.capacity).toEqual({
+      cpus: 16,
+      memoryMiB: 64 * 1024,
+      freeMemoryMiB: 40 * 1024,
+      storage: [
+        { target: 'ceph', freeGiB: 900 },
+        { target: 'local', freeGiB: 100 },
+        { target: 'local-lvm', freeGiB: 500 },
+      ],
+    });
+  });
+
   it('takes a class per node from perZone (cluster: <node>) and names a node by its override', () => {
     const p = provider({
       failureDomainNameOverrides: [{ cluster: 'pve1', name: 'rack-a' }],

@@ -82,6 +82,7 @@ function targets(change: Partial<CloneTargets> = {}): CloneTargets {
       resourcePool: moref('ResourcePool', 'resgroup-10'),
       datastores: [],
       networks: [],
+      hosts: [],
     },
     pool: moref('ResourcePool', 'resgroup-10'),
     folder: moref('Folder', 'group-v4'),

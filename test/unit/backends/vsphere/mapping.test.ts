@@ -86,6 +86,19 @@ describe('failureDomainName', () => {
 });
 
 describe('toFailureDomains', () => {
+  it('publishes a cluster’s room for VMs in the common capacity shape, rounded down to whole GiB, when discovery read it', () => {
+    const p = provider('vc');
+    const capacity = {
+      cpus: 24,
+      memoryBytes: 256.4 * 1024 ** 3,
+      freeMemoryBytes: 100.9 * 1024 ** 3,
+      storage: [{ target: 'ds1', freeBytes: 10.5 * 1024 ** 3 }],
+    };
+    const [fd] = toFailureDomains(p, [zone('DC0', 'C0', { capacity })]);
+    expect(fd?.capacity).toEqual({ cpus: 24, memoryMiB: 256 * 1024, freeMemoryMiB: 100 * 1024, storage: [{ target: 'ds1', freeGiB: 10 }] });
+    expect(toFailureDomains(p, [zone('DC0', 'C0')])[0]?.capacity).toBeUndefined();
+  });
+
   it('publishes one domain per cluster with labels, raw and features, sorted by name', () => {
     const p = provider('vc', { capabilities: { features: ['vtpm', 'efiSecureBoot'] } });
     const domains = toFailureDomains(p, [zone('DC1', 'C0'), zone('DC0', 'C1', { resourcePool: 'Resources' }), zone('DC0', 'C0')]);
