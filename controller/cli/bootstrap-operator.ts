@@ -1,5 +1,6 @@
 // `banlieue bootstrap operator`: the install, built from the same constructs as
-// dist/, printed (--dry-run) or server-side applied in dependency order.
+// dist/, printed (--dry-run) or server-side applied in dependency order, then
+// (--wait) each of its Deployments watched until it has rolled out.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FieldManager } from '../../infra/api/well-known.js';
 import type { BanlieueInstallProps } from '../../infra/install/install-props.js';
@@ -11,19 +12,40 @@ import { serverOf } from '../runtime/kube-config.js';
 import { KubeApi } from '../runtime/kube-api.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 import { CliError } from './cli-error.js';
+import { waitForRollouts } from './rollout-status.js';
 
 export interface BootstrapOperatorOptions extends BanlieueInstallProps {
   readonly dryRun?: boolean;
   /** How long to wait for each CRD to be Established. */
   readonly establishTimeoutMs?: number;
+  /**
+   * Wait until every Deployment has rolled out.
+   * @default true
+   */
+  readonly wait?: boolean;
+  /**
+   * How long to wait for the rollouts, in all.
+   * @default 15 minutes
+   */
+  readonly timeout?: Duration;
 }
+
+/** A length of time and how the user wrote it. */
+export interface Duration {
+  readonly ms: number;
+  readonly text: string;
+}
+
+/** Longer than a Deployment's default progress deadline (600 s), so that its own verdict comes first. */
+export const DEFAULT_ROLLOUT_TIMEOUT: Duration = { ms: 15 * 60_000, text: '15m' };
 
 export interface Output {
   out(text: string): void;
   progress(text: string): void;
 }
 
-const describe = (obj: ManifestObject): string => `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+export const describe = (obj: Pick<ManifestObject, 'kind' | 'metadata'>): string =>
+  `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
 
 export async function bootstrapOperator(options: BootstrapOperatorOptions, io: Output, kubeConfig: () => KubeConfig): Promise<void> {
   if (options.dryRun) {
@@ -59,6 +81,17 @@ export async function bootstrapOperator(options: BootstrapOperatorOptions, io: O
       }
     }
   }
+  const deployments = charts.flatMap((c) => c.objects.filter((o) => o.kind === 'Deployment'));
+  if (options.wait !== false && deployments.length > 0) {
+    const timeout = options.timeout ?? DEFAULT_ROLLOUT_TIMEOUT;
+    io.progress(`waiting for ${deployments.length} Deployments to roll out (at most ${timeout.text}; --wait=false returns now)`);
+    try {
+      await waitForRollouts(api, deployments, io.progress, { deadline: Date.now() + timeout.ms, timeoutText: timeout.text });
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`waiting for the rollout: ${explain(err, serverOf(kc))}`);
+    }
+  }
   io.progress(`banlieue ${options.version ?? RELEASE_TAG} installed (${total} objects)`);
 }
 
@@ -83,7 +116,7 @@ async function removeStrayGrantingLabels(api: KubeApi, rendered: ManifestObject,
   return stray;
 }
 
-function explain(err: unknown, server: string): string {
+export function explain(err: unknown, server: string): string {
   const failure = toApiFailure(err);
   switch (failure.kind) {
     case 'Unreachable':

@@ -5,10 +5,11 @@ import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
 import { DEFAULT_RECREATES_PER_MINUTE } from '../reconcilers/virtual-machine/recreate-budget.js';
-import { bootstrapOperator } from './bootstrap-operator.js';
+import { bootstrapOperator, DEFAULT_ROLLOUT_TIMEOUT, type Duration } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
 import { hostCommand } from './host-command.js';
+import { uninstall } from './uninstall.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
 import { versionLines } from './version-command.js';
 import { vmCommand, type VmOptions, type VmVerb } from './vm-command.js';
@@ -43,6 +44,25 @@ function parseList(value: string): string[] {
     .filter((n) => n.length > 0);
 }
 
+/** `--flag`, `--flag=true` or `--flag=false`, as kubectl writes its booleans. */
+function parseBoolean(flag: string): (value: string) => boolean {
+  return (value) => {
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    throw new InvalidArgumentError(`${flag} is true or false, got "${value}"`);
+  };
+}
+
+/** A duration as kubectl takes one (`90s`, `10m`, `1h30m`), or whole seconds. */
+function parseDuration(flag: string): (value: string) => Duration {
+  return (value) => {
+    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
+    const seconds = /^\d+$/.test(value) ? Number(value) : m && value !== '' ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : NaN;
+    if (!(seconds > 0)) throw new InvalidArgumentError(`${flag} is a duration such as 90s, 10m or 1h30m, got "${value}"`);
+    return { ms: seconds * 1000, text: value };
+  };
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -59,6 +79,7 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     .showHelpAfterError();
   addBootstrapCommand(program);
+  addUninstallCommand(program);
   addControllerCommand(program);
   addProviderCommand(program);
   program.addCommand(hostCommand());
@@ -142,6 +163,18 @@ function addBootstrapCommand(program: Command): void {
     .option('--service-monitor', 'with --expose-metrics: also a Prometheus Operator ServiceMonitor per role (needs its CRD)')
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use (default: its current context)')
+    .option('--progress-deadline <seconds>', 'seconds a Deployment may make no progress before its rollout is reported failed', toInt('--progress-deadline'))
+    .addOption(
+      new Option('--wait [bool]', 'wait until every Deployment has rolled out; --wait=false returns once applied')
+        .default(true)
+        .preset('true')
+        .argParser(parseBoolean('--wait')),
+    )
+    .addOption(
+      new Option('--timeout <duration>', 'with --wait: how long to wait for the rollouts, e.g. 90s, 10m')
+        .default(DEFAULT_ROLLOUT_TIMEOUT, DEFAULT_ROLLOUT_TIMEOUT.text)
+        .argParser(parseDuration('--timeout')),
+    )
     .option('--dry-run', 'print the manifests and contact no cluster')
     .action(async (opts: Record<string, unknown>) => {
       await bootstrapOperator(
@@ -160,12 +193,49 @@ function addBootstrapCommand(program: Command): void {
           },
           exposeMetrics: Boolean(opts.exposeMetrics),
           serviceMonitor: Boolean(opts.serviceMonitor),
+          ...(opts.progressDeadline !== undefined ? { progressDeadlineSeconds: opts.progressDeadline as number } : {}),
           dryRun: Boolean(opts.dryRun),
+          wait: opts.wait as boolean,
+          timeout: opts.timeout as Duration,
         },
         { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
         () => loadKubeConfig(opts.kubeconfig as string | undefined, opts.context as string | undefined),
       );
     });
+}
+
+/** `banlieue uninstall`: what `bootstrap operator` applied, removed. */
+function addUninstallCommand(program: Command): void {
+  program
+    .command('uninstall')
+    .description(
+      'remove what `bootstrap operator` installs (workloads, RBAC, admission and network policies, the namespace when nothing else is in it); ' +
+        'the CRDs and every object of their kinds are kept unless --crds',
+    )
+    .option('--namespace <ns>', 'the namespace banlieue is installed in', DEFAULT_NAMESPACE)
+    .option('--crds', "also delete banlieue's CRDs, and with them every VirtualMachine, Provider, machine... (refused while any exists, unless --force)")
+    .option(
+      '--force',
+      "with --crds: delete them even though objects of their kinds exist, taking banlieue's finalizers off so their VMs stay on the backends, unmanaged",
+    )
+    .addOption(
+      new Option('--timeout <duration>', 'how long to wait for what is deleted to be gone, e.g. 90s, 10m')
+        .default({ ms: 5 * 60_000, text: '5m' }, '5m')
+        .argParser(parseDuration('--timeout')),
+    )
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
+    .option('--dry-run', 'say what would be deleted and delete nothing')
+    .action(
+      async (opts: { namespace: string; crds?: boolean; force?: boolean; timeout: Duration; kubeconfig?: string; context?: string; dryRun?: boolean }) => {
+        if (opts.force && !opts.crds) throw new CliError("--force goes with --crds: without --crds no object of banlieue's kinds is deleted");
+        await uninstall(
+          { namespace: opts.namespace, crds: Boolean(opts.crds), force: Boolean(opts.force), dryRun: Boolean(opts.dryRun), timeout: opts.timeout },
+          { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
+          () => loadKubeConfig(opts.kubeconfig, opts.context),
+        );
+      },
+    );
 }
 
 /** `banlieue controller`: the controller role. */

@@ -98,6 +98,14 @@ export interface BanlieueInstallProps {
    * @default false
    */
   readonly serviceMonitor?: boolean;
+  /**
+   * Seconds a Deployment of the install may go without progress before its
+   * rollout is reported failed (its `progressDeadlineSeconds`: the
+   * `Progressing` condition turns False with reason ProgressDeadlineExceeded,
+   * which `banlieue bootstrap operator --wait` reports).
+   * @default 600
+   */
+  readonly progressDeadlineSeconds?: number;
 }
 
 /** Destinations of the banlieue pods' connections, as CIDRs (`10.20.0.0/16`, `fd00:20::/64`, `172.18.0.2/32`). */
@@ -139,6 +147,7 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     networkPolicyEgress: props.networkPolicyEgress ?? {},
     providerNamespaces: props.providerNamespaces,
     ...resolveMetrics(props),
+    progressDeadlineSeconds: props.progressDeadlineSeconds ?? 600,
   };
   if (!DNS_LABEL.test(resolved.namespace)) {
     throw new Error(`namespace "${resolved.namespace}" is not a valid namespace name (DNS-1123 label)`);
@@ -152,6 +161,9 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
   }
   if (new Set(resolved.backends).size !== resolved.backends.length) {
     throw new Error(`backends: "${resolved.backends.join(',')}" lists a backend twice`);
+  }
+  if (!Number.isInteger(resolved.progressDeadlineSeconds) || resolved.progressDeadlineSeconds < 1) {
+    throw new Error(`progressDeadlineSeconds: "${resolved.progressDeadlineSeconds}" is not a whole number of seconds of at least 1`);
   }
   checkProviderNamespaces(resolved.providerNamespaces);
   checkNetworkPolicyEgress(resolved.networkPolicyEgress);

@@ -88,6 +88,7 @@ export class RoleWorkload extends Construct {
     const deployment = new kplus.Deployment(this, 'deployment', {
       metadata: { name, namespace: install.namespace, labels: componentLabels(component) },
       replicas: 1,
+      progressDeadline: Duration.seconds(install.progressDeadlineSeconds),
       select: false,
       serviceAccount,
       // The role talks to the API server with its own token (cdk8s-plus defaults to none).

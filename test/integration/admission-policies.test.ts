@@ -95,7 +95,7 @@ describe('admission policies of the default install', () => {
     new Promise((resolve) => spawn(inject('kubectl'), ['--kubeconfig', inject('kubeconfig'), ...args], { stdio: 'ignore' }).on('close', resolve));
 
   beforeAll(async () => {
-    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
+    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--wait=false', '--kubeconfig', inject('kubeconfig')]);
     const installed = await new Promise<number | null>((resolve) => {
       const child = spawn(node, command, { stdio: 'ignore' });
       child.on('close', resolve);

@@ -42,7 +42,7 @@ describe('banlieue bootstrap operator', () => {
   const kubeconfig = inject('kubeconfig');
 
   it('applies the install in dependency order and every CRD becomes Established', async () => {
-    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
+    const result = await banlieue('bootstrap', 'operator', '--wait=false', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
     expect(result.stderr, JSON.stringify(result)).toContain('applied Namespace banlieue-system');
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr.split('\n').filter((l) => l.includes('applied'));
@@ -74,7 +74,7 @@ describe('banlieue bootstrap operator', () => {
   it('is idempotent: a second run succeeds and changes nothing', async () => {
     const rbac = testKubeConfig().makeApiClient(RbacAuthorizationV1Api);
     const before = await rbac.readClusterRole({ name: 'banlieue-capi-infrastructure' });
-    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
+    const result = await banlieue('bootstrap', 'operator', '--wait=false', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
     expect(result.code, result.stderr).toBe(0);
     const after = await rbac.readClusterRole({ name: 'banlieue-capi-infrastructure' });
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
@@ -98,7 +98,7 @@ describe('banlieue bootstrap operator', () => {
     expect(old.metadata?.labels?.[AGGREGATE]).toBe('true');
     expect(old.metadata?.managedFields?.find((m) => m.manager === 'old-installer')).toBeDefined();
 
-    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
+    const result = await banlieue('bootstrap', 'operator', '--wait=false', '--kubeconfig', kubeconfig, '--version', 'v0.0.0-test');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`removed label ${AGGREGATE} from ClusterRole banlieue-controller`);
     const upgraded = await rbac.readClusterRole({ name: 'banlieue-controller' });
@@ -121,7 +121,7 @@ describe('banlieue bootstrap operator', () => {
       contexts: [{ name: 'gone', cluster: 'gone', user: kc.getCurrentUser()?.name ?? '' }],
       currentContext: 'gone',
     });
-    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', writeKubeconfig(unreachable, 'unreachable'));
+    const result = await banlieue('bootstrap', 'operator', '--wait=false', '--kubeconfig', writeKubeconfig(unreachable, 'unreachable'));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(`applying Namespace banlieue-system: cannot reach the cluster at https://127.0.0.1:${port}`);
   });
@@ -140,7 +140,7 @@ describe('banlieue bootstrap operator', () => {
       contexts: [{ name: 'nobody', cluster: cluster.name, user: 'nobody' }],
       currentContext: 'nobody',
     });
-    const result = await banlieue('bootstrap', 'operator', '--kubeconfig', writeKubeconfig(nobody, 'nobody'));
+    const result = await banlieue('bootstrap', 'operator', '--wait=false', '--kubeconfig', writeKubeconfig(nobody, 'nobody'));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/applying Namespace banlieue-system: forbidden: .*system:serviceaccount:default:nobody/);
   });

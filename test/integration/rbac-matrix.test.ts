@@ -205,7 +205,7 @@ describe('RBAC matrix of the default install', () => {
   const aggregated = 'rbac-matrix-capi-aggregated-manager';
 
   beforeAll(async () => {
-    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
+    const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--wait=false', '--kubeconfig', inject('kubeconfig')]);
     const installed = await new Promise<number | null>((resolve) => {
       spawn(node, command, { stdio: 'ignore' }).on('close', resolve);
     });

@@ -135,6 +135,12 @@ export interface ControlPlaneOptions {
    * @default none
    */
   readonly users?: readonly string[];
+  /**
+   * More kube-controller-manager controllers, e.g. `['deployment', 'replicaset']` so that
+   * Deployments get ReplicaSets and pods (which stay Pending: no node, no scheduler).
+   * @default none
+   */
+  readonly controllers?: readonly string[];
   /** Audit level of writes: Request also logs each write's body (requestObject). @default 'Metadata' */
   readonly auditLevel?: 'Metadata' | 'Request';
   /**
@@ -359,6 +365,8 @@ export class ControlPlane {
             `--cluster-signing-key-file=${join(this.dir, 'pki', 'ca.key')}`,
           ]
         : ['--controllers=garbagecollector,namespace,clusterrole-aggregation']),
+      // A repeated --controllers adds to the list.
+      ...(this.options.controllers ? [`--controllers=${this.options.controllers.join(',')}`] : []),
       '--leader-elect=false',
       // No serving port: nothing scrapes it in tests.
       '--secure-port=0',

@@ -120,8 +120,9 @@ let vcsim: Vcsim | undefined;
 let client: VsphereClient | undefined;
 try {
   say(`Control plane ready after ${seconds(startedAt)}: kube-apiserver ${tools.versions['kube-apiserver'] ?? ''} at ${cp.server}`);
-  say('banlieue bootstrap operator');
-  const rc = await banlieue(['node', 'banlieue', 'bootstrap', 'operator', '--kubeconfig', cp.kubeconfigPath]);
+  // --wait=false: this cluster has no nodes, so its Deployments never roll out; the roles run as local processes below.
+  say('banlieue bootstrap operator --wait=false');
+  const rc = await banlieue(['node', 'banlieue', 'bootstrap', 'operator', '--wait=false', '--kubeconfig', cp.kubeconfigPath]);
   if (rc !== 0) throw new Error(`bootstrap operator exited ${rc}`);
 
   say('Applying examples/ (namespace vms)');

@@ -112,10 +112,10 @@ function resourceOf(obj: Pick<Obj, 'kind' | 'apiVersion'>): string {
   return group ? `${plural}.${group}` : plural;
 }
 
-/** `banlieue bootstrap operator` with its defaults (admission policies on), as a cluster admin runs it. */
-export async function installDefault(): Promise<void> {
-  const [node, command] = await banlieueCommand(['bootstrap', 'operator', '--kubeconfig', inject('kubeconfig')]);
-  const run = await new Promise<KubectlRun>((resolve) => {
+/** `banlieue <args> --kubeconfig <the test cluster's admin>`, as a cluster admin runs it. */
+export async function banlieueAsAdmin(args: readonly string[]): Promise<KubectlRun> {
+  const [node, command] = await banlieueCommand([...args, '--kubeconfig', inject('kubeconfig')]);
+  return new Promise<KubectlRun>((resolve) => {
     const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -123,6 +123,14 @@ export async function installDefault(): Promise<void> {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * `banlieue bootstrap operator` with its defaults (admission policies on), as a cluster admin
+ * runs it, but --wait=false: the test cluster has no node, its Deployments never roll out.
+ */
+export async function installDefault(): Promise<void> {
+  const run = await banlieueAsAdmin(['bootstrap', 'operator', '--wait=false']);
   if (run.code !== 0) throw new Error(`banlieue bootstrap operator exited ${run.code}:\n${run.stderr}`);
 }
 
