@@ -91,6 +91,22 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     expect(simVmsNamed(env.sim, 'web-1')).toEqual(['web-1']);
   });
 
+  it('restarts the VM once for spec.restartRequestedAt: an ACPI shutdown task, then a start task, status.restart Restarted', async () => {
+    const uuid = await proxmoxUuidOf(env.ns, 'web-1');
+    const asked = env.sim.requests.length;
+    const requestedAt = new Date().toISOString();
+    await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, restartRequestedAt: requestedAt });
+    const done = await t.exists(vm(env.ns, 'web-1', '', ''), (o) => (o.status?.restart as { phase?: string } | undefined)?.phase === 'Restarted', 120_000);
+    expect(done.status?.restart).toMatchObject({ requestedAt, phase: 'Restarted' });
+    expect(simVmsWithUuid(env.sim, uuid)[0]?.status).toBe('running');
+    const power = env.sim.requests
+      .slice(asked)
+      .map((r) => r.template)
+      .filter((p) => /\/status\/(shutdown|stop|start)$/.test(p));
+    expect(power).toEqual(['/nodes/{node}/qemu/{vmid}/status/shutdown', '/nodes/{node}/qemu/{vmid}/status/start']);
+    expect((await eventsWith(t.api, env.ns, 'web-1', ['Restarting', 'Restarted'])).filter((e) => e.reason === 'Restarted')).toHaveLength(1);
+  });
+
   it('applies a hardwareOverride: the disk grown at once, CPUs and memory pending until a power cycle applies them', async () => {
     const uuid = await proxmoxUuidOf(env.ns, 'web-1');
     const override = { cpus: 4, memoryMiB: 2048, diskOverrides: [{ name: 'os', sizeGiB: 30 }] };
