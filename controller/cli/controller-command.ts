@@ -5,9 +5,12 @@ import { loadKubeConfig } from '../runtime/kube-config.js';
 import { defaultLogFormat, newLogger, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { runRole } from '../runtime/role-runner.js';
 import { boundedName, OBJECT_NAME_MAX } from '../../infra/api/bounded-name.js';
+import type { LabelSelector } from '../../infra/api/meta.js';
+import { parseSelector } from '../../infra/api/label-syntax.js';
 import { CliError } from './cli-error.js';
 import { runControllerRole } from './controller-role.js';
 import { runProviderRole } from './provider-role.js';
+import { shardLeaseName } from './shard-lease.js';
 import { BUILT_IN_BACKENDS } from '../backends/registry.js';
 
 export function toInt(flag: string): (value: string) => number {
@@ -32,7 +35,28 @@ export const roleOptions = {
   logLevel: () => new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'),
   logFormat: () =>
     new Option('--log-format <format>', 'log format: one line of text per record, or JSON (default: text on a terminal, else json)').choices(['text', 'json']),
+  providerSelector: () =>
+    new Option(
+      '--provider-selector <selector>',
+      'serve only the Providers of the backend with these labels (kubectl -l syntax, e.g. group=eu or group in (a,b)): one shard of several provider Deployments, each with its own Lease; a Provider relabelled to another shard is handed over (docs/install.md)',
+    ).argParser(selectorFlag('--provider-selector')),
+  namespaceSelector: () =>
+    new Option(
+      '--namespace-selector <selector>',
+      'serve only the namespaces with these labels (kubectl -l syntax): one shard of several controller Deployments, each with its own Lease (docs/install.md)',
+    ).argParser(selectorFlag('--namespace-selector')),
 };
+
+/** A label selector flag, parsed as kubectl's -l; a bad one is refused naming the flag. */
+function selectorFlag(flag: string): (value: string) => LabelSelector {
+  return (value) => {
+    try {
+      return parseSelector(value);
+    } catch (err) {
+      throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
+    }
+  };
+}
 
 export interface RoleFlags {
   kubeconfig?: string;
@@ -52,6 +76,7 @@ export interface RoleFlags {
 
 export interface ControllerFlags extends RoleFlags {
   namespace?: string;
+  namespaceSelector?: LabelSelector;
   concurrency: number;
   resyncPeriod: number;
   maxRecreatesPerMinute: number;
@@ -60,6 +85,7 @@ export interface ControllerFlags extends RoleFlags {
 export interface ProviderFlags extends RoleFlags {
   namespace?: string;
   provider?: string;
+  providerSelector?: LabelSelector;
   concurrency: number;
   rediscoverPeriod: number;
   discoverTimeout: number;
@@ -102,6 +128,18 @@ export function providerLeaseName(backend: string, provider?: string): string {
   return boundedName(provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`, OBJECT_NAME_MAX);
 }
 
+/** A provider role's Lease: its backend's, its Provider's with --provider, its shard's with --provider-selector. */
+export function providerRoleLeaseName(backend: string, flags: Pick<ProviderFlags, 'provider' | 'providerSelector'>): string {
+  return flags.providerSelector ? shardLeaseName(providerLeaseName(backend), flags.providerSelector) : providerLeaseName(backend, flags.provider);
+}
+
+/** The controller's Lease, or its shard's with --namespace-selector. */
+export function controllerLeaseName(namespaceSelector?: LabelSelector): string {
+  return namespaceSelector ? shardLeaseName(CONTROLLER_LEASE, namespaceSelector) : CONTROLLER_LEASE;
+}
+
+const CONTROLLER_LEASE = 'banlieue-controller';
+
 export async function runProviderCommand(backendName: string, flags: ProviderFlags): Promise<void> {
   const descriptor = BUILT_IN_BACKENDS.get(backendName);
   if (!descriptor) {
@@ -115,31 +153,39 @@ export async function runProviderCommand(backendName: string, flags: ProviderFla
   // A Provider's name is unique in its namespace only: a scope without one would serve every namespace's of that name.
   if (flags.provider !== undefined && flags.namespace === undefined)
     throw new CliError(`provider ${backendName}: --provider ${flags.provider} needs --namespace (the Provider's namespace)`);
+  if (flags.provider !== undefined && flags.providerSelector !== undefined)
+    throw new CliError(`provider ${backendName}: --provider and --provider-selector exclude each other (one Provider, or a shard of them)`);
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
+  // A shard's claims carry its Lease name: another shard reads that Lease to tell whether it still runs.
+  const shard = flags.providerSelector ? { selector: flags.providerSelector, shard: flags.leaderElectionId } : undefined;
   await runRole(options, (ctx) =>
     runProviderRole(ctx, descriptor, {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
+      ...(shard ? { shard, leaseNamespace: flags.leaderElectionNamespace } : {}),
       concurrency: flags.concurrency,
       rediscoverMs: flags.rediscoverPeriod * 1000,
       discoverTimeoutMs: Math.max(1, flags.discoverTimeout) * 1000,
       machineConcurrency: flags.machineConcurrency,
       machineTimings: { pollMs: Math.max(1, flags.pollPeriod) * 1000, resyncMs: Math.max(1, flags.resyncPeriod) * 1000 },
-      identity: options.identity ?? providerLeaseName(backendName, flags.provider),
+      identity: options.identity ?? providerRoleLeaseName(backendName, flags),
     }),
   );
 }
 
 export async function runControllerCommand(flags: ControllerFlags): Promise<void> {
+  if (flags.namespace !== undefined && flags.namespaceSelector !== undefined)
+    throw new CliError('controller: --namespace and --namespace-selector exclude each other (one namespace, or a shard of them)');
   const options = roleOptionsFrom('controller', flags);
   await runRole(options, (ctx) =>
     runControllerRole(ctx, {
       backends: BUILT_IN_BACKENDS,
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
+      ...(flags.namespaceSelector ? { namespaceSelector: flags.namespaceSelector } : {}),
       concurrency: flags.concurrency,
       resyncMs: flags.resyncPeriod * 1000,
       recreatesPerMinute: flags.maxRecreatesPerMinute,
-      identity: options.identity ?? 'banlieue-controller',
+      identity: options.identity ?? controllerLeaseName(flags.namespaceSelector),
     }),
   );
 }

@@ -23,13 +23,21 @@ import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf, type KubeObject } from '../runtime/informer.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { sleep } from '../runtime/backoff.js';
+import type { LabelSelector } from '../../infra/api/meta.js';
+import { matchesSelector } from '../scheduler/label-selector.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
+import { done } from '../runtime/errors.js';
 
 export interface ControllerRoleOptions {
   /** The backends whose machine and cluster kinds this controller serves. */
   readonly backends: BackendCatalog;
   /** Watch one namespace; all when unset. */
   readonly namespace?: string;
+  /**
+   * Serve only the namespaces whose labels this selector matches: one shard of several controllers
+   * (--namespace-selector, ADR 33). Cluster-scoped objects (VMImage readiness) every shard serves.
+   */
+  readonly namespaceSelector?: LabelSelector;
   readonly concurrency: number;
   readonly resyncMs: number;
   /** VirtualMachines of one namespace recreated per minute at most. @default 5 */
@@ -64,6 +72,8 @@ interface Watched {
   readonly machines: Map<string, Informer<InfraMachine>>;
   readonly clusters: Map<string, Informer<InfraCluster>>;
   readonly templates: Map<string, Informer<MachineTemplate>>;
+  /** With a namespace selector: the Namespaces, for their labels. */
+  readonly namespaces?: Informer<KubeObject>;
 }
 
 /** The role's controllers; a cluster and a template controller each with the informer of its kind. */
@@ -84,11 +94,13 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
   const watched = watchKinds(ctx, options);
   const { vms, providers, classes, images, machines, clusters, templates } = watched;
   const core: Syncing[] = [vms, providers, classes, images, ...clusters.values()];
+  if (watched.namespaces) core.push(watched.namespaces);
   const optional: Syncing[] = [...machines.values(), ...templates.values()];
   const all = [...core, ...optional];
 
   const built = buildControllers(ctx, options, watched);
   routeEvents(watched, built);
+  routeNamespaces(watched, built, options);
 
   const running = all.map((inf) => inf.run(signal));
   await Promise.all(core.map((inf) => inf.waitForSync()));
@@ -121,6 +133,7 @@ function watchKinds(ctx: RoleContext, options: ControllerRoleOptions): Watched {
     machines: new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachine>(b.api.machine)] as const)),
     clusters: new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const)),
     templates: new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const)),
+    ...(options.namespaceSelector ? { namespaces: new Informer<KubeObject>(api, { apiVersion: 'v1', kind: 'Namespace', log }) } : {}),
   };
 }
 
@@ -135,7 +148,9 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
   const ssa = new ServerSideApply(api, FieldManager.controller);
   const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
   const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs, held: true };
-  const controllerOf = (reconciler: Reconciler): Controller => new Controller(reconciler, metrics, log, controllerOptions);
+  const selected = selectedNamespaces(watched, options);
+  const controllerOf = (reconciler: Reconciler): Controller =>
+    new Controller(selected ? inNamespaces(reconciler, selected) : reconciler, metrics, log, controllerOptions);
 
   const vm = controllerOf(
     new VirtualMachineReconciler({
@@ -197,6 +212,30 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
       return [keys, controller] as const;
     });
   return { vm, image, clusters: clusterControllers, templates: templateControllers, placements, hostReads };
+}
+
+/** With a namespace selector, whether it takes a namespace (read from the Namespace informer's cache on every pass). */
+function selectedNamespaces({ namespaces }: Watched, { namespaceSelector }: ControllerRoleOptions): ((ns: string) => boolean) | undefined {
+  if (!namespaces || !namespaceSelector) return undefined;
+  return (ns) => {
+    const namespace = namespaces.get(ns);
+    return namespace !== undefined && matchesSelector(namespace.metadata.labels, namespaceSelector);
+  };
+}
+
+/**
+ * A reconciler of a controller shard: a key of a namespace its selector does not take (`ns/...`) is left
+ * to that namespace's shard, decided on every pass; a cluster-scoped key (no namespace) runs.
+ */
+function inNamespaces(inner: Reconciler, selected: (ns: string) => boolean): Reconciler {
+  return {
+    name: inner.name,
+    kind: inner.kind,
+    reconcile: async (key, log, signal) => {
+      const slash = key.indexOf('/');
+      return slash >= 0 && !selected(key.slice(0, slash)) ? done : inner.reconcile(key, log, signal);
+    },
+  };
 }
 
 /** What of a machine decides whether its user-data is on the hosts' list (host-reads/decide.ts). */
@@ -262,6 +301,27 @@ function routeEvents({ vms, providers, classes, images, machines }: Watched, con
       (k) => controller.enqueue(k),
     );
   }
+}
+
+/**
+ * A controller shard: a namespace its selector comes to take (labelled so, or seen after its objects)
+ * has its VMs, clusters and templates run at once; one it lets go of drops them on their next pass.
+ */
+function routeNamespaces({ namespaces, vms }: Watched, controllers: Controllers, { namespaceSelector }: ControllerRoleOptions): void {
+  if (!namespaces || !namespaceSelector) return;
+  const takes = (ns?: KubeObject): boolean => ns !== undefined && matchesSelector(ns.metadata.labels, namespaceSelector);
+  const runAll = (ns: KubeObject): void => {
+    const name = ns.metadata.name ?? '';
+    vms.list(name).forEach((vm) => controllers.vm.enqueue(keyOf(vm)));
+    for (const [inf, controller] of [...controllers.clusters, ...controllers.templates]) inf.list(name).forEach((o) => controller.enqueue(keyOf(o)));
+  };
+  namespaces
+    .on('add', (ns) => {
+      if (takes(ns)) runAll(ns);
+    })
+    .on('update', (ns, old) => {
+      if (takes(ns) && !takes(old)) runAll(ns);
+    });
 }
 
 /** Starts every controller and the resyncs of those that have them; returns the controllers started. */

@@ -14,7 +14,8 @@ import { validateCommand, type ValidateOptions } from './validate.js';
 import { versionLines } from './version-command.js';
 import { vmCommand, type VmOptions, type VmVerb } from './vm-command.js';
 import {
-  providerLeaseName,
+  controllerLeaseName,
+  providerRoleLeaseName,
   roleOptions,
   runControllerCommand,
   runProviderCommand,
@@ -246,6 +247,7 @@ function addControllerCommand(program: Command): void {
     .option('--kubeconfig <path>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', 'watch one namespace (default: all)')
+    .addOption(roleOptions.namespaceSelector())
     // Reconciles wait on the API server, not the CPU: ten at once keep a burst of VMs moving.
     .option('--concurrency <n>', 'objects reconciled at once per controller', toInt('--concurrency'), 10)
     .option('--resync-period <seconds>', 'requeue every object this often without events', toInt('--resync-period'), 300)
@@ -255,9 +257,11 @@ function addControllerCommand(program: Command): void {
       toInt('--max-recreates-per-minute'),
       DEFAULT_RECREATES_PER_MINUTE,
     );
-  addRoleRunOptions(command, 'Lease name', 'banlieue-controller').action(async (opts: ControllerFlags) => {
-    await runControllerCommand(opts);
-  });
+  addRoleRunOptions(command, 'Lease name (default: banlieue-controller, or banlieue-controller-shard-<hash of the selector> with --namespace-selector)').action(
+    async (opts: ControllerFlags) => {
+      await runControllerCommand({ ...opts, leaderElectionId: opts.leaderElectionId ?? controllerLeaseName(opts.namespaceSelector) });
+    },
+  );
 }
 
 /** `banlieue provider <backend>`: a backend's provider role. */
@@ -273,6 +277,7 @@ function addProviderCommand(program: Command): void {
       '--provider <name>',
       'serve only this Provider (with --namespace): its status, its VMImage rows and the machines placed on it, as a Cloud Hypervisor host serves its own (default: every Provider of the backend)',
     )
+    .addOption(roleOptions.providerSelector())
     .option('--concurrency <n>', 'Providers reconciled at once', toInt('--concurrency'), 4)
     .option('--rediscover-period <seconds>', 'read each backend inventory again this often', toInt('--rediscover-period'), 300)
     .option(
@@ -284,11 +289,12 @@ function addProviderCommand(program: Command): void {
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
     .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
     .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300);
-  addRoleRunOptions(command, 'Lease name (default: banlieue-provider-<backend>, or banlieue-provider-<backend>-<provider> with --provider)').action(
-    async (backend: string, opts: ProviderFlags) => {
-      await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? providerLeaseName(backend, opts.provider) });
-    },
-  );
+  addRoleRunOptions(
+    command,
+    'Lease name (default: banlieue-provider-<backend>, banlieue-provider-<backend>-<provider> with --provider, banlieue-provider-<backend>-shard-<hash of the selector> with --provider-selector)',
+  ).action(async (backend: string, opts: ProviderFlags) => {
+    await runProviderCommand(backend, { ...opts, leaderElectionId: opts.leaderElectionId ?? providerRoleLeaseName(backend, opts) });
+  });
 }
 
 /**

@@ -1,7 +1,9 @@
 // `banlieue provider <backend>`: the Providers of one backend (discovery,
 // failure domains, reachability), its VMImage rows and its machine kind; with
 // `provider`, only that Provider's, its rows and the machines placed on it
-// (provider-scope.ts), under a field manager of its own.
+// (provider-scope.ts), under a field manager of its own; with `shard`, those of
+// the Providers its selector matches and it holds the claim on (ADR 33), under the
+// backend's field manager, which the shard taking a Provider over then carries on.
 import { apiVersionOf } from '../../infra/api/kind.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -15,6 +17,7 @@ import type { InfraMachine, InfraMachineContractSpec } from '../../infra/api/inf
 import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
 import { isOnProvider } from '../reconcilers/provider/machines-on-provider.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
+import { ShardClaimReconciler, ShardWork } from '../reconcilers/provider-shard/reconciler.js';
 import { systemClock } from '../runtime/clock.js';
 import { findCondition, isTrue } from '../runtime/conditions.js';
 import { hasFinalizer } from '../runtime/finalizers.js';
@@ -28,7 +31,7 @@ import { ServerSideApply } from '../runtime/server-side-apply.js';
 import { done, type ReconcileResult } from '../runtime/errors.js';
 import type { KubeApi } from '../runtime/kube-api.js';
 import { runSweeps } from './orphan-sweep.js';
-import { servesMachine, servesProvider, type ProviderScope } from './provider-scope.js';
+import { isShard, servesProvider, servingProvider, type ProviderScope, type ShardScope } from './provider-scope.js';
 
 const BY_PROVIDER = 'providerRef';
 
@@ -36,6 +39,10 @@ export interface ProviderRoleOptions {
   readonly namespace?: string;
   /** Serve this one Provider of the namespace (a host's own, ADR 17); unset: every Provider of the backend. */
   readonly provider?: string;
+  /** Serve the Providers this shard's selector matches and it claims (--provider-selector, ADR 33). */
+  readonly shard?: ShardScope;
+  /** The namespace of the shards' Leases, where a shard judges whether another that holds a claim still runs. */
+  readonly leaseNamespace?: string;
   readonly concurrency: number;
   readonly rediscoverMs: number;
   /** A discovery not answered within this long reports the backend unreachable. @default 60 s */
@@ -56,6 +63,8 @@ interface Shared {
   readonly images: Informer<VMImage>;
   readonly machines: Informer<InfraMachine>;
   readonly machineFinalizer: string;
+  /** A shard's passes under way, by Provider: it lets go of one only when none is. */
+  readonly work: ShardWork;
 }
 
 export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescriptor, options: ProviderRoleOptions): Promise<void> {
@@ -68,12 +77,21 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   const rows = imageRowsController(ctx, shared, options);
   const machineController = infraMachineController(ctx, shared, options, providerControl.enqueue);
   const controller = providerControl.controller;
+  const claims = isShard(shared.scope) ? shardClaimController(ctx, shared, shared.scope, options) : undefined;
 
   const running = Promise.all([providers.run(signal), images.run(signal), machines.run(signal)]);
   await Promise.all([providers.waitForSync(), images.waitForSync(), machines.waitForSync()]);
   // Workers start once every cache they read is full: what was enqueued meanwhile runs now.
-  for (const c of [controller, rows, machineController]) c.start();
+  for (const c of [controller, rows, machineController, ...(claims ? [claims] : [])]) c.start();
   machineController.startResync(() => machines.list().map(keyOf), signal);
+  claims?.startResync(
+    () =>
+      providers
+        .list()
+        .filter((p) => p.spec.providerClassRef.name === backend.name)
+        .map(keyOf),
+    signal,
+  );
   log.info({ backend: backend.name }, 'Caches synced; reconciling Providers, images and machines');
   const sweeping = runSweeps(backend, {
     exists: (key) => machines.get(key) !== undefined,
@@ -84,18 +102,18 @@ export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescr
   });
   await running;
   await sweeping;
-  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown()]);
+  await Promise.all([controller.queue.shutDown(), rows.queue.shutDown(), machineController.queue.shutDown(), claims?.queue.shutDown()]);
   await backend.close();
 }
 
 function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpec>, options: ProviderRoleOptions): Shared {
   const { api, log } = ctx;
-  const scope: ProviderScope = options.provider;
+  const scope: ProviderScope = options.provider !== undefined ? { name: options.provider } : options.shard;
   const machineKind = backend.api.machine;
   return {
     backend,
     scope,
-    ssa: new ServerSideApply(api, FieldManager.provider(backend.name, scope)),
+    ssa: new ServerSideApply(api, FieldManager.provider(backend.name, options.provider)),
     // The reporting controller is the role's kind, not its scope: it must be a qualified name (one slash); which
     // host's role reported is the instance.
     events: new EventRecorder(api, FieldManager.provider(backend.name), options.identity, log),
@@ -119,13 +137,37 @@ function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpe
       ),
     ),
     machineFinalizer: Finalizer.infraMachine(machineKind.kind),
+    work: new ShardWork(),
   };
+}
+
+/** A shard's claims on the Providers of its backend, woken by their labels and claims changing (ADR 33). */
+function shardClaimController(
+  { api, metrics, log }: RoleContext,
+  { backend, events, providers, work }: Shared,
+  scope: ShardScope,
+  options: ProviderRoleOptions,
+): Controller {
+  const claims = new Controller(new ShardClaimReconciler(scope, providers, api, events, options.leaseNamespace ?? '', work, systemClock), metrics, log, {
+    concurrency: options.concurrency,
+    resyncMs: options.rediscoverMs,
+    held: true,
+  });
+  const claimOf = (p?: Provider): string => JSON.stringify([p?.metadata.labels, p?.metadata.annotations]);
+  providers
+    .on('add', (p) => {
+      if (p.spec.providerClassRef.name === backend.name) claims.enqueue(keyOf(p));
+    })
+    .on('update', (p, old) => {
+      if (p.spec.providerClassRef.name === backend.name && claimOf(p) !== claimOf(old)) claims.enqueue(keyOf(p));
+    });
+  return claims;
 }
 
 /** The Provider controller (discovery, failure domains, reachability), and how a Provider is enqueued to it. */
 function providerController(
   { api, metrics, log }: RoleContext,
-  { backend, scope, ssa, events, providers, machines, machineFinalizer }: Shared,
+  { backend, scope, ssa, events, providers, machines, machineFinalizer, work }: Shared,
   options: ProviderRoleOptions,
 ): { controller: Controller; enqueue: (p: Provider, old?: Provider) => void } {
   const machinesOn = (provider: Provider): string[] => {
@@ -137,16 +179,16 @@ function providerController(
       .map(keyOf)
       .sort();
   };
-  const controller = new Controller(
-    new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs, machinesOn, options.discoverTimeoutMs),
-    metrics,
-    log,
-    { concurrency: options.concurrency, held: true },
-  );
+  const reconciler = new ProviderReconciler(backend, providers, api, ssa, events, systemClock, options.rediscoverMs, machinesOn, options.discoverTimeoutMs);
+  const controller = new Controller(isShard(scope) ? shardProviders(reconciler, scope, providers, work) : reconciler, metrics, log, {
+    concurrency: options.concurrency,
+    held: true,
+  });
   // Only spec changes matter; our own status writes must not retrigger discovery.
   const enqueue = (p: Provider, old?: Provider): void => {
     if (p.spec.providerClassRef.name !== backend.name || !servesProvider(scope, p)) return;
-    const same = (x: Provider): string => JSON.stringify([x.metadata.generation, x.metadata.annotations, x.metadata.deletionTimestamp]);
+    // A shard's claim coming to it is in the annotations; its selector taking the Provider, in the labels.
+    const same = (x: Provider): string => JSON.stringify([x.metadata.generation, x.metadata.annotations, x.metadata.labels, x.metadata.deletionTimestamp]);
     if (old && same(old) === same(p)) return;
     controller.enqueue(keyOf(p));
   };
@@ -192,7 +234,7 @@ function imageRowsController({ api, metrics, log }: RoleContext, { backend, scop
     .on('delete', recheckImages)
     .on('update', (p, old) => {
       const reachable = (x?: Provider): string | undefined => findCondition(x?.status?.conditions, ConditionType.ProviderReachable)?.status;
-      if (reachable(p) !== reachable(old)) recheckImages();
+      if (reachable(p) !== reachable(old) || (old !== undefined && servesProvider(scope, p) !== servesProvider(scope, old))) recheckImages();
     });
   return rows;
 }
@@ -204,13 +246,13 @@ function imageRowsController({ api, metrics, log }: RoleContext, { backend, scop
  */
 function infraMachineController(
   { api, metrics, log }: RoleContext,
-  { backend, scope, ssa, events, providers, images, machines, machineFinalizer }: Shared,
+  { backend, scope, ssa, events, providers, images, machines, machineFinalizer, work }: Shared,
   options: ProviderRoleOptions,
   enqueueProvider: (p: Provider) => void,
 ): Controller {
   const machineReconciler = new InfraMachineReconciler(backend, machines, providers, images, api, ssa, events, systemClock, options.machineTimings);
   const machineController = new Controller(
-    scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api }),
+    scope === undefined ? machineReconciler : scopedMachines(machineReconciler, { scope, backend: backend.name, machines, providers, api, work }),
     metrics,
     log,
     { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
@@ -232,12 +274,14 @@ function infraMachineController(
   machines.on('delete', freeProviders).on('update', (m, old) => {
     if (hasFinalizer(m, machineFinalizer) !== (old !== undefined && hasFinalizer(old, machineFinalizer))) freeProviders(m);
   });
-  // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines.
+  // A Provider's failure domains or reachability changing may unblock its namespace's waiting machines; a shard
+  // taking a Provider over picks up every machine on it, as a restart would (one letting go drops them on their next pass).
   providers.on('update', (p, old) => {
-    if (JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
+    const takenOver = old !== undefined && servesProvider(scope, p) && !servesProvider(scope, old);
+    if (!takenOver && JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
     const ns = p.metadata.namespace ?? '';
     for (const m of [...machines.byIndex(BY_PROVIDER, `${ns}/${p.metadata.name ?? ''}`), ...machines.byIndex(BY_PROVIDER, `${ns}/`)]) {
-      if (!isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
+      if (takenOver || !isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
     }
   });
   return machineController;
@@ -252,19 +296,21 @@ function countCalls(backend: string, metrics: Metrics): NonNullable<BackendConte
 }
 
 /**
- * The machine reconciler of a scoped role: a machine placed on another Provider is
- * left to that Provider's role, decided on every pass (placements move with the
- * Providers' failure domains). A CAPI-owned machine without spec.providerRef is
- * placed by its Machine's failure domain, read as the reconciler reads it.
+ * The machine reconciler of a scoped role: a machine placed on another Provider (or one
+ * another shard holds) is left to that Provider's role, decided on every pass (placements
+ * move with the Providers' failure domains, Providers between shards). A CAPI-owned machine
+ * without spec.providerRef is placed by its Machine's failure domain, read as the reconciler
+ * reads it. A shard's pass counts against its Provider until it ends (ShardWork).
  */
 function scopedMachines(
   inner: Reconciler,
   on: {
-    readonly scope: string;
+    readonly scope: Exclude<ProviderScope, undefined>;
     readonly backend: string;
     readonly machines: Informer<InfraMachine>;
     readonly providers: Informer<Provider>;
     readonly api: KubeApi;
+    readonly work: ShardWork;
   },
 ): Reconciler {
   return {
@@ -275,8 +321,24 @@ function scopedMachines(
       if (!machine) return inner.reconcile(key, log, signal);
       const byMachine =
         machine.spec.providerRef === undefined && capiOwner(machine) ? (await getOwningMachine(on.api, machine))?.spec?.failureDomain : undefined;
-      if (!servesMachine(on.scope, on.backend, machine, on.providers.list(machine.metadata.namespace), byMachine)) return done;
-      return inner.reconcile(key, log, signal);
+      // Judged from the cache after the await: the claim read here is the one the shard's claim controller reads.
+      const ns = machine.metadata.namespace ?? '';
+      const provider = servingProvider(on.scope, on.backend, machine, on.providers.list(ns), byMachine);
+      if (provider === undefined) return done;
+      return on.work.run(`${ns}/${provider}`, () => inner.reconcile(key, log, signal));
+    },
+  };
+}
+
+/** The Provider reconciler of a shard: a Provider it no longer holds is left alone from its next pass; a pass counts against it until it ends. */
+function shardProviders(inner: Reconciler, scope: ShardScope, providers: Informer<Provider>, work: ShardWork): Reconciler {
+  return {
+    name: inner.name,
+    kind: inner.kind,
+    reconcile: async (key: string, log: Logger, signal: AbortSignal): Promise<ReconcileResult> => {
+      const provider = providers.get(key);
+      if (provider && !servesProvider(scope, provider)) return done;
+      return work.run(key, () => inner.reconcile(key, log, signal));
     },
   };
 }

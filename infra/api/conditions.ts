@@ -200,6 +200,17 @@ export const Reason = {
    */
   ProviderInUse: 'ProviderInUse',
   /**
+   * Normal Event on a Provider: a provider role shard (`--provider-selector`) whose selector matches
+   * its labels took it over (ADR 33); the message names the shard. Its machines are that shard's now.
+   */
+  ShardClaimed: 'ShardClaimed',
+  /**
+   * Normal Event on a Provider: the shard serving it let it go, its selector no longer matching the
+   * Provider's labels, once no pass of its own on the Provider or its machines was under way; the
+   * shard whose selector matches takes it over. None matching: no shard serves it until one does.
+   */
+  ShardReleased: 'ShardReleased',
+  /**
    * Normal Event on an InfraMachine being deleted that never created anything on a backend (no
    * status.placement, no task, never provisioned), e.g. because its failure domain was never
    * published: its finalizer goes without a backend call.

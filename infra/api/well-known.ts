@@ -45,6 +45,8 @@ export const Label = {
   capiTopologyOwned: 'topology.cluster.x-k8s.io/owned',
   /** On every object of the install: which clusterctl provider it belongs to (clusterctl provider contract). */
   capiProvider: 'cluster.x-k8s.io/provider',
+  /** On the pods of one shard of a role (install prop providerShards): the shard's name, so that each Deployment selects its own. */
+  shard: 'banlieue.io/shard',
 } as const;
 
 /** banlieue as clusterctl names it: `infrastructure-<name>`, the value of Label.capiProvider and the repository folder. */
@@ -55,6 +57,11 @@ export const Annotation = {
   migrate: 'banlieue.io/migrate',
   /** On a VirtualMachine's infrastructure machine: a digest of the VM's spec.placement it was placed for, written by the controller. */
   placementSpec: 'banlieue.io/placement-spec',
+  /**
+   * On a Provider, by the provider role shard (`--provider-selector`) serving it: that shard's Lease name.
+   * A shard claims a Provider it selects that no live shard holds, and lets go once it no longer selects it (ADR 33).
+   */
+  providerShard: 'banlieue.io/provider-shard',
   capiPaused: 'cluster.x-k8s.io/paused',
   /** Set by CAPI's topology controller on its server-side-apply dry runs; template immutability lets those through. */
   capiTopologyDryRun: 'topology.cluster.x-k8s.io/dry-run',

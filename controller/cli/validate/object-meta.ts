@@ -1,12 +1,10 @@
 // The metadata checks the API server applies to every custom resource
 // (apimachinery ValidateObjectMeta): a DNS-1123 subdomain name, no namespace
 // on cluster-scoped kinds, well-formed labels and annotations.
+import { DNS1123_SUBDOMAIN, LABEL_VALUE, QUALIFIED_NAME_PART } from '../../../infra/api/label-syntax.js';
 import type { FieldError } from './verdict.js';
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 /** apimachinery TotalAnnotationSizeLimitB. */
 const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 const KNOWN_METADATA_FIELDS = new Set([
