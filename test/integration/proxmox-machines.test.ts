@@ -102,7 +102,7 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     const power = env.sim.requests
       .slice(asked)
       .map((r) => r.template)
-      .filter((p) => /\/status\/(shutdown|stop|start)$/.test(p));
+      .filter((p) => /\/status\/(shutdown|stop|start)$/.test(p ?? ''));
     expect(power).toEqual(['/nodes/{node}/qemu/{vmid}/status/shutdown', '/nodes/{node}/qemu/{vmid}/status/start']);
     expect((await eventsWith(t.api, env.ns, 'web-1', ['Restarting', 'Restarted'])).filter((e) => e.reason === 'Restarted')).toHaveLength(1);
   });
