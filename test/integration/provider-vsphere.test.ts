@@ -89,6 +89,26 @@ describe('vSphere provider role', () => {
     expect(new Set(fds.map((f) => f.attributes.raw.datacenter)).size).toBe(2);
   });
 
+  it('publishes each cluster’s room for VMs from its hosts’ and datastores’ summaries', async () => {
+    const ready = await t.condition(provider(vcsim.caPem), 'Ready', 'True', 'CapabilitiesIncomplete');
+    const fds = ready.status?.failureDomains as {
+      name: string;
+      capacity?: { cpus?: number; memoryMiB?: number; freeMemoryMiB?: number; storage?: { target: string; freeGiB: number; capacityGiB?: number }[] };
+    }[];
+    for (const fd of fds) {
+      const { cpus = 0, memoryMiB = 0, freeMemoryMiB = -1, storage = [] } = fd.capacity ?? {};
+      expect(cpus, fd.name).toBeGreaterThan(0);
+      expect(memoryMiB, fd.name).toBeGreaterThan(0);
+      expect(freeMemoryMiB, fd.name).toBeGreaterThanOrEqual(0);
+      expect(freeMemoryMiB, fd.name).toBeLessThanOrEqual(memoryMiB);
+      // vcsim's cluster datastore: a whole number of GiB, some of it free.
+      const local = storage.find((s) => s.target === 'LocalDS_0');
+      expect(local?.capacityGiB, fd.name).toBeGreaterThan(0);
+      expect(local?.freeGiB, fd.name).toBeGreaterThan(0);
+      expect(local?.freeGiB ?? Infinity, fd.name).toBeLessThanOrEqual(local?.capacityGiB ?? 0);
+    }
+  });
+
   it('reports ConnectFailed for a wrong password, and recovers once the Secret is fixed, without a restart', async () => {
     await t.apply(secret('wrong-password'));
     const down = await t.condition(provider(vcsim.caPem), 'ProviderReachable', 'False', 'ConnectFailed');
