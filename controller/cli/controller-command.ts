@@ -4,7 +4,7 @@ import { DEFAULT_NAMESPACE } from '../../infra/install/install-props.js';
 import { loadKubeConfig } from '../runtime/kube-config.js';
 import { defaultLogFormat, newLogger, type LogFormat, type LogLevel } from '../runtime/log.js';
 import { runRole } from '../runtime/role-runner.js';
-import { boundedName, OBJECT_NAME_MAX } from '../../infra/api/bounded-name.js';
+import { providerLeaseName } from '../../infra/api/well-known.js';
 import type { LabelSelector } from '../../infra/api/meta.js';
 import { parseSelector } from '../../infra/api/label-syntax.js';
 import { CliError } from './cli-error.js';
@@ -122,11 +122,8 @@ function roleOptionsFrom(role: string, flags: RoleFlags): Parameters<typeof runR
   };
 }
 
-/** The Lease (and default Event identity) of a provider role: one per backend, or per Provider when scoped to one (a host's own). */
-export function providerLeaseName(backend: string, provider?: string): string {
-  // A Provider's name runs to the 253 characters an object name may have: cut with a hash.
-  return boundedName(provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`, OBJECT_NAME_MAX);
-}
+/** The Lease (and default Event identity) of a provider role (well-known.ts: the controller reads it too). */
+export { providerLeaseName };
 
 /** A provider role's Lease: its backend's, its Provider's with --provider, its shard's with --provider-selector. */
 export function providerRoleLeaseName(backend: string, flags: Pick<ProviderFlags, 'provider' | 'providerSelector'>): string {
@@ -180,6 +177,7 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
   await runRole(options, (ctx) =>
     runControllerRole(ctx, {
       backends: BUILT_IN_BACKENDS,
+      leaseNamespace: flags.leaderElectionNamespace,
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
       ...(flags.namespaceSelector ? { namespaceSelector: flags.namespaceSelector } : {}),
       concurrency: flags.concurrency,

@@ -11,6 +11,7 @@ import type { BackendCatalog } from '../backends/descriptor.js';
 import { CapiMachinePlacementReconciler } from '../reconcilers/capi-machine-placement/reconciler.js';
 import { HostReadsReconciler } from '../reconcilers/host-reads/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
+import { ProviderRoleReconciler } from '../reconcilers/provider-role/reconciler.js';
 import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
 import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
 import { MIRROR_COALESCE_MS, mirrorsAtOnce } from '../reconcilers/virtual-machine/status-mirror.js';
@@ -21,6 +22,7 @@ import { systemClock } from '../runtime/clock.js';
 import { Controller, type ControllerOptions, type Reconciler } from '../runtime/controller.js';
 import { EventRecorder } from '../runtime/events.js';
 import { Informer, keyOf, type KubeObject } from '../runtime/informer.js';
+import type { Lease } from '../runtime/leader-election.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { sleep } from '../runtime/backoff.js';
 import type { LabelSelector } from '../../infra/api/meta.js';
@@ -43,6 +45,8 @@ export interface ControllerRoleOptions {
   /** VirtualMachines of one namespace recreated per minute at most. @default 5 */
   readonly recreatesPerMinute?: number;
   readonly identity: string;
+  /** The namespace of the provider roles' Leases (the controller's own): a Provider's class without a live one there has no role running. */
+  readonly leaseNamespace: string;
 }
 
 const BY_CLASS = 'classRef';
@@ -74,6 +78,8 @@ interface Watched {
   readonly templates: Map<string, Informer<MachineTemplate>>;
   /** With a namespace selector: the Namespaces, for their labels. */
   readonly namespaces?: Informer<KubeObject>;
+  /** The Leases of the controller's namespace: the provider roles' (NoProviderRole). */
+  readonly leases: Informer<Lease>;
 }
 
 /** The role's controllers; a cluster and a template controller each with the informer of its kind. */
@@ -83,6 +89,8 @@ interface Controllers {
   readonly clusters: readonly (readonly [Informer<InfraCluster>, Controller])[];
   readonly templates: readonly (readonly [Informer<MachineTemplate>, Controller])[];
   readonly placements: readonly Controller[];
+  /** Providers told NoProviderRole while no role of their class runs. */
+  readonly providerRole: Controller;
   /** Per backend whose provider runs on its hosts: the keys to resync (one per namespace with machines) and its controller. */
   readonly hostReads: readonly (readonly [() => string[], Controller])[];
 }
@@ -92,8 +100,8 @@ type Syncing = Pick<Informer<KubeObject>, 'run' | 'waitForSync'>;
 export async function runControllerRole(ctx: RoleContext, options: ControllerRoleOptions): Promise<void> {
   const { metrics, log, signal } = ctx;
   const watched = watchKinds(ctx, options);
-  const { vms, providers, classes, images, machines, clusters, templates } = watched;
-  const core: Syncing[] = [vms, providers, classes, images, ...clusters.values()];
+  const { vms, providers, classes, images, machines, clusters, templates, leases } = watched;
+  const core: Syncing[] = [vms, providers, classes, images, leases, ...clusters.values()];
   if (watched.namespaces) core.push(watched.namespaces);
   const optional: Syncing[] = [...machines.values(), ...templates.values()];
   const all = [...core, ...optional];
@@ -134,6 +142,7 @@ function watchKinds(ctx: RoleContext, options: ControllerRoleOptions): Watched {
     clusters: new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const)),
     templates: new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const)),
     ...(options.namespaceSelector ? { namespaces: new Informer<KubeObject>(api, { apiVersion: 'v1', kind: 'Namespace', log }) } : {}),
+    leases: new Informer<Lease>(api, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', log, namespace: options.leaseNamespace }),
   };
 }
 
@@ -211,7 +220,15 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
       const keys = (): string[] => [...new Set(machineInformer.list().map((m) => reconciler.keyOf(m)))];
       return [keys, controller] as const;
     });
-  return { vm, image, clusters: clusterControllers, templates: templateControllers, placements, hostReads };
+  return {
+    vm,
+    image,
+    clusters: clusterControllers,
+    templates: templateControllers,
+    placements,
+    hostReads,
+    providerRole: providerRoleController(watched, options, ssa, controllerOf),
+  };
 }
 
 /** With a namespace selector, whether it takes a namespace (read from the Namespace informer's cache on every pass). */
@@ -236,6 +253,24 @@ function inNamespaces(inner: Reconciler, selected: (ns: string) => boolean): Rec
       return slash >= 0 && !selected(key.slice(0, slash)) ? done : inner.reconcile(key, log, signal);
     },
   };
+}
+
+/** NoProviderRole: woken by its Provider's changes and by the Leases of its class's role. */
+function providerRoleController(
+  { providers, leases }: Watched,
+  options: ControllerRoleOptions,
+  ssa: ServerSideApply,
+  controllerOf: (reconciler: Reconciler) => Controller,
+): Controller {
+  const reconciler = new ProviderRoleReconciler(providers, leases, options.leaseNamespace, ssa, systemClock);
+  const controller = controllerOf(reconciler);
+  onOwnChange(providers, controller);
+  const wake = (lease: Lease): void => reconciler.providersOf(lease).forEach((p) => controller.enqueue(keyOf(p)));
+  leases
+    .on('add', (l) => (reconciler.observe(l), wake(l)))
+    .on('update', (l) => (reconciler.observe(l), wake(l)))
+    .on('delete', (l) => (reconciler.forget(l), wake(l)));
+  return controller;
 }
 
 /** What of a machine decides whether its user-data is on the hosts' list (host-reads/decide.ts). */
@@ -333,6 +368,7 @@ function startControllers({ vms, images }: Watched, built: Controllers, signal: 
     ...built.clusters.map(([, c]) => c),
     ...built.templates.map(([, c]) => c),
     ...built.hostReads.map(([, c]) => c),
+    built.providerRole,
   ];
   for (const c of controllers) c.start();
   built.vm.startResync(() => vms.list().map(keyOf), signal);

@@ -7,7 +7,7 @@
 import { apiVersionOf } from '../../infra/api/kind.js';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VMImageKind, type VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
-import { ConditionType } from '../../infra/api/conditions.js';
+import { ConditionType, Reason } from '../../infra/api/conditions.js';
 import { Finalizer, FieldManager } from '../../infra/api/well-known.js';
 import type { BackendContext } from '../backends/backend.js';
 import { startBackend, type BackendDescriptor, type RunningBackend } from '../backends/descriptor.js';
@@ -189,7 +189,9 @@ function providerController(
     if (p.spec.providerClassRef.name !== backend.name || !servesProvider(scope, p)) return;
     // A shard's claim coming to it is in the annotations; its selector taking the Provider, in the labels.
     const same = (x: Provider): string => JSON.stringify([x.metadata.generation, x.metadata.annotations, x.metadata.labels, x.metadata.deletionTimestamp]);
-    if (old && same(old) === same(p)) return;
+    // The controller's NoProviderRole (no role was running): this role's Ready replaces it at once.
+    const toldNoRole = findCondition(p.status?.conditions, ConditionType.Ready)?.reason === Reason.NoProviderRole;
+    if (old && same(old) === same(p) && !toldNoRole) return;
     controller.enqueue(keyOf(p));
   };
   providers.on('add', (p) => enqueue(p)).on('update', (p, old) => enqueue(p, old));

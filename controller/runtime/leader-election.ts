@@ -21,7 +21,8 @@ export interface LeaderElectionOptions {
   readonly retryMs?: number;
 }
 
-interface Lease {
+/** A coordination.k8s.io/v1 Lease, the fields leader election reads and writes. */
+export interface Lease {
   apiVersion: 'coordination.k8s.io/v1';
   kind: 'Lease';
   metadata: { name: string; namespace: string; resourceVersion?: string };

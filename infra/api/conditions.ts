@@ -150,6 +150,13 @@ export const Reason = {
    * the VM was not moved. Find out who writes VirtualMachine status: only the controller should.
    */
   ScheduledRestored: 'ScheduledRestored',
+  /**
+   * Provider Ready=False, written by the controller: no provider role of the Provider's class is
+   * running (its Lease is missing, released, or not renewed within its duration; for a class that
+   * runs on its hosts, no host has served the Provider yet). The message names the role and how to
+   * run it. The role's own Ready replaces it as soon as the role serves the Provider.
+   */
+  NoProviderRole: 'NoProviderRole',
   /** Provider: the credentials Secret does not exist. Create it in the Provider's namespace. */
   SecretMissing: 'SecretMissing',
   /** Provider: the credentials Secret lacks a required key or holds an invalid value. */

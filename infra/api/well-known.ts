@@ -1,7 +1,7 @@
 // Names other components agree on: field managers, finalizers, labels,
 // annotations. Defined once; call sites never spell them.
 
-import { boundedName } from './bounded-name.js';
+import { boundedName, OBJECT_NAME_MAX } from './bounded-name.js';
 
 /**
  * The longest field manager the API server takes; also the longest Event
@@ -23,6 +23,14 @@ export const FieldManager = {
   provider: (backend: string, scope?: string): string =>
     boundedName(`banlieue.io/provider-${backend}${scope === undefined ? '' : `/${scope}`}`, FIELD_MANAGER_MAX),
 } as const;
+
+/**
+ * The Lease a provider role leads on: one per backend, or per Provider when scoped to one (a
+ * host's own). The controller reads it to tell whether a Provider's class has a role running.
+ */
+export function providerLeaseName(backend: string, provider?: string): string {
+  return boundedName(provider === undefined ? `banlieue-provider-${backend}` : `banlieue-provider-${backend}-${provider}`, OBJECT_NAME_MAX);
+}
 
 export const Finalizer = {
   virtualMachine: 'banlieue.io/virtualmachine',

@@ -62,6 +62,7 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
         name: CONTROLLER_NAME,
         component: 'controller',
         rules: controllerRules(),
+        watchesLeases: true,
         args: ['controller'],
       });
       // Part of the controller's least privilege, not an optional policy: installed even

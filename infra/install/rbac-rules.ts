@@ -62,6 +62,8 @@ export function controllerRules(): PolicyRule[] {
   return [
     { apiGroups: [CORE_GROUP], resources: ['virtualmachines'], verbs: [...READ, 'update', 'patch'] },
     { apiGroups: [CORE_GROUP], resources: ['virtualmachines/status', 'vmimages/status'], verbs: STATUS_WRITE },
+    // A Provider's Ready=False NoProviderRole while no provider role of its class runs (ADR 30).
+    { apiGroups: [CORE_GROUP], resources: ['providers/status'], verbs: STATUS_WRITE },
     { apiGroups: [CORE_GROUP], resources: ['virtualmachines/finalizers'], verbs: ['update'] },
     { apiGroups: [CORE_GROUP], resources: ['providers', 'vmclasses', 'vmimages'], verbs: READ },
     { apiGroups: [INFRA_GROUP], resources: plurals(INFRA_MACHINE_KINDS), verbs: [...ALL_VERBS] },
@@ -142,9 +144,12 @@ export function hostReadsRules(secretNames: Iterable<string>): PolicyRule[] {
   return names.length === 0 ? [] : [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: names }];
 }
 
-/** Leader election, granted in the install namespace only. */
-export function leaderElectionRules(): PolicyRule[] {
-  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update', 'patch'] }];
+/**
+ * Leader election, granted in the install namespace only; with `watchAll`, also list and watch
+ * there (the controller: whether each provider role's Lease is held, ADR 30).
+ */
+export function leaderElectionRules(watchAll = false): PolicyRule[] {
+  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', ...(watchAll ? ['list', 'watch'] : []), 'create', 'update', 'patch'] }];
 }
 
 /**

@@ -28,6 +28,12 @@ export interface RoleWorkloadProps {
    * @default none
    */
   readonly namespacedRules?: { readonly suffix: string; readonly namespaces: readonly string[]; readonly rules: PolicyRule[] };
+  /**
+   * The role also lists and watches the Leases of the install namespace (the controller: the
+   * provider roles' Leases tell which run).
+   * @default false
+   */
+  readonly watchesLeases?: boolean;
   /** `banlieue` subcommand and flags, e.g. ['provider', 'vsphere']. */
   readonly args: string[];
 }
@@ -50,7 +56,7 @@ export class RoleWorkload extends Construct {
         subjects: [subject],
       }),
     );
-    this.addRole('leader-election', { ...meta, name: `${name}-leader-election` }, leaderElectionRules(), subject);
+    this.addRole('leader-election', { ...meta, name: `${name}-leader-election` }, leaderElectionRules(props.watchesLeases ?? false), subject);
     if (props.namespacedRules) {
       const { suffix, namespaces, rules } = props.namespacedRules;
       for (const namespace of namespaces) this.addRole(`${suffix}-${namespace}`, { name: `${name}-${suffix}`, namespace, labels }, rules, subject);

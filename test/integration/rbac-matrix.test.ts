@@ -83,6 +83,8 @@ const leases: Grant = { group: 'coordination.k8s.io', resources: ['leases'], ver
 const CONTROLLER: readonly Grant[] = [
   { group: 'banlieue.io', resources: ['virtualmachines'], verbs: [...READ, 'update', 'patch'] },
   { group: 'banlieue.io', resources: ['virtualmachines/status', 'vmimages/status'], verbs: STATUS_WRITE },
+  // Ready=False NoProviderRole on a Provider no role serves.
+  { group: 'banlieue.io', resources: ['providers/status'], verbs: STATUS_WRITE },
   { group: 'banlieue.io', resources: ['virtualmachines/finalizers'], verbs: ['update'] },
   { group: 'banlieue.io', resources: ['providers', 'vmclasses', 'vmimages'], verbs: READ },
   { group: INFRA, resources: perBackend('machines'), verbs: SEVEN },
@@ -96,7 +98,8 @@ const CONTROLLER: readonly Grant[] = [
   { group: '', resources: ['configmaps'], verbs: ['get'] },
   { group: 'cluster.x-k8s.io', resources: ['clusters', 'machines'], verbs: ['get'] },
   ...events,
-  leases,
+  // Its own Lease, and whether the provider roles hold theirs (list, watch): in the install namespace only.
+  { ...leases, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'] },
 ];
 
 /** A provider role run in the cluster: its machine kind (`plural`) and its providerID, credentials by name. */

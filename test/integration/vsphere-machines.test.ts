@@ -7,7 +7,7 @@ import { waitFor } from '../support/wait.js';
 import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere/env.js';
 import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere/world.js';
 import { eventsRegarding, eventsWhere, eventsWith, type EventSeen } from '../support/events.js';
-import { clusterAdmin, kubectlAs } from '../support/tenant.js';
+import { kubectlRow } from '../support/kubectl-table.js';
 
 const t = new TestApi();
 const suffix = Math.random().toString(36).slice(2, 7);
@@ -69,14 +69,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
   });
 
   it('kubectl get shows where the VM runs, its address and why it is (not) Ready; the machine its ProviderID', async () => {
-    const table = async (...args: string[]): Promise<Record<string, string>> => {
-      const run = await kubectlAs(clusterAdmin, ['get', ...args, '-n', env.ns]);
-      expect(run.stderr).toBe('');
-      const [header = '', row = ''] = run.stdout.trimEnd().split('\n');
-      // Columns start where their header does; each value runs to the next header.
-      const starts = [...header.matchAll(/\S+/g)].map((m) => m.index ?? 0);
-      return Object.fromEntries(starts.map((at, i) => [header.slice(at).split(/\s/)[0] ?? '', row.slice(at, starts[i + 1]).trim()]));
-    };
+    const table = (...args: string[]): Promise<Record<string, string>> => kubectlRow(env.ns, ...args);
     const uuid = (await t.get(machineRef('vsphere', env.ns, 'web-1')))?.spec?.providerID as string;
     expect(await table('virtualmachines.banlieue.io', 'web-1')).toMatchObject({
       PROVIDER: 'vcsim',

@@ -1,7 +1,7 @@
 // Provider status from one discovery outcome (pure).
 import type { FailureDomainStatus, Provider, ProviderStatus } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
-import { setConditions, type ConditionInput } from '../../runtime/conditions.js';
+import { findCondition, setConditions, type ConditionInput } from '../../runtime/conditions.js';
 import { isPaused, pausedCondition } from '../paused.js';
 
 export type DiscoveryOutcome =
@@ -17,7 +17,12 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
   const current = provider.status ?? {};
   const generation = provider.metadata.generation;
   if (isPaused(provider) || !outcome) {
-    return { ...current, conditions: setConditions(current.conditions, [pausedCondition(provider, generation)], now) };
+    // The controller's NoProviderRole is not true of a role that runs: Ready is not known while paused.
+    const unknown: ConditionInput[] =
+      findCondition(current.conditions, ConditionType.Ready)?.reason === Reason.NoProviderRole
+        ? [{ type: ConditionType.Ready, status: 'Unknown', reason: Reason.Paused, message: 'paused: the backend is not read while the Provider is paused' }]
+        : [];
+    return { ...current, conditions: setConditions(current.conditions, [...unknown, pausedCondition(provider, generation)], now) };
   }
   if (!outcome.ok) {
     const down: ConditionInput = { type: ConditionType.ProviderReachable, status: 'False', reason: outcome.reason, message: outcome.message };
@@ -42,6 +47,7 @@ export function decideProviderStatus(provider: Provider, outcome: DiscoveryOutco
       };
   return {
     ...(count > 0 ? { failureDomains: outcome.failureDomains } : {}),
+    failureDomainCount: count,
     conditions: setConditions(current.conditions, [reachable, ready, endpointExclusive(provider, olderOnEndpoint), pausedCondition(provider, generation)], now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };

@@ -38,6 +38,8 @@ export function runFakeRoles(kubeconfigPath: string, fake: BackendDescriptor, op
           concurrency: options.concurrency ?? 2,
           resyncMs: 60_000,
           identity: 'test-controller',
+          // No provider role leads on a Lease here: the fake role runs without one.
+          leaseNamespace: 'banlieue-system',
         }),
     runProviderRole(context(), fake, {
       concurrency: 2,

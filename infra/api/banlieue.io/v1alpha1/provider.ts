@@ -209,6 +209,10 @@ export const ProviderStatus = Type.Object(
     ),
     conditions: Type.Optional(Conditions()),
     observedGeneration: Type.Optional(ObservedGeneration()),
+    // A printer column cannot count a list (JSONPath has no length): the count is written beside it.
+    failureDomainCount: Type.Optional(
+      Type.Integer({ description: 'How many failure domains status.failureDomains lists (the Domains column of kubectl get).', minimum: 0, maximum: 256 }),
+    ),
   },
   { description: 'Observed state of the Provider, written by its provider role.' },
 );
@@ -229,6 +233,7 @@ export const ProviderKind = defineKind({
     { name: 'Endpoint', type: 'string', jsonPath: '.spec.connection.endpoint', priority: 1 },
     { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
     { name: 'Reason', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
+    { name: 'Domains', type: 'integer', jsonPath: '.status.failureDomainCount' },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],
   capiContract: false,

@@ -21,6 +21,26 @@ describe('Provider status', () => {
     expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled, message: '1 failure domain' });
   });
 
+  it.each([
+    [[{ name: 'a' }, { name: 'b' }], 2],
+    [[], 0],
+  ])('counts the failure domains it publishes in status.failureDomainCount (%j: %i)', (failureDomains, count) => {
+    expect(decideProviderStatus(provider, { ok: true, failureDomains }, now).failureDomainCount).toBe(count);
+  });
+
+  it("replaces the controller's NoProviderRole with Ready=Unknown Paused on a paused Provider, and leaves a role's own Ready as it was", () => {
+    const paused = (ready: { reason: string; status: 'True' | 'False' }): Provider =>
+      ({
+        ...provider,
+        spec: { ...provider.spec, paused: true },
+        status: { conditions: [{ type: 'Ready', ...ready, message: '', lastTransitionTime: '2029-01-01T00:00:00Z' }] },
+      }) as Provider;
+    const told = decideProviderStatus(paused({ status: 'False', reason: Reason.NoProviderRole }), undefined, now);
+    expect(condition(told, 'Ready')).toMatchObject({ status: 'Unknown', reason: Reason.Paused });
+    const own = decideProviderStatus(paused({ status: 'True', reason: Reason.Reconciled }), undefined, now);
+    expect(condition(own, 'Ready')).toMatchObject({ status: 'True', reason: Reason.Reconciled });
+  });
+
   it('says a status the API server refused in Ready=False StatusRefused, with its words, keeping what was written before', () => {
     const words = 'Provider.banlieue.io "host-a" is invalid: status.failureDomains: Too many: 260: must have at most 256 items';
     const status = refusedProviderStatus(provider, words, now);
