@@ -40,14 +40,16 @@ async function listableKinds(api: KubeApi): Promise<{ path: string; kind: string
 }
 
 /**
- * A list, asked again while the API server answers 429: a kind whose CRD was just
- * established is refused so until its storage has filled (seconds).
+ * The items of a list, asked again while the API server answers 429: a kind whose CRD was just
+ * established is refused so until its storage has filled (seconds). None for a kind not served.
  */
-async function listSoon(api: KubeApi, path: string): Promise<Listed[]> {
+export async function listSoon<T>(api: KubeApi, path: string): Promise<T[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return (await api.request<{ items: Listed[] }>('GET', path)).items;
+      return (await api.request<{ items: T[] }>('GET', path)).items;
     } catch (err) {
+      // A kind gone since discovery (a CRD just deleted, with --crds) holds nothing.
+      if (toApiFailure(err).kind === 'NotFound') return [];
       if (toApiFailure(err).status !== 429 || attempt >= 60) throw err;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -64,7 +66,7 @@ export async function namespaceLeftovers(api: KubeApi, ns: string, ours: Readonl
   for (const { path, kind, group } of await listableKinds(api)) {
     let items: Listed[];
     try {
-      items = await listSoon(api, path.replace('{ns}', ns));
+      items = await listSoon<Listed>(api, path.replace('{ns}', ns));
     } catch (err) {
       leftovers.push(`${kind} (could not list: ${err instanceof Error ? err.message : String(err)})`);
       continue;

@@ -14,7 +14,7 @@ import { KubeApi } from '../runtime/kube-api.js';
 import { serverOf } from '../runtime/kube-config.js';
 import { describe, explain, type Duration, type Output } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
-import { namespaceLeftovers } from './namespace-leftovers.js';
+import { listSoon, namespaceLeftovers } from './namespace-leftovers.js';
 
 export interface UninstallOptions {
   /** The namespace `bootstrap operator --namespace` installed into. */
@@ -155,11 +155,9 @@ async function credentialNamespaces(api: KubeApi, namespace: string): Promise<{ 
 async function objectsOfBanlieueKinds(api: KubeApi): Promise<Live[]> {
   const found: Live[] = [];
   for (const def of ALL_KINDS) {
-    const ref = { apiVersion: apiVersionOf(def), kind: def.kind, metadata: {} };
-    const list = await api
-      .request<{ items: Live[] }>('GET', await api.pathOf(ref))
-      .catch((err: unknown) => (toApiFailure(err).kind === 'NotFound' ? { items: [] } : Promise.reject(err)));
-    found.push(...list.items.map((item) => ({ ...item, apiVersion: ref.apiVersion, kind: def.kind })));
+    const apiVersion = apiVersionOf(def);
+    const items = await listSoon<Live>(api, `/apis/${apiVersion}/${def.plural}`);
+    found.push(...items.map((item) => ({ ...item, apiVersion, kind: def.kind })));
   }
   return found;
 }

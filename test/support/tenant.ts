@@ -112,9 +112,9 @@ function resourceOf(obj: Pick<Obj, 'kind' | 'apiVersion'>): string {
   return group ? `${plural}.${group}` : plural;
 }
 
-/** `banlieue <args> --kubeconfig <the test cluster's admin>`, as a cluster admin runs it. */
-export async function banlieueAsAdmin(args: readonly string[]): Promise<KubectlRun> {
-  const [node, command] = await banlieueCommand([...args, '--kubeconfig', inject('kubeconfig')]);
+/** `banlieue <args> --kubeconfig <kubeconfig>`, as a cluster admin runs it (default: the suites' cluster's admin). */
+export async function banlieueAsAdmin(args: readonly string[], kubeconfig = inject('kubeconfig')): Promise<KubectlRun> {
+  const [node, command] = await banlieueCommand([...args, '--kubeconfig', kubeconfig]);
   return new Promise<KubectlRun>((resolve) => {
     const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
