@@ -1,9 +1,11 @@
-// Room for a VM in a failure domain: what its Provider last published
-// (status.failureDomains[].capacity) less what the VMs placed there since take
-// and the backend may not show yet. A candidate without room is filtered with
-// the resource named; those with room are ranked by how many more VMs like
-// this one would still fit (score.ts). A resource the Provider does not
-// publish never keeps a VM out.
+// Room for a VM in a failure domain, from what its Provider last published
+// (status.failureDomains[].capacity). A candidate whose published figures
+// cannot take the VM is filtered with the resource named; those with room are
+// ranked by how many more VMs like this one would still fit (score.ts) once
+// the VMs placed there and not provisioned yet, which the backend may not show,
+// are taken off. Those only rank: a disk's size is its most, thin and linked
+// clones take less, and a burst must not wait for the Provider's next reading.
+// A resource the Provider does not publish never keeps a VM out.
 import type { FailureDomainCapacity, FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
@@ -52,7 +54,7 @@ export function pendingDemand(candidate: Candidate, siblings: readonly VirtualMa
   });
 }
 
-/** Whether `demand` fits the candidate's published capacity less `pending`, and by how much. */
+/** Whether `demand` fits the candidate's published capacity, and how many more like it would after `pending` and it. */
 export function roomFor(candidate: Candidate, demand: Demand, pending: readonly Demand[]): Room {
   const capacity = candidate.failureDomain.capacity;
   if (!capacity) return { fits: true };
@@ -60,27 +62,29 @@ export function roomFor(candidate: Candidate, demand: Demand, pending: readonly 
   if (capacity.cpus !== undefined && demand.cpus > capacity.cpus) {
     return { fits: false, why: `host CPUs ${where}: ${capacity.cpus} logical CPUs, ${demand.cpus} virtual CPUs needed` };
   }
-  const limits: { readonly what: string; readonly free: number; readonly need: number; readonly unit: 'MiB' | 'GiB' }[] = [];
+  const limits: { readonly what: string; readonly free: number; readonly taken: number; readonly need: number; readonly unit: 'MiB' | 'GiB' }[] = [];
   if (capacity.freeMemoryMiB !== undefined) {
     const taken = pending.reduce((sum, d) => sum + d.memoryMiB, 0);
-    limits.push({ what: 'memory', free: capacity.freeMemoryMiB - taken, need: demand.memoryMiB, unit: 'MiB' });
+    limits.push({ what: 'memory', free: capacity.freeMemoryMiB, taken, need: demand.memoryMiB, unit: 'MiB' });
   }
   for (const [target, need] of [...demand.storageGiB].sort(([a], [b]) => compareText(a, b))) {
     const free = freeStorage(capacity, target);
     if (free === undefined) continue;
     const taken = pending.reduce((sum, d) => sum + (d.storageGiB.get(target) ?? 0), 0);
-    limits.push({ what: `storage ${target}`, free: free - taken, need, unit: 'GiB' });
+    limits.push({ what: `storage ${target}`, free, taken, need, unit: 'GiB' });
   }
   const short = limits.find((l) => l.free < l.need);
   if (short)
     return {
       fits: false,
-      why: `${short.what} ${where}: ${formatSize(Math.max(short.free, 0), short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
+      why: `${short.what} ${where}: ${formatSize(short.free, short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
     };
   if (limits.length === 0) return { fits: true };
   // How many more VMs like this one fit after it: the scarcest resource decides.
-  const headroom = Math.min(...limits.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.need) / l.need))));
-  const summary = limits.map((l) => `${l.what} ${formatSize(l.free, l.unit)} free`).join(', ');
+  const headroom = Math.min(...limits.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.taken - l.need) / l.need))));
+  const summary = limits
+    .map((l) => `${l.what} ${formatSize(l.free, l.unit)} free${l.taken > 0 ? ` less ${formatSize(l.taken, l.unit)} placed` : ''}`)
+    .join(', ');
   return { fits: true, headroom, summary };
 }
 

@@ -59,13 +59,20 @@ describe('VirtualMachine scheduling by capacity', () => {
       });
     });
 
-    it('counts what siblings placed there and not yet provisioned take, but not what provisioned ones (the published figures show those)', () => {
+    it('ranks by the room left once siblings placed there and not yet provisioned are taken off, but not provisioned ones (the published figures show those)', () => {
       const tight = { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 80 }] };
       const providers = [vcenter(domain('c1', tight), domain('c2', { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 50 }] }))];
       const inFlight = [placedVm('web-0', 'c1'), placedVm('web-1', 'c1')];
       expect(where(schedule(scheduleInput({ providers, siblings: inFlight, classOf })))).toBe('vcenter-a-dc1-c2');
       const done = inFlight.map((vm) => ({ ...vm, status: { ...vm.status, initialization: { provisioned: true } } }));
       expect(where(schedule(scheduleInput({ providers, siblings: done, classOf })))).toBe('vcenter-a-dc1-c1');
+    });
+
+    it('filters on the published figures alone: siblings not yet provisioned only rank (thin disks take less than their size)', () => {
+      const providers = [vcenter(domain('c1', { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 40 }] }))];
+      const result = schedule(scheduleInput({ providers, siblings: [placedVm('web-0', 'c1')], classOf }));
+      expect(where(result)).toBe('vcenter-a-dc1-c1');
+      expect(result.ok && result.placement.explanation).toContain('storage ds-ssd 40 GiB free less 40 GiB placed');
     });
 
     it('never keeps a VM out for a resource the Provider does not publish', () => {
