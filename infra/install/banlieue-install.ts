@@ -88,6 +88,9 @@ export const INSTALL_PARTS: readonly InstallPart[] = [
           rules: [...providerRules(backend), ...(namespaces ? [] : providerCredentialRules())],
           ...(namespaces ? { namespacedRules: { suffix: 'credentials', namespaces, rules: providerCredentialRules() } } : {}),
           args: ['provider', backend],
+          shards: props.providerShards
+            .filter((shard) => shard.backend === backend)
+            .map((shard) => ({ name: shard.name, args: ['provider', backend, `--provider-selector=${shard.providerSelector}`] })),
         });
       }
     },

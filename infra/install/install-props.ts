@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { BACKEND_APIS, BACKENDS, type BackendName } from '../api/backends.js';
+import { parseSelector } from '../api/label-syntax.js';
 import { RELEASE_TAG } from '../version.js';
 
 export const DEFAULT_NAMESPACE = 'banlieue-system';
@@ -106,6 +107,25 @@ export interface BanlieueInstallProps {
    * @default 600
    */
   readonly progressDeadlineSeconds?: number;
+  /**
+   * Provider role shards: for a backend listed here, one Deployment per shard instead of one for the
+   * backend, each serving the Providers of that backend whose labels match its `providerSelector`
+   * and leading on a Lease of its own (`banlieue provider <backend> --provider-selector`, ADR 33).
+   * A Provider relabelled from one shard's selector to another's is handed over; one that no shard's
+   * selector matches is served by none. The shards of a backend share its ServiceAccount and RBAC.
+   * @default none: one Deployment per backend, serving every Provider of it
+   */
+  readonly providerShards?: readonly ProviderShard[];
+}
+
+/** One provider Deployment of a backend, serving a group of its Providers. */
+export interface ProviderShard {
+  /** A backend of the install whose provider runs in the cluster. */
+  readonly backend: BackendName;
+  /** A DNS label, unique among the backend's shards: the Deployment is `banlieue-provider-<backend>-<name>`. */
+  readonly name: string;
+  /** The Providers it serves, by label, in kubectl's `-l` syntax: `vcenter-group=eu`, `region in (eu,us)`. */
+  readonly providerSelector: string;
 }
 
 /** Destinations of the banlieue pods' connections, as CIDRs (`10.20.0.0/16`, `fd00:20::/64`, `172.18.0.2/32`). */
@@ -148,6 +168,7 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
     providerNamespaces: props.providerNamespaces,
     ...resolveMetrics(props),
     progressDeadlineSeconds: props.progressDeadlineSeconds ?? 600,
+    providerShards: props.providerShards ?? [],
   };
   if (!DNS_LABEL.test(resolved.namespace)) {
     throw new Error(`namespace "${resolved.namespace}" is not a valid namespace name (DNS-1123 label)`);
@@ -167,7 +188,34 @@ export function resolveInstallProps(props: BanlieueInstallProps = {}): ResolvedI
   }
   checkProviderNamespaces(resolved.providerNamespaces);
   checkNetworkPolicyEgress(resolved.networkPolicyEgress);
+  checkProviderShards(resolved);
   return resolved;
+}
+
+/** Each shard of an installed cluster-side backend, named once, its selector valid and its own (a selector is its Lease). */
+function checkProviderShards({ providerShards, backends }: Pick<ResolvedInstallProps, 'providerShards' | 'backends'>): void {
+  const seen = new Set<string>();
+  providerShards.forEach((shard, i) => {
+    const field = `providerShards[${i}]`;
+    if (!backends.includes(shard.backend) || !CLUSTER_SIDE_BACKENDS.includes(shard.backend))
+      throw new Error(
+        `${field}.backend: "${shard.backend}" is not a backend of the install whose provider runs in the cluster (${backends.filter((b) => CLUSTER_SIDE_BACKENDS.includes(b)).join(', ')})`,
+      );
+    if (!DNS_LABEL.test(shard.name)) throw new Error(`${field}.name: "${shard.name}" is not a DNS-1123 label`);
+    let selector: string;
+    try {
+      selector = JSON.stringify(parseSelector(shard.providerSelector));
+    } catch (err) {
+      throw new Error(`${field}.providerSelector: ${(err as Error).message}`);
+    }
+    for (const [what, key] of [
+      ['name', `${shard.backend} name ${shard.name}`],
+      ['providerSelector', `${shard.backend} selector ${selector}`],
+    ] as const) {
+      if (seen.has(key)) throw new Error(`${field}.${what}: another ${shard.backend} shard has the same ${what}`);
+      seen.add(key);
+    }
+  });
 }
 
 /** exposeMetrics and serviceMonitor, defaulted; a ServiceMonitor needs metrics exposed. */

@@ -4,6 +4,7 @@
 import { ApiObject, Duration, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-30';
 import { Construct } from 'constructs';
+import { Label } from '../api/well-known.js';
 import { clusterScoped } from './cluster-scoped.js';
 import { imageOf, type ResolvedInstallProps } from './install-props.js';
 import { componentLabels, selectorLabels } from './labels.js';
@@ -36,6 +37,20 @@ export interface RoleWorkloadProps {
   readonly watchesLeases?: boolean;
   /** `banlieue` subcommand and flags, e.g. ['provider', 'vsphere']. */
   readonly args: string[];
+  /**
+   * Run the role as shards: one Deployment `<name>-<shard>` per shard, with the shard's args
+   * instead of `args`, its pods labelled banlieue.io/shard, all under the role's one identity.
+   * @default one Deployment `<name>` running `args`
+   */
+  readonly shards?: readonly RoleShard[];
+}
+
+/** One Deployment of a sharded role. */
+export interface RoleShard {
+  /** A DNS label: the Deployment is `<role name>-<shard name>`. */
+  readonly name: string;
+  /** Its `banlieue` subcommand and flags. */
+  readonly args: string[];
 }
 
 export class RoleWorkload extends Construct {
@@ -62,7 +77,9 @@ export class RoleWorkload extends Construct {
       for (const namespace of namespaces) this.addRole(`${suffix}-${namespace}`, { name: `${name}-${suffix}`, namespace, labels }, rules, subject);
     }
 
-    this.addDeployment(props);
+    const shards = props.shards ?? [];
+    if (shards.length === 0) this.addDeployment(props, 'deployment', name, props.args, {});
+    for (const shard of shards) this.addDeployment(props, `deployment-${shard.name}`, `${name}-${shard.name}`, shard.args, { [Label.shard]: shard.name });
     if (install.exposeMetrics) {
       new MetricsService(this, 'metrics', { namespace: install.namespace, name, component, port: METRICS_PORT, serviceMonitor: install.serviceMonitor });
     }
@@ -82,24 +99,26 @@ export class RoleWorkload extends Construct {
     });
   }
 
-  private addDeployment(props: RoleWorkloadProps): void {
-    const { install, name, component } = props;
+  /** A Deployment of the role: `id` and `name` its own, `args` what it runs, `shardLabels` what tells its pods from the other shards'. */
+  private addDeployment(props: RoleWorkloadProps, id: string, name: string, args: string[], shardLabels: Record<string, string>): void {
+    const { install, component } = props;
     // The pod needs only the ServiceAccount's name. A reference by name, because cdk8s-plus's
     // own ServiceAccount class does not satisfy its IServiceAccount under exactOptionalPropertyTypes
     // (jsii declares Resource.resourceName `string | undefined` against IApiResource's optional
     // `resourceName?: string`). The reference adds a construct node, no manifest.
-    const serviceAccount = kplus.ServiceAccount.fromServiceAccountName(this, 'service-account-ref', name, { namespaceName: install.namespace });
-    const selector = selectorLabels(component);
+    const serviceAccount = kplus.ServiceAccount.fromServiceAccountName(this, `${id}-service-account-ref`, props.name, { namespaceName: install.namespace });
+    const selector = { ...selectorLabels(component), ...shardLabels };
+    const labels = { ...componentLabels(component), ...shardLabels };
     const runAs = { ensureNonRoot: true, user: NON_ROOT_UID, group: NON_ROOT_UID };
-    const deployment = new kplus.Deployment(this, 'deployment', {
-      metadata: { name, namespace: install.namespace, labels: componentLabels(component) },
+    const deployment = new kplus.Deployment(this, id, {
+      metadata: { name, namespace: install.namespace, labels },
       replicas: 1,
       progressDeadline: Duration.seconds(install.progressDeadlineSeconds),
       select: false,
       serviceAccount,
       // The role talks to the API server with its own token (cdk8s-plus defaults to none).
       automountServiceAccountToken: true,
-      podMetadata: { labels: componentLabels(component) },
+      podMetadata: { labels },
       securityContext: { ...runAs, fsGroupChangePolicy: kplus.FsGroupChangePolicy.ON_ROOT_MISMATCH },
       containers: [
         {
@@ -108,7 +127,7 @@ export class RoleWorkload extends Construct {
           image: imageOf(install),
           imagePullPolicy: kplus.ImagePullPolicy.IF_NOT_PRESENT,
           args: [
-            ...props.args,
+            ...args,
             `--metrics-port=${METRICS_PORT}`,
             // Unauthenticated metrics stay on loopback unless the install exposes them.
             `--metrics-bind-address=${install.exposeMetrics ? '0.0.0.0' : '127.0.0.1'}`,
