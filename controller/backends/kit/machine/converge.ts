@@ -10,7 +10,7 @@ import type { PowerState } from '../../../../infra/api/machine-fields.js';
 import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { EnsureOptions, EnsureResult, MachineAction, MachineRequest } from '../../backend.js';
 import { assertOwnedBy } from '../../ownership.js';
-import { decideIdentityActions, missingAfter, planSteps, type StepName } from './decide.js';
+import { decideIdentityActions, missingAfter, planSteps, runningTask, type StepName } from './decide.js';
 import type { ConvergeStep, EndedTask, Found, IdentitySteps, MachineSteps, Observed, Owned, Pass, TaskReading } from './steps.js';
 
 type InProgress = Extract<EnsureResult, { state: 'InProgress' }>;
@@ -34,7 +34,7 @@ export async function converge<Spec extends PoweredSpec, Vm, Seen extends Observ
   options: EnsureOptions,
 ): Promise<EnsureResult> {
   const task = await readTask(steps, request);
-  if (task.state === 'Running') return { state: 'InProgress', taskRef: task.taskRef, message: `${task.task} is running`, actions: [] };
+  if (task.state === 'Running') return { state: 'InProgress', taskRef: task.taskRef, message: runningTask(task.task, task.progress), actions: [] };
   const identified = await identify(steps, request, options, task.state === 'Ended' ? task : undefined);
   if (identified.state !== 'Identified') return identified;
   return convergeOwned(steps, identified, { request, options, desired: request.spec.desiredPowerState ?? 'PoweredOn' });
@@ -44,7 +44,7 @@ export async function converge<Spec extends PoweredSpec, Vm, Seen extends Observ
 export async function readTask<Spec, Vm>(
   steps: Pick<IdentitySteps<Spec, Vm>, 'readTask'>,
   request: MachineRequest<Spec>,
-): Promise<Exclude<TaskReading, { state: 'Running' }> | { readonly state: 'Running'; readonly task: string; readonly taskRef: string }> {
+): Promise<Exclude<TaskReading, { state: 'Running' }> | (Extract<TaskReading, { state: 'Running' }> & { readonly taskRef: string })> {
   const { taskRef } = request;
   if (taskRef === undefined || !steps.readTask) return { state: 'None' };
   const reading = await steps.readTask(request, taskRef);

@@ -36,6 +36,16 @@ export function missingAfter(task: EndedTask, uuid: string): BackendError {
   return task.missing ?? new BackendError(BackendErrorKind.TaskFailed, `${task.task} succeeded but no VM carries UUID ${uuid}`);
 }
 
+/** How far a task's progress is shown: in steps this wide, so that a machine's status is written at most 100/STEP times per task. */
+export const TASK_PROGRESS_STEP = 10;
+
+/** What a running task's condition message says: its name, and how far it is (rounded down to a step) when the backend tells. */
+export function runningTask(task: string, progress: number | undefined): string {
+  if (progress === undefined || !Number.isFinite(progress)) return `${task} is running`;
+  const shown = Math.min(100, Math.max(0, Math.floor(progress / TASK_PROGRESS_STEP) * TASK_PROGRESS_STEP));
+  return `${task} is running: ${shown}% done`;
+}
+
 /** Why a deletion or release waits: `ending` is "deleting" or "releasing". */
 export function waitingFor(task: string, ending: string): string {
   return `waiting for ${task} to end before ${ending} the VM`;

@@ -31,8 +31,11 @@ export interface Found<Vm> {
 export type TaskReading =
   /** No task is known: none remembered, or the backend forgot it. */
   | { readonly state: 'None' }
-  /** `task` names it for messages: `CloneVM_Task task-12`, `clone task of VM 101 on pve1`. */
-  | { readonly state: 'Running'; readonly task: string }
+  /**
+   * `task` names it for messages: `CloneVM_Task task-12`, `clone task of VM 101 on pve1`;
+   * `progress`, how far it is in percent, when the backend tells.
+   */
+  | { readonly state: 'Running'; readonly task: string; readonly progress?: number }
   | EndedTask;
 
 /** A task that ended well, or a VM made within the pass (a definition, a record): what it says is a hint, never proof of ownership. */

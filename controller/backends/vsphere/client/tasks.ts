@@ -27,6 +27,8 @@ export interface TaskInfo {
   readonly name: string;
   readonly result: XmlElement | undefined;
   readonly error: XmlElement | undefined;
+  /** info.progress: percent done, while it runs, when the task reports it. */
+  readonly progress: number | undefined;
 }
 
 export class Tasks {
@@ -37,7 +39,14 @@ export class Tasks {
     const info = content.props.get('info');
     const state = info?.childText('state');
     if (info === undefined || !isTaskState(state)) throw new Error(`Task ${task.value}: no info.state`);
-    return { state, name: info.childText('name') ?? task.value, result: info.child('result'), error: info.child('error') };
+    const progress = Number(info.childText('progress') ?? Number.NaN);
+    return {
+      state,
+      name: info.childText('name') ?? task.value,
+      result: info.child('result'),
+      error: info.child('error'),
+      progress: Number.isFinite(progress) ? progress : undefined,
+    };
   }
 
   /**

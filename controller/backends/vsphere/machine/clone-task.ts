@@ -42,7 +42,7 @@ export async function readCloneTask(client: VsphereClient, request: Request, tas
   try {
     // The info just read tells the end too: no second read of the task.
     const outcome = settled(info);
-    if (!outcome) return { state: 'Running', task };
+    if (!outcome) return { state: 'Running', task, ...(info.progress === undefined ? {} : { progress: info.progress }) };
     // A clone's result is its VM's moref; any other task's result is no VM to look at.
     const target = outcome.result?.attribute('type') === 'VirtualMachine' ? outcome.result.text : '';
     return { state: 'Ended', task, creates: true, actions: ['Created'], ...(target === '' ? {} : { target }) };

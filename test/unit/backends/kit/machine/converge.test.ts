@@ -136,6 +136,17 @@ describe('the machine recipe on its own VM', () => {
     expect(calls).toEqual([]);
   });
 
+  it.each([
+    [0, 'CloneVM_Task task-1 is running: 0% done'],
+    [37, 'CloneVM_Task task-1 is running: 30% done'],
+    [39.9, 'CloneVM_Task task-1 is running: 30% done'],
+    [40, 'CloneVM_Task task-1 is running: 40% done'],
+    [100, 'CloneVM_Task task-1 is running: 100% done'],
+  ])('says how far a running task is, in steps of 10 points so that a machine is written at most 10 times per task (%d%%)', async (progress, message) => {
+    const { steps } = recorded({ marks: OURS, task: { state: 'Running', task: 'CloneVM_Task task-1', progress } });
+    expect(await converge(steps, request('task-1'), FIRST_PASS)).toMatchObject({ state: 'InProgress', message });
+  });
+
   it('starts the creation when no VM has the UUID and it may, and reports Absent when it may not', async () => {
     const { steps, calls } = recorded({});
     expect(await converge(steps, request(), FIRST_PASS)).toEqual({
