@@ -30,8 +30,9 @@ typecheck: deps ## Type-check sources and tests
 
 .PHONY: lint
 lint: deps ## Lint sources and tests: the layering of STYLE §2, type-aware rules and size limits (eslint.config.js); the formatting (prettier --check)
-	npx eslint .
-	npx prettier --check --log-level warn .
+	@# Cached by content under target/: a run after a small change reads only what changed.
+	npx eslint --cache --cache-strategy content --cache-location target/lint/eslint-cache .
+	npx prettier --check --cache --cache-strategy content --cache-location target/lint/prettier-cache --log-level warn .
 
 .PHONY: format
 format: deps ## Format every source, test and config file with prettier (.prettierrc.json)
@@ -166,7 +167,7 @@ e2e-capi: deps tools clusterctl-components ## CAPI v1beta2 contract e2e: the rea
 	npx vitest run --project contract
 
 .PHONY: e2e-nodes
-e2e-nodes: deps tools node-image ## Real nodes: a libvirt guest booted from the node image (QEMU TCG) joins a control plane with kubeadm join; its kubelet's Node carries the machine's providerID and goes Ready (root; not part of make test)
+e2e-nodes: deps tools node-image clusterctl-components ## Real nodes (root; not part of make test): libvirt guests booted from the node image (QEMU TCG) join a control plane with kubeadm join; a Cluster API cluster's workers, bootstrapped by the real CABPK, join, scale 2→3→1, are remediated by a MachineHealthCheck and shown by clusterctl describe
 	npx vitest run --project e2e
 
 .PHONY: kind-e2e-capi

@@ -100,7 +100,16 @@ function clusterctlRepository(dir: string): string {
   return config;
 }
 
-function startCapiManager(binary: string, kubeconfig: string, certDir: string, ports: { webhook: number; health: number }, logPath: string): ChildProcess {
+/**
+ * A manager of the CAPI module (the core manager, CABPK) as a process on loopback ports, logging
+ * to `logPath`, once its /readyz answers; `extraArgs` after the flags every one of them takes.
+ */
+export async function startCapiModuleManager(
+  name: string,
+  binary: string,
+  options: { kubeconfig: string; certDir: string; ports: { webhook: number; health: number }; logPath: string; extraArgs?: readonly string[] },
+): Promise<ChildProcess> {
+  const { kubeconfig, certDir, ports, logPath } = options;
   const child = spawn(binary, [
     `--kubeconfig=${kubeconfig}`,
     '--leader-elect=false',
@@ -109,14 +118,24 @@ function startCapiManager(binary: string, kubeconfig: string, certDir: string, p
     `--health-addr=127.0.0.1:${ports.health}`,
     '--diagnostics-address=0',
     '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
-    '--sync-period=1m',
-    // ClusterClass and managed topologies (alpha in v1.14, off by default); capi-clusterclass.test.ts needs them.
-    '--feature-gates=ClusterTopology=true',
+    ...(options.extraArgs ?? []),
     '-v=2',
   ]);
   const log = createWriteStream(logPath);
   child.stdout.pipe(log);
   child.stderr.pipe(log);
+  await waitFor(
+    `${name} to be ready`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited:\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
+      const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
+      return res?.ok;
+    },
+    120_000,
+  ).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return child;
 }
 
@@ -152,16 +171,14 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
     await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], components);
     await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 
-    capi = startCapiManager(tools.capiManager, await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'), webhook.certDir, ports, capiLog);
-    await waitFor(
-      'the CAPI manager to be ready',
-      async () => {
-        if (capi?.exitCode !== null) throw new Error(`CAPI manager exited:\n${readFileSync(capiLog, 'utf8').slice(-3000)}`);
-        const res = await fetch(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
-        return res?.ok;
-      },
-      120_000,
-    );
+    capi = await startCapiModuleManager('the CAPI manager', tools.capiManager, {
+      kubeconfig: await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'),
+      certDir: webhook.certDir,
+      ports,
+      logPath: capiLog,
+      // ClusterClass and managed topologies (alpha in v1.14, off by default); capi-clusterclass.test.ts needs them.
+      extraArgs: ['--sync-period=1m', '--feature-gates=ClusterTopology=true'],
+    });
     // Registered once the manager serves them: they refuse everything while it does not.
     await cp.kubectl(['apply', '--server-side', '-f', '-'], capiWebhookConfigurations(tools.capiModuleDir, webhook));
     await waitForCapiWebhooks((args, input) => cp.kubectl(args, input));

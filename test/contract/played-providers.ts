@@ -77,8 +77,11 @@ function condition(type: string, reason: string, message: string, generation: nu
  * of `ns` reports itself initialized and available at its `spec.version`, which is
  * what the topology controller waits for before it creates or rolls workers
  * (status.versions equal to spec.version: neither provisioning nor upgrading).
+ * `externallyManaged` also says so as a hosted control plane does
+ * (status.externalManagedControlPlane): CAPI then deletes a deleted Machine's Node,
+ * which it does not while a cluster has no control-plane Machine otherwise.
  */
-export async function playControlPlanes(kubectl: Kubectl, ns: string): Promise<void> {
+export async function playControlPlanes(kubectl: Kubectl, ns: string, options: { externallyManaged?: boolean } = {}): Promise<void> {
   const items = (JSON.parse(await kubectl(['get', 'testcontrolplanes', '-n', ns, '-o', 'json'])) as { items: Json[] }).items;
   for (const cp of items) {
     const version = cp.spec?.version as string | undefined;
@@ -89,6 +92,7 @@ export async function playControlPlanes(kubectl: Kubectl, ns: string): Promise<v
       versions: [{ version }],
       observedGeneration: generation,
       conditions: [condition('Available', 'Available', '', generation)],
+      ...(options.externallyManaged ? { externalManagedControlPlane: true } : {}),
     };
     await kubectl([
       'patch',

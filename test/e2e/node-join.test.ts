@@ -19,21 +19,20 @@
 // from the workload API server: a Node the kubelet registered, whose
 // spec.providerID equals the LibvirtMachine's and is owned by the kubelet's
 // field manager, and that goes Ready. This test writes no Node.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
-import { GUEST_LIBVIRT_NETWORK, guestLibvirtNetworkXml, startQemuHost, type QemuHost } from '../peers/libvirt/qemu-host.js';
-import { buildKubeTools } from '../support/control-plane.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { GUEST_LIBVIRT_NETWORK } from '../peers/libvirt/qemu-host.js';
+import { buildKubeTools, buildNodeKubeadm } from '../support/control-plane.js';
+import { controllerArgs, startRole, type RoleProcess } from '../support/controller-process.js';
 import { CORE, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
-import { JoinableControlPlane, type JoinCommand } from '../support/joinable-control-plane.js';
+import type { JoinCommand } from '../support/joinable-control-plane.js';
 import { createNamespace } from '../support/kube.js';
 import { libvirtProviderArgs } from '../support/libvirt/env.js';
-import { listenInNamespace, type NamespaceListener } from '../support/listen-in-namespace.js';
-import { ensureNodeImage, nodeKubeadm } from '../support/node-image.js';
-import { PlaneClient } from '../support/plane-client.js';
+import { GUEST_API_PORT, startGuestWorkload, type GuestWorkload } from '../support/libvirt/guest-workload.js';
+import { startTcgHost, tcgProviderObjects, type TcgHost } from '../support/libvirt/tcg-host.js';
+import { ensureNodeImage, nodeVmImage } from '../support/node-image.js';
 import { waitFor } from '../support/wait.js';
 
 /** TCG on a shared 2-core machine (measured idle: boot 59 s, join 19 s, Ready 3 s); busy, many times that. */
@@ -42,8 +41,6 @@ const JOIN_TIMEOUT_MS = 600_000;
 const READY_TIMEOUT_MS = 300_000;
 const POOL = 'nodes';
 const IMAGE = 'kubernetes-node.qcow2';
-/** Where guests dial the workload API server: kubeadm's port on the libvirt network's gateway. */
-const API_PORT = 6443;
 const NODE_NAME = 'node-1';
 /** Lines the user-data prints on the serial console around `kubeadm join`. */
 const MARK = 'banlieue-node-join:';
@@ -77,12 +74,8 @@ const t = new TestApi();
 
 describe('a libvirt guest from the node image joins a control plane', () => {
   const times: Record<string, number> = {};
-  let host: QemuHost;
-  let client: LibvirtClient;
-  let workload: JoinableControlPlane;
-  let workloadApi: PlaneClient;
-  let listener: NamespaceListener;
-  let joinCommand: JoinCommand;
+  let tcg: TcgHost;
+  let workload: GuestWorkload;
   let ns: string;
   let removeNs: () => Promise<void>;
   let controller: RoleProcess;
@@ -98,62 +91,18 @@ describe('a libvirt guest from the node image joins a control plane', () => {
       network: { interfaces: [{ name: 'eth0', networkClass: 'lan' }] },
     },
   };
-  const vmImage: Obj = {
-    apiVersion: CORE,
-    kind: 'VMImage',
-    metadata: { name: `kubernetes-node-${suffix}` },
-    spec: {
-      osFamily: 'linux',
-      osDistribution: 'debian',
-      osVersion: '12',
-      architecture: 'amd64',
-      sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref: IMAGE }],
-    },
-  };
+  const vmImage = nodeVmImage(suffix, IMAGE);
 
   beforeAll(async () => {
     const imageLookup = Date.now();
     const image = await ensureNodeImage();
     times.image = Date.now() - imageLookup;
-    const kubeadm = await nodeKubeadm();
-    const tools = await buildKubeTools();
-
-    host = await startQemuHost();
-    client = await LibvirtClient.connect({ uri: host.uri });
-    // The image in a directory pool, as a host's image pipeline would leave it (the pool finds it at start).
-    mkdirSync(join(host.dir, 'pool'));
-    copyFileSync(image.disk, join(host.dir, 'pool', IMAGE));
-    await client.pools.createTransient(`<pool type='dir'><name>${POOL}</name><target><path>${join(host.dir, 'pool')}</path></target></pool>`);
-    await client.networks.createTransient(guestLibvirtNetworkXml());
-
-    workload = await JoinableControlPlane.start(tools, { guestAddress: GUEST_LIBVIRT_NETWORK.gateway, guestPort: API_PORT });
-    workloadApi = new PlaneClient(workload.kubeconfigPath);
-    listener = await listenInNamespace(host, { address: GUEST_LIBVIRT_NETWORK.gateway, port: API_PORT }, workload.port);
-    joinCommand = await workload.makeJoinable(kubeadm, (command, args, options) => host.spawn(command, args, options));
+    tcg = await startTcgHost(POOL, { file: image.disk, name: IMAGE });
+    workload = await startGuestWorkload(await buildKubeTools(), tcg.host, await buildNodeKubeadm());
 
     ({ name: ns, remove: removeNs } = await createNamespace('node-join'));
-    for (const obj of [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'host-creds', namespace: ns }, stringData: {} },
-      {
-        apiVersion: CORE,
-        kind: 'Provider',
-        metadata: { name: 'tcg-host', namespace: ns },
-        spec: {
-          providerClassRef: { name: 'libvirt' },
-          connection: { endpoint: host.uri, credentialsRef: { name: 'host-creds' } },
-          libvirt: { domainType: 'qemu' },
-          capabilities: {
-            storageClasses: [{ name: 'local', target: { pool: POOL } }],
-            networkClasses: [{ name: 'lan', target: { network: GUEST_LIBVIRT_NETWORK.name } }],
-          },
-        },
-      },
-      vmClass,
-      vmImage,
-    ] as Obj[]) {
-      await t.apply(obj);
-    }
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    for (const obj of [...tcgProviderObjects(ns, tcg.host, POOL), vmClass, vmImage]) await t.apply(obj);
+    controller = await startRole(controllerArgs(inject('kubeconfig'), ns));
     provider = await startRole(libvirtProviderArgs(ns));
   }, 1_800_000);
 
@@ -166,16 +115,16 @@ describe('a libvirt guest from the node image joins a control plane', () => {
     await controller?.stop();
     await provider?.stop();
     for (const obj of [vmClass, vmImage]) await t.delete(obj).catch(() => undefined);
-    await client?.close();
-    await listener?.stop();
-    await host?.stop();
-    await workload?.stop();
+    await tcg?.client.close();
+    await workload?.listener.stop();
+    await tcg?.host.stop();
+    await workload?.plane.stop();
     await removeNs?.();
   }, 300_000);
 
   const consoleOf = (domainName: string): string => {
     try {
-      return readFileSync(join(host.qemuLogDir, `${domainName}-console.log`), 'utf8');
+      return readFileSync(join(tcg.host.qemuLogDir, `${domainName}-console.log`), 'utf8');
     } catch {
       return '';
     }
@@ -185,24 +134,24 @@ describe('a libvirt guest from the node image joins a control plane', () => {
       [
         String(error),
         `console: ${consoleOf(domainName).slice(-6000)}`,
-        `kube-apiserver: ${workload.logTail('kube-apiserver', 15)}`,
-        `kube-controller-manager: ${workload.logTail('kube-controller-manager', 15)}`,
+        `kube-apiserver: ${workload.plane.logTail('kube-apiserver', 15)}`,
+        `kube-controller-manager: ${workload.plane.logTail('kube-controller-manager', 15)}`,
         `provider: ${provider.logs().slice(-2000)}`,
       ].join('\n'),
     );
 
   it('registers the guest’s kubelet as a Node with the LibvirtMachine’s providerID, and the Node goes Ready', async () => {
     // The control plane is joinable: cluster-info, readable by anyone, names the guests' address and is signed for the token.
-    const clusterInfo = await workload.clusterInfo();
-    expect(clusterInfo.data?.kubeconfig).toContain(`server: https://${GUEST_LIBVIRT_NETWORK.gateway}:${API_PORT}`);
-    expect(joinCommand.endpoint).toBe(`${GUEST_LIBVIRT_NETWORK.gateway}:${API_PORT}`);
+    const clusterInfo = await workload.plane.clusterInfo();
+    expect(clusterInfo.data?.kubeconfig).toContain(`server: https://${GUEST_LIBVIRT_NETWORK.gateway}:${GUEST_API_PORT}`);
+    expect(workload.join.endpoint).toBe(`${GUEST_LIBVIRT_NETWORK.gateway}:${GUEST_API_PORT}`);
 
     const vmApplied = Date.now();
     await t.apply({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'node-user-data', namespace: ns },
-      stringData: { 'user-data': joinUserData(joinCommand) },
+      stringData: { 'user-data': joinUserData(workload.join) },
     });
     await t.apply(vm(ns, NODE_NAME, vmClass.metadata.name, vmImage.metadata.name, { userData: { secretRef: { name: 'node-user-data' } } }));
     const domainName = `${ns}-${NODE_NAME}`;
@@ -223,7 +172,7 @@ describe('a libvirt guest from the node image joins a control plane', () => {
       'the Node to be registered',
       async () => {
         if (consoleOf(domainName).includes(`${MARK} failed`)) throw new Error('kubeadm join failed');
-        return workloadApi.get(path);
+        return workload.api.get(path);
       },
       JOIN_TIMEOUT_MS,
     ).catch(fail);
@@ -232,7 +181,7 @@ describe('a libvirt guest from the node image joins a control plane', () => {
     const ready = await waitFor(
       'the Node to be Ready',
       async () => {
-        const node = await workloadApi.get(path);
+        const node = await workload.api.get(path);
         const condition = (node?.status?.conditions as { type: string; status: string; reason: string }[] | undefined)?.find((c) => c.type === 'Ready');
         return condition?.status === 'True' ? node : undefined;
       },
@@ -261,8 +210,8 @@ describe('a libvirt guest from the node image joins a control plane', () => {
 
     // The kubelet's client certificate came through the bootstrap token: a CSR by the token's
     // user, approved by kube-controller-manager and signed by the cluster CA.
-    const tokenId = joinCommand.token.split('.')[0];
-    const csrs = (await workloadApi.api.request<{ items: Obj[] }>('GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests')).items;
+    const tokenId = workload.join.token.split('.')[0];
+    const csrs = (await workload.api.api.request<{ items: Obj[] }>('GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests')).items;
     const bootstrap = csrs.find((c) => c.spec?.username === `system:bootstrap:${tokenId}`);
     expect(bootstrap?.spec?.signerName).toBe('kubernetes.io/kube-apiserver-client-kubelet');
     expect((bootstrap?.status?.conditions as { type: string; reason: string }[] | undefined)?.map((c) => `${c.type}/${c.reason}`)).toEqual([

@@ -9,21 +9,22 @@
 // file: the marker there proves the user-data reached the guest. libvirt's
 // lease source then gives the provider that address: the machine is Ready.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DomainState } from '../../controller/backends/libvirt/client/constants.js';
 import type { Network, StoragePool } from '../../controller/backends/libvirt/client/handles.js';
-import { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
+import { type LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import { derivedMac } from '../../controller/backends/libvirt/machine/mac-address.js';
-import { startRole, type RoleProcess } from '../support/controller-process.js';
+import { controllerArgs, startRole, type RoleProcess } from '../support/controller-process.js';
+import { startTcgHost, tcgProviderObjects } from '../support/libvirt/tcg-host.js';
 import { CORE, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { createNamespace } from '../support/kube.js';
 import { domainOf, libvirtProviderArgs, libvirtUuidOf, volumesOf } from '../support/libvirt/env.js';
 import { waitFor } from '../support/wait.js';
 import { ensureGuestDisk } from '../peers/libvirt/guest-disk.js';
 import { GUEST_MARKER_LINE, readGuestReport } from '../peers/libvirt/guest/guest-init.js';
-import { GUEST_LIBVIRT_NETWORK, guestLibvirtNetworkXml, startQemuHost, type QemuHost } from '../peers/libvirt/qemu-host.js';
+import { GUEST_LIBVIRT_NETWORK, type QemuHost } from '../peers/libvirt/qemu-host.js';
 
 /** TCG boots the guest in seconds when idle; these machines are shared, so be generous. */
 const BOOT_TIMEOUT_MS = 300_000;
@@ -66,43 +67,11 @@ describe('real guests on libvirt (QEMU, TCG)', () => {
 
   beforeAll(async () => {
     const guest = await ensureGuestDisk();
-    host = await startQemuHost();
-    client = await LibvirtClient.connect({ uri: host.uri });
-    // A directory pool holding the image, as a host's image pipeline would leave it.
-    mkdirSync(join(host.dir, 'pool'));
-    pool = await client.pools.createTransient(`<pool type='dir'><name>${POOL}</name><target><path>${join(host.dir, 'pool')}</path></target></pool>`);
-    const size = statSync(guest.disk).size;
-    const volume = await client.volumes.create(
-      pool,
-      `<volume><name>${IMAGE}</name><capacity unit='bytes'>${size}</capacity><target><format type='raw'/></target></volume>`,
-    );
-    await client.volumes.upload(volume, readFileSync(guest.disk));
-    // The guests' libvirt network: its dnsmasq's leases are the provider's address source.
-    network = await client.networks.createTransient(guestLibvirtNetworkXml());
+    ({ host, client, pool, network } = await startTcgHost(POOL, { file: guest.disk, name: IMAGE }));
 
     ({ name: ns, remove: removeNs } = await createNamespace('libvirt-tcg'));
-    for (const obj of [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'host-creds', namespace: ns }, stringData: {} },
-      {
-        apiVersion: CORE,
-        kind: 'Provider',
-        metadata: { name: 'tcg-host', namespace: ns },
-        spec: {
-          providerClassRef: { name: 'libvirt' },
-          connection: { endpoint: host.uri, credentialsRef: { name: 'host-creds' } },
-          libvirt: { domainType: 'qemu' },
-          capabilities: {
-            storageClasses: [{ name: 'local', target: { pool: POOL } }],
-            networkClasses: [{ name: 'lan', target: { network: GUEST_LIBVIRT_NETWORK.name } }],
-          },
-        },
-      },
-      vmClass,
-      vmImage,
-    ] as Obj[]) {
-      await t.apply(obj);
-    }
-    controller = await startRole(['controller', '--kubeconfig', inject('kubeconfig'), '--no-leader-elect', '--namespace', ns]);
+    for (const obj of [...tcgProviderObjects(ns, host, POOL), vmClass, vmImage]) await t.apply(obj);
+    controller = await startRole(controllerArgs(inject('kubeconfig'), ns));
     provider = await startRole(libvirtProviderArgs(ns));
   }, 900_000);
 

@@ -32,7 +32,7 @@ export interface Tools extends KubeTools {
 }
 
 /** The wrapper modules of test/tools/build.sh. */
-type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi';
+type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi' | 'cabpk' | 'node';
 
 /**
  * Run test/tools/build.sh for `modules` (every tool when none): the path and
@@ -84,6 +84,16 @@ export async function buildTools(): Promise<Tools> {
     capiModuleDir: need('capi-module'),
     versions,
   };
+}
+
+/** The kubeadm bootstrap provider's manager (CABPK), of the CAPI module the manager comes from. */
+export async function buildCabpk(): Promise<string> {
+  return (await runToolsBuild(['cabpk'], false)).need('cabpk');
+}
+
+/** The kubeadm of the node image (test/tools/node-image.sh), for the kubeadm phases run against a test control plane. */
+export async function buildNodeKubeadm(): Promise<string> {
+  return (await runToolsBuild(['node'], false)).need('kubeadm');
 }
 
 /** Only what a control plane needs (no Cluster API): `make demo` on a fresh machine builds no more. */
@@ -148,7 +158,7 @@ export interface ControlPlaneOptions {
    * of its own signs the serving certificate (which names `guestAddress` and the kubernetes
    * Service's address too), is the client CA and signs the kubelets' CSRs; bootstrap-token
    * authentication, the Node authorizer and NodeRestriction; kube-controller-manager also runs
-   * bootstrapsigner, tokencleaner and the CSR controllers. @default not joinable
+   * bootstrapsigner, tokencleaner, the CSR controllers and nodelifecycle. @default not joinable
    */
   readonly joinable?: { readonly guestAddress: string; readonly serviceSubnet: string; readonly kubernetesServiceIp: string };
 }
@@ -359,8 +369,9 @@ export class ControlPlane {
       // GC, namespace deletion, and ClusterRole aggregation (CAPI's manager role).
       ...(this.options.joinable
         ? [
-            // bootstrapsigner and tokencleaner are off unless named; the CSR controllers approve and sign kubelet certificates.
-            '--controllers=garbagecollector,namespace,clusterrole-aggregation,bootstrapsigner,tokencleaner,csrapproving,csrsigning,csrcleaner',
+            // bootstrapsigner and tokencleaner are off unless named; the CSR controllers approve and sign kubelet certificates;
+            // nodelifecycle marks a Node whose kubelet stopped posting Ready=Unknown (what a MachineHealthCheck reads).
+            '--controllers=garbagecollector,namespace,clusterrole-aggregation,bootstrapsigner,tokencleaner,csrapproving,csrsigning,csrcleaner,nodelifecycle',
             `--cluster-signing-cert-file=${join(this.dir, 'pki', 'ca.crt')}`,
             `--cluster-signing-key-file=${join(this.dir, 'pki', 'ca.key')}`,
           ]

@@ -1,9 +1,9 @@
-// The Kubernetes node guest image (test/tools/node-image.sh) and the kubeadm
-// it carries (test/tools/build.sh node), each built or found in the tools
-// cache. `make e2e-nodes` builds the image first; here it is only looked up
+// The Kubernetes node guest image (test/tools/node-image.sh), built or found
+// in the tools cache, and the VMImage that publishes it. `make e2e-nodes` builds the image first; here it is only looked up
 // (under a second when cached).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { CORE, type Obj } from './fixtures.js';
 
 const run = promisify(execFile);
 /** A cold image build downloads ~250 MB and may build kubelet and kubeadm first. */
@@ -23,11 +23,18 @@ export async function ensureNodeImage(): Promise<NodeImage> {
   return { disk, kernel, initrd };
 }
 
-/** The kubeadm binary the image holds (same version), for the control plane's kubeadm phases. */
-export async function nodeKubeadm(): Promise<string> {
-  const { stdout } = await run('test/tools/build.sh', ['node'], { timeout: BUILD_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
-  const line = stdout.split('\n').find((l) => l.startsWith('kubeadm '));
-  const path = line?.split(' ')[2];
-  if (!path) throw new Error(`test/tools/build.sh node named no kubeadm: ${stdout}`);
-  return path;
+/** The VMImage publishing the node image as libvirt volume `ref` (a BackingFile in the TCG host's pool). */
+export function nodeVmImage(suffix: string, ref: string): Obj {
+  return {
+    apiVersion: CORE,
+    kind: 'VMImage',
+    metadata: { name: `kubernetes-node-${suffix}` },
+    spec: {
+      osFamily: 'linux',
+      osDistribution: 'debian',
+      osVersion: '12',
+      architecture: 'amd64',
+      sources: [{ providerClass: 'libvirt', kind: 'BackingFile', ref }],
+    },
+  };
 }
