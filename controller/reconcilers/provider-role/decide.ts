@@ -6,6 +6,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { providerLeaseName } from '../../../infra/api/well-known.js';
 import { findCondition, type ConditionInput } from '../../runtime/conditions.js';
+import { shardOf } from '../provider-shard/decide.js';
 
 /** A Lease as the controller saw it: judged by how long its record has not changed (as leader election does), never by the holder's clock. */
 export interface LeaseSeen {
@@ -27,10 +28,14 @@ export interface RoleLookup {
   readonly leases: readonly LeaseSeen[];
 }
 
-/** The Leases a role serving `provider` leads on: its class's, or one scoped to this Provider (`--provider`). */
+/**
+ * The Leases a role serving `provider` leads on: its class's, one scoped to this Provider (`--provider`),
+ * or that of the shard holding its claim (`--provider-selector`, ADR 33).
+ */
 export function providerRoleLeaseNames(provider: Provider): string[] {
   const backend = provider.spec.providerClassRef.name;
-  return [providerLeaseName(backend), providerLeaseName(backend, provider.metadata.name ?? '')];
+  const shard = shardOf(provider);
+  return [providerLeaseName(backend), providerLeaseName(backend, provider.metadata.name ?? ''), ...(shard ? [shard] : [])];
 }
 
 /** The margin past a Lease's expiry before it is looked at again: its last renewal may be just under way. */

@@ -28,6 +28,15 @@ describe('NoProviderRole', () => {
     expect(providerRoleLeaseNames(provider())).toEqual(['banlieue-provider-proxmox', 'banlieue-provider-proxmox-lab']);
   });
 
+  it('looks for the Lease of the shard holding the Provider too, so a shard serving it is a role running', () => {
+    const p = provider(servedReady);
+    const claimed = { ...p, metadata: { ...p.metadata, annotations: { 'banlieue.io/provider-shard': 'banlieue-provider-proxmox-shard-0123456789' } } };
+    expect(providerRoleLeaseNames(claimed)).toContain('banlieue-provider-proxmox-shard-0123456789');
+    const shardLease = { ...lease('pod-s', 5_000), name: 'banlieue-provider-proxmox-shard-0123456789' };
+    // The class's own Lease released (the install moved to shards), the shard's live: Ready stays the shard's.
+    expect(decideProviderRole(claimed, cluster, lookup(lease('', 60_000), shardLease))).toEqual({ recheckAfterMs: 11_000 });
+  });
+
   it('leaves Ready to a role whose Lease is held and renewed, and looks again just after it would expire', () => {
     expect(decideProviderRole(provider(servedReady), cluster, lookup(lease('pod-a', 5_000)))).toEqual({ recheckAfterMs: 11_000 });
   });
