@@ -5,7 +5,8 @@
 // the VMs placed there and not provisioned yet, which the backend may not show,
 // are taken off. Those only rank: a disk's size is its most, thin and linked
 // clones take less, and a burst must not wait for the Provider's next reading.
-// A resource the Provider does not publish never keeps a VM out.
+// A resource the Provider does not publish never keeps a VM out; free memory
+// never does either (hypervisors overcommit it), only the memory in total.
 import type { FailureDomainCapacity, FailureDomainStatus, Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
@@ -62,10 +63,16 @@ export function roomFor(candidate: Candidate, demand: Demand, pending: readonly 
   if (capacity.cpus !== undefined && demand.cpus > capacity.cpus) {
     return { fits: false, why: `host CPUs ${where}: ${capacity.cpus} logical CPUs, ${demand.cpus} virtual CPUs needed` };
   }
-  const limits: { readonly what: string; readonly free: number; readonly taken: number; readonly need: number; readonly unit: 'MiB' | 'GiB' }[] = [];
+  // Hypervisors overcommit memory (ballooning, swap, DRS): free memory ranks, only a VM larger than the
+  // memory for VMs in total is left out.
+  if (capacity.memoryMiB !== undefined && demand.memoryMiB > capacity.memoryMiB) {
+    return { fits: false, why: `memory ${where}: ${formatSize(capacity.memoryMiB, 'MiB')} in total, ${formatSize(demand.memoryMiB, 'MiB')} needed` };
+  }
+  const limits: Limit[] = [];
+  const ranking: Limit[] = [];
   if (capacity.freeMemoryMiB !== undefined) {
     const taken = pending.reduce((sum, d) => sum + d.memoryMiB, 0);
-    limits.push({ what: 'memory', free: capacity.freeMemoryMiB, taken, need: demand.memoryMiB, unit: 'MiB' });
+    ranking.push({ what: 'memory', free: capacity.freeMemoryMiB, taken, need: demand.memoryMiB, unit: 'MiB' });
   }
   for (const [target, need] of [...demand.storageGiB].sort(([a], [b]) => compareText(a, b))) {
     const free = freeStorage(capacity, target);
@@ -79,13 +86,22 @@ export function roomFor(candidate: Candidate, demand: Demand, pending: readonly 
       fits: false,
       why: `${short.what} ${where}: ${formatSize(short.free, short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
     };
-  if (limits.length === 0) return { fits: true };
+  const ranked = [...ranking, ...limits];
+  if (ranked.length === 0) return { fits: true };
   // How many more VMs like this one fit after it: the scarcest resource decides.
-  const headroom = Math.min(...limits.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.taken - l.need) / l.need))));
-  const summary = limits
+  const headroom = Math.min(...ranked.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.taken - l.need) / l.need))));
+  const summary = ranked
     .map((l) => `${l.what} ${formatSize(l.free, l.unit)} free${l.taken > 0 ? ` less ${formatSize(l.taken, l.unit)} placed` : ''}`)
     .join(', ');
   return { fits: true, headroom, summary };
+}
+
+interface Limit {
+  readonly what: string;
+  readonly free: number;
+  readonly taken: number;
+  readonly need: number;
+  readonly unit: 'MiB' | 'GiB';
 }
 
 function freeStorage(capacity: FailureDomainCapacity, target: string): number | undefined {

@@ -165,7 +165,9 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
 
   it('provisions 20 VirtualMachines at once, all Ready; deleting them leaves no VM behind', async () => {
     const names = Array.from({ length: 20 }, (_, i) => `fleet-${String(i).padStart(2, '0')}`);
-    await Promise.all(names.map((name) => create(name)));
+    // Spread over the template's datacenter: vcsim clones a template only within its own (vCenter also across).
+    const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+    await Promise.all(names.map((name) => create(name, inDc0)));
     await Promise.all(names.map((name, i) => readyWithAddress(env, name, `10.30.0.${i + 10}`)));
     expect(await vmsNamed(env.client, 'fleet-')).toEqual(names);
 

@@ -37,7 +37,7 @@ describe('VirtualMachine scheduling by capacity', () => {
         { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 39 }] },
         'storage ds-ssd on Provider vcenter-a: 39 GiB free, 40 GiB needed',
       ],
-      ['a host without the memory', { ...ROOMY, freeMemoryMiB: 2048 }, 'memory on Provider vcenter-a: 2 GiB free, 4 GiB needed'],
+      ['hosts without the memory', { ...ROOMY, memoryMiB: 2048, freeMemoryMiB: 2048 }, 'memory on Provider vcenter-a: 2 GiB in total, 4 GiB needed'],
       ['hosts with fewer CPUs than the VM', { ...ROOMY, cpus: 1 }, 'host CPUs on Provider vcenter-a: 1 logical CPUs, 2 virtual CPUs needed'],
     ])('leaves out %s and names the resource in the Scheduled message', (_, full, why) => {
       const result = schedule(scheduleInput({ providers: [vcenter(domain('c1', full), domain('c2', ROOMY))] }));
@@ -45,17 +45,23 @@ describe('VirtualMachine scheduling by capacity', () => {
       expect(result.ok && result.placement.explanation).toContain(`without room: vcenter-a/vcenter-a-dc1-c1: ${why}`);
     });
 
+    it('ranks by free memory but never leaves a VM out for it: hypervisors overcommit memory', () => {
+      const busy = { ...ROOMY, freeMemoryMiB: 0 };
+      expect(where(schedule(scheduleInput({ providers: [vcenter(domain('c1', busy), domain('c2', ROOMY))] })))).toBe('vcenter-a-dc1-c2');
+      expect(where(schedule(scheduleInput({ providers: [vcenter(domain('c1', busy))] })))).toBe('vcenter-a-dc1-c1');
+    });
+
     it('marks Scheduled False with InsufficientCapacity, naming each failure domain and its scarce resource, when none has room', () => {
       const result = schedule(
         scheduleInput({
-          providers: [vcenter(domain('c1', { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 0 }] }), domain('c2', { ...ROOMY, freeMemoryMiB: 1024 }))],
+          providers: [vcenter(domain('c1', { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 0 }] }), domain('c2', { ...ROOMY, memoryMiB: 1024 }))],
         }),
       );
       expect(result).toEqual({
         ok: false,
         reason: Reason.InsufficientCapacity,
         message:
-          'No failure domain has room for the VM: vcenter-a/vcenter-a-dc1-c1: storage ds-ssd on Provider vcenter-a: 0 GiB free, 40 GiB needed; vcenter-a/vcenter-a-dc1-c2: memory on Provider vcenter-a: 1 GiB free, 4 GiB needed',
+          'No failure domain has room for the VM: vcenter-a/vcenter-a-dc1-c1: storage ds-ssd on Provider vcenter-a: 0 GiB free, 40 GiB needed; vcenter-a/vcenter-a-dc1-c2: memory on Provider vcenter-a: 1 GiB in total, 4 GiB needed',
       });
     });
 
@@ -103,7 +109,7 @@ describe('VirtualMachine scheduling by capacity', () => {
       const providers = [vcenter(domain('c1', { ...ROOMY, freeMemoryMiB: 16384 }), domain('c2', ROOMY))];
       const decided = { providerName: 'vcenter-a', failureDomain: 'vcenter-a-dc1-c1' };
       expect(where(schedule(scheduleInput({ providers, decided })))).toBe('vcenter-a-dc1-c1');
-      const full = [vcenter(domain('c1', { ...ROOMY, freeMemoryMiB: 0 }), domain('c2', ROOMY))];
+      const full = [vcenter(domain('c1', { ...ROOMY, storage: [{ target: 'ds-ssd', freeGiB: 0 }] }), domain('c2', ROOMY))];
       expect(where(schedule(scheduleInput({ providers: full, decided })))).toBe('vcenter-a-dc1-c2');
     });
   });
