@@ -30,8 +30,10 @@ describe('vSphere clones in flight', () => {
   }, 180_000);
   afterAll(() => stopVsphereEnv(env), 180_000);
 
+  // In the template's datacenter: vcsim clones a template only within its own (vCenter also across), and a burst spreads.
+  const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
   const create = (name: string, extra: Record<string, unknown> = {}): Promise<Obj> =>
-    t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, extra));
+    t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, { ...inDc0, ...extra }));
 
   it('powers off a Ready VM while more clones than workers are in flight, and every clone still completes', async () => {
     await create('steady');

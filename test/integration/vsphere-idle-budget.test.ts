@@ -57,10 +57,12 @@ describe('vSphere machines at idle (no retry storms)', () => {
   it(`makes at most 1 API write and 2 vCenter calls per machine in an idle minute, ${MACHINES} machines, ${REFUSED} of them refused by vCenter`, async () => {
     const healthy = Array.from({ length: HEALTHY }, (_, i) => `idle-${String(i).padStart(2, '0')}`);
     const refused = Array.from({ length: REFUSED }, (_, i) => `refused-${i}`);
-    await Promise.all(healthy.map((name) => create(name)));
+    // In the template's datacenter: vcsim clones a template only within its own (vCenter also across).
+    const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+    await Promise.all(healthy.map((name) => create(name, inDc0)));
     // A folder vCenter does not have (its Provider publishes it): refused at every try until someone fixes the spec.
     await t.patch(env.world.provider, { spec: { allowedTargets: [{ kind: 'folder', names: ['no-such-folder'] }] } });
-    await Promise.all(refused.map((name) => create(name, { folder: 'no-such-folder' })));
+    await Promise.all(refused.map((name) => create(name, { ...inDc0, folder: 'no-such-folder' })));
     await Promise.all(healthy.map((name, i) => readyWithAddress(env, name, `10.60.0.${i + 10}`, 180_000)));
     for (const name of refused) {
       const machine = await t.condition(machineRef('vsphere', env.ns, name), 'Ready', 'False', 'ProvisionFailed', 60_000);
