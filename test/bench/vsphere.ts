@@ -371,9 +371,13 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
   return { table, result };
 }
 
-/** The VirtualMachine a user writes; `extra` adds spec fields (e.g. desiredPowerState). */
+/**
+ * The VirtualMachine a user writes; `extra` adds spec fields (e.g. desiredPowerState). In the
+ * template's datacenter: vcsim clones a template only within its own (vCenter also across).
+ */
 export function virtualMachine(world: VsphereWorld, name: string, extra: Record<string, unknown> = {}): Obj {
-  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name }, ...extra } };
+  const placement = { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } };
+  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name }, placement, ...extra } };
 }
 
 const vmRef = (name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } });

@@ -350,7 +350,8 @@ function guestRound(env: Env): (() => Promise<void>) | undefined {
 }
 
 function virtualMachine(env: Env, name: string): Obj {
-  return { ...vmRef(env.ns, name), spec: { classRef: { name: env.world.vmClassName }, imageRef: { name: env.world.vmImageName } } };
+  const { vmClassName, vmImageName, placement } = env.world;
+  return { ...vmRef(env.ns, name), spec: { classRef: { name: vmClassName }, imageRef: { name: vmImageName }, ...(placement ? { placement } : {}) } };
 }
 
 const vmRef = (ns: string, name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: ns } });

@@ -22,6 +22,8 @@ export interface FaultWorld {
   readonly objects: readonly Obj[];
   readonly vmClassName: string;
   readonly vmImageName: string;
+  /** The VMs' spec.placement, where the peer limits where their image clones. @default none */
+  readonly placement?: Readonly<Record<string, unknown>>;
   /** How long each clone task runs in the peer. */
   readonly cloneMs: number;
   /** `provider <backend> …` without the kubeconfig, namespace and election flags. */

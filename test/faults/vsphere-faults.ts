@@ -33,6 +33,8 @@ export const startVsphereFaultWorld: StartFaultWorld = async (teardown, { namesp
     provider: world.provider,
     objects: [world.secret, world.provider, world.vmClass, world.vmImage],
     vmClassName: world.vmClass.metadata.name,
+    // The template's datacenter: vcsim clones a template only within its own (vCenter also across), and the VMs spread.
+    placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } },
     vmImageName: world.vmImage.metadata.name,
     cloneMs: CLONE_MS,
     providerArgs: ['provider', 'vsphere', '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8'],
