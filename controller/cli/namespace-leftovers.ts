@@ -29,7 +29,14 @@ async function listableKinds(api: KubeApi): Promise<{ path: string; kind: string
   const versions = [{ group: '', base: '/api/v1' }, ...groups.groups.map((g) => ({ group: g.name, base: `/apis/${g.preferredVersion.groupVersion}` }))];
   const found: { path: string; kind: string; group: string }[] = [];
   for (const { group, base } of versions) {
-    const { resources } = await api.request<{ resources: ApiResource[] }>('GET', base);
+    const resources = await api.request<{ resources: ApiResource[] }>('GET', base).then(
+      (list) => list.resources,
+      (err: unknown) => {
+        // A group version gone since /apis answered (a CRD just deleted, with --crds) serves nothing.
+        if (toApiFailure(err).status === 404) return [];
+        throw err;
+      },
+    );
     for (const r of resources) {
       // Events record what happened; they are not anyone's data.
       if (!r.namespaced || r.name.includes('/') || !r.verbs.includes('list') || r.kind === 'Event') continue;
