@@ -87,9 +87,7 @@ describe('capacity-aware placement', () => {
 
   afterAll(async () => {
     try {
-      const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/banlieue.io/v1alpha1/namespaces/${ns}/virtualmachines`)).items;
-      await Promise.all(vms.map((v) => t.delete(v)));
-      await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+      await t.deleteVirtualMachines(ns);
     } finally {
       await controller?.stop();
       await providerRole?.stop();

@@ -113,9 +113,7 @@ describe('Cloud Hypervisor hosts sharing a namespace', () => {
 
   afterAll(async () => {
     try {
-      const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/banlieue.io/v1alpha1/namespaces/${ns}/virtualmachines`)).items;
-      await Promise.all(vms.map((v) => t.delete(v)));
-      await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+      await t.deleteVirtualMachines(ns);
     } finally {
       await controller?.stop();
       for (const h of hosts) await h.role.stop();

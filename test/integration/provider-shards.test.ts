@@ -110,9 +110,7 @@ describe('provider role shards by label selector', () => {
 
   afterAll(async () => {
     try {
-      const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/banlieue.io/v1alpha1/namespaces/${ns}/virtualmachines`)).items;
-      await Promise.all(vms.map((v) => t.delete(v)));
-      await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+      await t.deleteVirtualMachines(ns);
     } finally {
       for (const role of [controller, shardA, shardB]) await role?.stop();
       for (const host of [hostA, hostB]) {

@@ -81,6 +81,13 @@ export class TestApi {
     });
   }
 
+  /** Delete every VirtualMachine of `ns` and wait until each is gone (run while the roles that take their finalizers off still run). */
+  async deleteVirtualMachines(ns: string, timeoutMs = 120_000): Promise<void> {
+    const vms = (await this.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${ns}/virtualmachines`)).items;
+    await Promise.all(vms.map((v) => this.delete(v)));
+    await Promise.all(vms.map((v) => this.gone(v, timeoutMs)));
+  }
+
   /** Wait until `obj` has condition `type` with `status` (and `reason`); returns the object. */
   condition(obj: Pick<Obj, 'apiVersion' | 'kind' | 'metadata'>, type: string, status: string, reason?: string, timeoutMs = 30_000): Promise<Obj> {
     return waitFor(

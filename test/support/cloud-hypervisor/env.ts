@@ -20,7 +20,7 @@ import type { SimulatorOptions } from '../../peers/cloud-hypervisor/vmm-peers.js
 import { simulatorPeer } from '../../peers/cloud-hypervisor/vmm-peers.js';
 import { chWorld, createTestHost, hostConfigEnv, type TestHost } from './host.js';
 import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
-import { CORE, INFRA, TestApi, vm, type Obj } from '../fixtures.js';
+import { INFRA, TestApi, vm, type Obj } from '../fixtures.js';
 import { createNamespace, testKubeConfig } from '../kube.js';
 
 const t = new TestApi();
@@ -87,9 +87,7 @@ export async function startChEnv(prefix: string, options: ChEnvOptions = {}): Pr
 export async function stopChEnv(env: ChEnv | undefined): Promise<void> {
   if (!env) return;
   try {
-    const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${env.ns}/virtualmachines`)).items;
-    await Promise.all(vms.map((v) => t.delete(v)));
-    await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+    await t.deleteVirtualMachines(env.ns);
   } finally {
     await env.controller.stop();
     await env.provider.stop();

@@ -10,7 +10,7 @@ import type { LibvirtClient } from '../../../controller/backends/libvirt/client/
 import type { Domain, StoragePool } from '../../../controller/backends/libvirt/client/handles.js';
 import { startLibvirtd, type Libvirtd } from '../../peers/libvirt/libvirtd.js';
 import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { anchorClient, libvirtWorld, makeImageVolume, TEST_POOL, type LibvirtWorld } from './world.js';
 
@@ -59,9 +59,7 @@ export async function stopLibvirtEnv(env: LibvirtEnv | undefined): Promise<void>
   if (!env) return;
   try {
     // Machines first, while the provider still runs to take their finalizers off.
-    const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${env.ns}/virtualmachines`)).items;
-    await Promise.all(vms.map((v) => t.delete(v)));
-    await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+    await t.deleteVirtualMachines(env.ns);
   } finally {
     await env.controller.stop();
     await env.provider.stop();

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { startProxmoxSim, type ProxmoxSim, type ProxmoxSimOptions } from '../../sims/proxmox/proxmox-sim.js';
 import type { SimVm } from '../../sims/proxmox/sim-state.js';
 import { providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { proxmoxWorld, type ProxmoxWorld } from './world.js';
 import { createNamespace } from '../kube.js';
 import { waitFor } from '../wait.js';
@@ -57,9 +57,7 @@ export async function startProxmoxEnv(prefix: string, options: ProxmoxEnvOptions
 export async function stopProxmoxEnv(env: ProxmoxEnv | undefined): Promise<void> {
   if (!env) return;
   try {
-    const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${env.ns}/virtualmachines`)).items;
-    await Promise.all(vms.map((v) => t.delete(v)));
-    await Promise.all(vms.map((v) => t.gone(v, 120_000)));
+    await t.deleteVirtualMachines(env.ns);
   } finally {
     await env.controller.stop();
     await env.provider.stop();

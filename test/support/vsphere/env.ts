@@ -7,7 +7,7 @@ import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import type { VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim, type Vcsim } from '../../peers/vsphere/vcsim.js';
 import { controllerArgs, providerRoleArgs, startRole, type RoleProcess } from '../controller-process.js';
-import { CORE, INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
+import { INFRA, TestApi, machineRef, vm, type Obj } from '../fixtures.js';
 import { createNamespace } from '../kube.js';
 import { waitFor } from '../wait.js';
 import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from './world.js';
@@ -66,9 +66,7 @@ export async function stopVsphereEnv(env: VsphereEnv | undefined): Promise<void>
   if (!env) return;
   try {
     // Machines first, while the provider still runs to take their finalizers off.
-    const vms = (await t.api.request<{ items: Obj[] }>('GET', `/apis/${CORE}/namespaces/${env.ns}/virtualmachines`)).items;
-    await Promise.all(vms.map((v) => t.delete(v)));
-    await Promise.all(vms.map((v) => t.gone(v, 60_000)));
+    await t.deleteVirtualMachines(env.ns, 60_000);
   } finally {
     // Processes stop even when a machine did not go (e.g. a test left no provider running).
     await env.controller.stop();
