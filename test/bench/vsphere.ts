@@ -26,7 +26,7 @@ import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere/world.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
 import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
@@ -372,12 +372,13 @@ function report(n: number, startMemory: Memory, created: Provisioned, deleted: D
 }
 
 /**
- * The VirtualMachine a user writes; `extra` adds spec fields (e.g. desiredPowerState). In the
- * template's datacenter: vcsim clones a template only within its own (vCenter also across).
+ * The VirtualMachine a user writes, in the template's datacenter; `extra` adds spec fields (e.g. desiredPowerState).
  */
 export function virtualMachine(world: VsphereWorld, name: string, extra: Record<string, unknown> = {}): Obj {
-  const placement = { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } };
-  return { ...vmRef(name), spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name }, placement, ...extra } };
+  return {
+    ...vmRef(name),
+    spec: { classRef: { name: world.vmClass.metadata.name }, imageRef: { name: world.vmImage.metadata.name }, placement: IN_TEMPLATE_DATACENTER, ...extra },
+  };
 }
 
 const vmRef = (name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: NS } });

@@ -6,7 +6,7 @@
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { startVcsim } from '../peers/vsphere/vcsim.js';
 import type { Obj } from '../support/fixtures.js';
-import { makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import type { FaultWorld, StartFaultWorld } from './fault-world.js';
 import type { BackendVm } from './fleet-check.js';
 
@@ -33,8 +33,7 @@ export const startVsphereFaultWorld: StartFaultWorld = async (teardown, { namesp
     provider: world.provider,
     objects: [world.secret, world.provider, world.vmClass, world.vmImage],
     vmClassName: world.vmClass.metadata.name,
-    // The template's datacenter: vcsim clones a template only within its own (vCenter also across), and the VMs spread.
-    placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } },
+    placement: IN_TEMPLATE_DATACENTER,
     vmImageName: world.vmImage.metadata.name,
     cloneMs: CLONE_MS,
     providerArgs: ['provider', 'vsphere', '--poll-period', '1', '--rediscover-period', '5', '--discover-timeout', '8'],

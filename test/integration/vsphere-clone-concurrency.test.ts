@@ -15,7 +15,7 @@ import {
   vsphereMachines as machines,
   type VsphereEnv,
 } from '../support/vsphere/env.js';
-import { vmsNamed } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 const WORKERS = 10;
@@ -30,8 +30,7 @@ describe('vSphere clones in flight', () => {
   }, 180_000);
   afterAll(() => stopVsphereEnv(env), 180_000);
 
-  // In the template's datacenter: vcsim clones a template only within its own (vCenter also across), and a burst spreads.
-  const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+  const inDc0 = { placement: IN_TEMPLATE_DATACENTER };
   const create = (name: string, extra: Record<string, unknown> = {}): Promise<Obj> =>
     t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, { ...inDc0, ...extra }));
 

@@ -12,7 +12,7 @@ import { auditOffset, countWrites, untilWritesSettle } from '../support/audit-wr
 import { backendCalls, callsSince, totalCalls as total } from '../support/backend-calls.js';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { readyWithAddress, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
-import { vmsNamed } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, vmsNamed } from '../support/vsphere/world.js';
 
 const t = new TestApi();
 const HEALTHY = 28;
@@ -57,8 +57,7 @@ describe('vSphere machines at idle (no retry storms)', () => {
   it(`makes at most 1 API write and 2 vCenter calls per machine in an idle minute, ${MACHINES} machines, ${REFUSED} of them refused by vCenter`, async () => {
     const healthy = Array.from({ length: HEALTHY }, (_, i) => `idle-${String(i).padStart(2, '0')}`);
     const refused = Array.from({ length: REFUSED }, (_, i) => `refused-${i}`);
-    // In the template's datacenter: vcsim clones a template only within its own (vCenter also across).
-    const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+    const inDc0 = { placement: IN_TEMPLATE_DATACENTER };
     await Promise.all(healthy.map((name) => create(name, inDc0)));
     // A folder vCenter does not have (its Provider publishes it): refused at every try until someone fixes the spec.
     await t.patch(env.world.provider, { spec: { allowedTargets: [{ kind: 'folder', names: ['no-such-folder'] }] } });

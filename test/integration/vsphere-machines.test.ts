@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INFRA, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { providerIdOf, readyWithAddress, startProvider, startVsphereEnv, stopVsphereEnv, type VsphereEnv as Env } from '../support/vsphere/env.js';
-import { makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, makeTemplate, playTools, uuidOf, vmsNamed } from '../support/vsphere/world.js';
 import { eventsRegarding, eventsWhere, eventsWith, type EventSeen } from '../support/events.js';
 import { kubectlRow } from '../support/kubectl-table.js';
 
@@ -165,8 +165,7 @@ describe('VirtualMachines on vSphere (vcsim)', () => {
 
   it('provisions 20 VirtualMachines at once, all Ready; deleting them leaves no VM behind', async () => {
     const names = Array.from({ length: 20 }, (_, i) => `fleet-${String(i).padStart(2, '0')}`);
-    // Spread over the template's datacenter: vcsim clones a template only within its own (vCenter also across).
-    const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+    const inDc0 = { placement: IN_TEMPLATE_DATACENTER };
     await Promise.all(names.map((name) => create(name, inDc0)));
     await Promise.all(names.map((name, i) => readyWithAddress(env, name, `10.30.0.${i + 10}`)));
     expect(await vmsNamed(env.client, 'fleet-')).toEqual(names);

@@ -8,6 +8,7 @@ import type { VmSummary } from '../../controller/backends/vsphere/client/vim-typ
 import type { VsphereClient } from '../../controller/backends/vsphere/client/vsphere-client.js';
 import { TestApi, vm } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
+import { IN_TEMPLATE_DATACENTER } from '../support/vsphere/world.js';
 import {
   isCloning,
   providerIdOf,
@@ -42,8 +43,7 @@ describe('vSphere provider stopped during clones', () => {
   it('exits on SIGTERM with 10 clones in flight; after a restart every machine has exactly one VM', async () => {
     const before = new Set((await allVms(env.client)).map((v) => v.ref.value));
     const names = Array.from({ length: MACHINES }, (_, i) => `term-${String(i).padStart(2, '0')}`);
-    // In the template's datacenter: vcsim clones a template only within its own (vCenter also across), and a burst spreads.
-    const inDc0 = { placement: { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } } };
+    const inDc0 = { placement: IN_TEMPLATE_DATACENTER };
     await Promise.all(names.map((name) => t.apply(vm(env.ns, name, env.world.vmClass.metadata.name, env.world.vmImage.metadata.name, inDc0))));
     await waitFor(`${MACHINES} clones in flight`, async () => (await vsphereMachines(env.ns)).filter(isCloning).length === MACHINES, 60_000);
 

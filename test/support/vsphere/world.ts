@@ -24,6 +24,12 @@ export async function makeTemplate(client: VsphereClient, name: string): Promise
   return template;
 }
 
+/**
+ * A VM's spec.placement keeping it in the template's datacenter (makeTemplate clones DC0's VM): vcsim
+ * clones a template only within its own datacenter (vCenter also across), and a burst spreads.
+ */
+export const IN_TEMPLATE_DATACENTER = { failureDomainSelector: { matchLabels: { datacenter: 'DC0' } } };
+
 export interface VsphereWorld {
   readonly secret: Obj;
   readonly provider: Obj;
