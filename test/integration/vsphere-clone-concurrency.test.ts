@@ -69,6 +69,40 @@ describe('vSphere clones in flight', () => {
     expect(await vmsNamed(env.client, 'steady')).toEqual(['steady']);
   }, 420_000);
 
+  it("says how far a clone is in the VirtualMachine's Ready message as vCenter's task progress rises, then goes Ready", async () => {
+    await create('rising');
+    const inFlight = await waitFor(
+      'rising to remember its clone task',
+      async () => (await machines(env.ns)).find((m) => m.metadata.name === 'rising' && isCloning(m)),
+      60_000,
+    );
+    const task = { type: 'Task', value: String(inFlight.status?.taskRef) };
+    // The message the VirtualMachine's Ready condition shows once it ends with `percent`% done.
+    const messageAt = (percent: number): Promise<string> =>
+      waitFor(
+        `rising's Ready message at ${percent}%`,
+        async () => {
+          const conditions = (await t.get(vm(env.ns, 'rising', '', '')))?.status?.conditions as { type: string; message?: string }[] | undefined;
+          const message = conditions?.find((c) => c.type === 'Ready')?.message;
+          return message?.endsWith(`is running: ${percent}% done`) ? message : undefined;
+        },
+        60_000,
+      );
+    // vcsim leaves a task's info.progress to whoever calls Task.UpdateProgress; vCenter raises it as the copy goes.
+    const seen: string[] = [];
+    for (const percent of [20, 60]) {
+      await env.client.session.invoke('UpdateProgress', task, { percentDone: percent });
+      seen.push(await messageAt(percent));
+    }
+    console.log(`rising's Ready messages during one clone: ${JSON.stringify(seen)}`);
+    // The task's name as vcsim gives it (CloneVm; vCenter's is CloneVM_Task), then its moref.
+    expect(seen).toEqual([
+      expect.stringMatching(new RegExp(`${task.value} is running: 20% done$`)),
+      expect.stringMatching(new RegExp(`${task.value} is running: 60% done$`)),
+    ]);
+    await readyWithAddress(env, 'rising', '10.50.2.1', 120_000);
+  }, 240_000);
+
   it('deletes a machine whose clone is still running only after the clone ends, leaving no VM behind', async () => {
     await create('doomed');
     const inFlight = await waitFor(
