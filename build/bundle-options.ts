@@ -52,6 +52,24 @@ const withoutOptionalModules: Plugin = {
   },
 };
 
+/**
+ * vega-canvas's Node build awaits `import('canvas')` at top level (node-canvas, to measure text),
+ * which a CommonJS bundle cannot hold; its browser build is the same module without that import.
+ * The placement picture needs no canvas: without one, Vega estimates text widths, as it does when
+ * node-canvas is not installed.
+ */
+const vegaWithoutNodeCanvas: Plugin = {
+  name: 'banlieue-vega-without-node-canvas',
+  setup(b) {
+    b.onResolve({ filter: /^vega-canvas$/ }, async (args) => {
+      if (args.pluginData === vegaWithoutNodeCanvas) return undefined;
+      const node = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: vegaWithoutNodeCanvas });
+      if (node.errors.length > 0) return { errors: node.errors };
+      return { path: node.path.replace(/vega-canvas\.node\.js$/, 'vega-canvas.browser.js') };
+    });
+  },
+};
+
 /** Bundles controller/cli/main.ts, stamped with `stamp`, into `outfile`. */
 export function bundleOptions(stamp: Stamp, outfile: string): BuildOptions {
   return {
@@ -69,6 +87,6 @@ export function bundleOptions(stamp: Stamp, outfile: string): BuildOptions {
     target: 'node20',
     legalComments: 'eof',
     logLevel: 'warning',
-    plugins: [versionConstants(stamp), withoutOptionalModules],
+    plugins: [versionConstants(stamp), withoutOptionalModules, vegaWithoutNodeCanvas],
   };
 }

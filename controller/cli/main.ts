@@ -9,6 +9,8 @@ import { bootstrapOperator, DEFAULT_ROLLOUT_TIMEOUT, type Duration } from './boo
 import { CliError } from './cli-error.js';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
 import { hostCommand } from './host-command.js';
+import type { PlacementOptions } from './placement/placement-command.js';
+import { PLACEMENT_OUTPUTS } from './placement/placement-output.js';
 import { uninstall } from './uninstall.js';
 import { validateCommand, type ValidateOptions } from './validate.js';
 import { versionLines } from './version-command.js';
@@ -87,6 +89,7 @@ export function buildProgram(): Command {
   addValidateCommand(program);
   addVersionCommand(program);
   addVmCommand(program);
+  addPlacementCommand(program);
   addCompletionCommand(program);
   return program;
 }
@@ -110,6 +113,27 @@ function addVmCommand(program: Command): void {
         for (const line of await vmCommand(verb, name, opts)) process.stdout.write(`${line}\n`);
       });
   }
+}
+
+/** `banlieue placement`: Providers × failure domains, the VMs placed there and the room they publish. */
+function addPlacementCommand(program: Command): void {
+  program
+    .command('placement')
+    .description('show each Provider and failure domain with the VMs placed there and the capacity it publishes, as a table, an SVG picture or an HTML page')
+    .option('-n, --namespace <ns>', "the namespace (default: the context's, else default)")
+    .option('-A, --all-namespaces', 'every namespace')
+    .addOption(
+      new Option('-o, --output <format>', 'output format: table, svg (a picture) or html (a self-contained page with the picture and the table)')
+        .choices(PLACEMENT_OUTPUTS)
+        .default('table'),
+    )
+    .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use (default: its current context)')
+    .action(async (opts: PlacementOptions) => {
+      if (opts.allNamespaces && opts.namespace !== undefined) throw new CliError('--namespace and --all-namespaces exclude each other');
+      const { placementCommand } = await import('./placement/placement-command.js');
+      process.stdout.write(await placementCommand(opts));
+    });
 }
 
 /** `banlieue completion bash|zsh|fish`: a completion script made from this program's commands. */
