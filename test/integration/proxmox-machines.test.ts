@@ -78,6 +78,39 @@ describe('VirtualMachines on Proxmox VE (simulator)', () => {
     );
   });
 
+  it("says how far a clone's disk copy is in the VirtualMachine's Ready message as PVE's task log tells it, then goes Ready", async () => {
+    // The clone runs until released, whatever the machine's speed; its log says what the test says it copied.
+    env.sim.tasks.holdNext('qmclone');
+    await create('copying');
+    const [task] = await waitFor('the held clone task', () => (env.sim.tasks.holding.length > 0 ? env.sim.tasks.holding : undefined), 60_000);
+    if (!task) throw new Error('no held clone task');
+    const messageAt = (percent: number): Promise<string> =>
+      waitFor(
+        `copying's Ready message at ${percent}%`,
+        async () => {
+          const message = readyOf(await t.get(vm(env.ns, 'copying', '', '')))?.message;
+          return message?.endsWith(`is running: ${percent}% done`) ? message : undefined;
+        },
+        60_000,
+      );
+    const seen: string[] = [];
+    try {
+      for (const percent of [20, 60]) {
+        env.sim.tasks.copied(task.upid, percent);
+        seen.push(await messageAt(percent));
+      }
+      console.log(`copying's Ready messages during one clone: ${JSON.stringify(seen)}`);
+      expect(seen).toEqual([
+        expect.stringMatching(/clone task of VM \d+ on pve\d is running: 20% done$/),
+        expect.stringMatching(/clone task of VM \d+ on pve\d is running: 60% done$/),
+      ]);
+    } finally {
+      // Also when the message never came: the VM can then be deleted.
+      env.sim.tasks.release(task.upid);
+    }
+    await readyWithAgentAddress(env, 'copying', '10.20.0.12');
+  }, 180_000);
+
   it('drives the VM to spec.desiredPowerState: off (ACPI), then on again, the same VM', async () => {
     const uuid = await proxmoxUuidOf(env.ns, 'web-1');
     await create('web-1', { userData: { secretRef: { name: 'web-user-data' } }, desiredPowerState: 'PoweredOff' });

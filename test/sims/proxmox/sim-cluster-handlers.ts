@@ -1,6 +1,6 @@
 // Cluster-wide endpoints: version, nodes, node status, cluster status and
-// resources, nextid, task status.
-import { paramError } from './sim-errors.js';
+// resources, nextid, task status and log.
+import { PveHttpError, paramError } from './sim-errors.js';
 import { bit, optInt, optStr, str, type Routes } from './sim-handler.js';
 import type { SimState } from './sim-state.js';
 
@@ -95,6 +95,16 @@ export const clusterRoutes: Routes = {
       status: task.status,
       ...(task.exitstatus === undefined ? {} : { exitstatus: task.exitstatus }),
     };
+  },
+
+  // As PVE::Tools::dump_logfile: `limit` lines from line `start` (0-based), numbered from 1.
+  'GET /nodes/{node}/tasks/{upid}/log': (ctx) => {
+    ctx.state.onlineNode(str(ctx, 'node'));
+    if (ctx.params.download !== undefined) throw new PveHttpError(501, 'simulator: task log download is not simulated');
+    const task = ctx.tasks.get(str(ctx, 'upid'));
+    const start = optInt(ctx, 'start') ?? 0;
+    const limit = optInt(ctx, 'limit') ?? 50;
+    return task.log.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
   },
 };
 

@@ -256,5 +256,10 @@ function clone(ctx: HandlerContext): string {
       return undefined;
     },
     () => ctx.state.destroyVm(newid),
+    {
+      // qemu-server's clone_disk says which drive it clones, and how.
+      lines: disks.map((disk) => `create ${full ? 'full' : 'linked'} clone of drive ${disk.key} (${disk.volid})`),
+      copyBytes: full ? copies.reduce((sum, copy) => sum + copy.sizeBytes, 0) : 0,
+    },
   );
 }

@@ -17,6 +17,7 @@ import {
   StorageEntry,
   StorageStatus,
   StorageVolume,
+  TaskLogLine,
   TaskStatus,
   VersionInfo,
 } from './wire-types.js';
@@ -165,6 +166,13 @@ export const Endpoints = {
   agentInterfaces: endpoint('GET', '/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', Type.Object(vmPath), GuestInterfaces),
 
   taskStatus: endpoint('GET', '/nodes/{node}/tasks/{upid}/status', Type.Object({ node, upid: Type.String() }), TaskStatus),
+  /** `limit` lines from line `start` (0-based); PVE's default is the first 50. */
+  taskLog: endpoint(
+    'GET',
+    '/nodes/{node}/tasks/{upid}/log',
+    Type.Object({ node, upid: Type.String(), start: opt(Type.Integer()), limit: opt(Type.Integer()) }),
+    Type.Array(TaskLogLine),
+  ),
 } as const;
 
 export type EndpointName = keyof typeof Endpoints;

@@ -7,7 +7,7 @@ import { pollUntilEnded } from '../../kit/wire/deadline-poll.js';
 import { Endpoints } from './endpoints.js';
 import type { ProxmoxTransport } from './transport.js';
 import { requireUpid } from './upid.js';
-import type { TaskStatus } from './wire-types.js';
+import type { TaskLogLine, TaskStatus } from './wire-types.js';
 
 export interface TaskWaitOptions {
   /** Give up after this long; the task goes on in PVE. @default 300000 (5 min) */
@@ -41,6 +41,12 @@ export class Tasks {
     return this.transport.call(Endpoints.taskStatus, { node, upid });
   }
 
+  /** Lines of the task's log, the first `limit` from line `start` (0-based). */
+  log(upid: string, range: { readonly start?: number; readonly limit?: number } = {}): Promise<TaskLogLine[]> {
+    const { node } = requireUpid(upid, 'task log');
+    return this.transport.call(Endpoints.taskLog, { node, upid, ...range });
+  }
+
   /**
    * Resolves with the final status when the task ends well; throws
    * ProxmoxTaskError (TaskFailed) when it ends otherwise, and BackendError
@@ -72,4 +78,18 @@ export function isTaskDone(status: TaskStatus): boolean {
 
 function isTaskSuccess(exitstatus: string | undefined): boolean {
   return exitstatus === 'OK' || (exitstatus !== undefined && /^WARNINGS: \d+$/.test(exitstatus));
+}
+
+// What PVE logs while it copies a disk: qemu-img convert's progress as
+// `transferred 2.0 GiB of 10.0 GiB (20.00%)`, a drive mirror's as
+// `drive-scsi0: transferred … (20.00%) in 4s` (PVE::QemuServer).
+const TRANSFERRED = /transferred .* \((\d+(?:\.\d+)?)%\)/;
+
+/** The percent of the last copy progress line of a task's log: how far the disk being copied is. Undefined when none says. */
+export function copyProgress(lines: readonly TaskLogLine[]): number | undefined {
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const match = TRANSFERRED.exec(lines[i]?.t ?? '');
+    if (match?.[1] !== undefined) return Number(match[1]);
+  }
+  return undefined;
 }

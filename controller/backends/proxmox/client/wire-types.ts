@@ -224,6 +224,10 @@ export const TaskStatus = Type.Object({
 });
 export type TaskStatus = Static<typeof TaskStatus>;
 
+/** One line of a task's log: its number (from 1) and text. */
+export const TaskLogLine = Type.Object({ n: Type.Integer(), t: Type.String() });
+export type TaskLogLine = Static<typeof TaskLogLine>;
+
 /** One address as QEMU's guest agent reports it (`guest-network-get-interfaces`). */
 export const GuestIpAddress = Type.Object({
   'ip-address': Type.String(),

@@ -5,7 +5,7 @@ import { BackendErrorKind, isBackendError } from '../../backend-error.js';
 import type { MachineAction } from '../../backend.js';
 import type { TaskReading } from '../../kit/machine/steps.js';
 import type { ProxmoxClient } from '../client/proxmox-client.js';
-import { isTaskDone } from '../client/tasks.js';
+import { copyProgress, isTaskDone } from '../client/tasks.js';
 import { parseTaskRef, type TaskRef } from './task-ref.js';
 
 /** The action a finished task stands for, as an Event. */
@@ -17,6 +17,12 @@ const DONE_ACTIONS: Readonly<Record<string, MachineAction>> = {
   qmstop: 'PoweredOff',
   qmsuspend: 'Suspended',
 };
+
+/** Tasks that copy disks and log how far (a full clone): their log is read while they run, for the condition message. */
+const COPYING: ReadonlySet<string> = new Set(['qmclone']);
+
+/** The log lines read: a clone logs about one line per percent and disk, so these cover a VM of several disks. */
+const TASK_LOG_LINES = 1000;
 
 /** Throws ProxmoxTaskError (TaskFailed) when the task ended in error; a reference not of ours (hand-written, another version's) is no task. */
 export async function readTask(client: ProxmoxClient, taskRef: string): Promise<TaskReading> {
@@ -30,7 +36,10 @@ export async function readTask(client: ProxmoxClient, taskRef: string): Promise<
     if (isBackendError(err, BackendErrorKind.NotFound)) return { state: 'None' };
     throw err;
   }
-  if (!isTaskDone(status)) return { state: 'Running', task: describeTask(task) };
+  if (!isTaskDone(status)) {
+    const progress = COPYING.has(task.upid.type) ? copyProgress(await client.tasks.log(task.upid.upid, { limit: TASK_LOG_LINES })) : undefined;
+    return { state: 'Running', task: describeTask(task), ...(progress === undefined ? {} : { progress }) };
+  }
   const done = DONE_ACTIONS[task.upid.type];
   return {
     state: 'Ended',
