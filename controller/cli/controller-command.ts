@@ -179,7 +179,8 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
       backends: BUILT_IN_BACKENDS,
       leaseNamespace: flags.leaderElectionNamespace,
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
-      ...(flags.namespaceSelector ? { namespaceSelector: flags.namespaceSelector } : {}),
+      // A shard's claims on namespaces carry its Lease name: another shard reads that Lease to tell whether it still runs.
+      ...(flags.namespaceSelector ? { namespaceShard: { selector: flags.namespaceSelector, shard: flags.leaderElectionId } } : {}),
       concurrency: flags.concurrency,
       resyncMs: flags.resyncPeriod * 1000,
       recreatesPerMinute: flags.maxRecreatesPerMinute,

@@ -25,10 +25,9 @@ import { Informer, keyOf, type KubeObject } from '../runtime/informer.js';
 import type { Lease } from '../runtime/leader-election.js';
 import type { RoleContext } from '../runtime/role-runner.js';
 import { sleep } from '../runtime/backoff.js';
-import type { LabelSelector } from '../../infra/api/meta.js';
-import { matchesSelector } from '../scheduler/label-selector.js';
+import type { ShardScope } from '../reconcilers/shard-claim/decide.js';
+import { NamespaceShard } from './namespace-shard.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
-import { done } from '../runtime/errors.js';
 
 export interface ControllerRoleOptions {
   /** The backends whose machine and cluster kinds this controller serves. */
@@ -36,16 +35,20 @@ export interface ControllerRoleOptions {
   /** Watch one namespace; all when unset. */
   readonly namespace?: string;
   /**
-   * Serve only the namespaces whose labels this selector matches: one shard of several controllers
-   * (--namespace-selector, ADR 33). Cluster-scoped objects (VMImage readiness) every shard serves.
+   * Serve only the namespaces whose labels this shard's selector matches and whose claim it holds:
+   * one shard of several controllers (--namespace-selector, ADR 33), claiming under its Lease name.
+   * Cluster-scoped objects (VMImage readiness) every shard serves.
    */
-  readonly namespaceSelector?: LabelSelector;
+  readonly namespaceShard?: ShardScope;
   readonly concurrency: number;
   readonly resyncMs: number;
   /** VirtualMachines of one namespace recreated per minute at most. @default 5 */
   readonly recreatesPerMinute?: number;
   readonly identity: string;
-  /** The namespace of the provider roles' Leases (the controller's own): a Provider's class without a live one there has no role running. */
+  /**
+   * The namespace of the provider roles' Leases (the controller's own): a Provider's class without a live one there has no role running.
+   * A controller shard keeps its claims on namespaces there too.
+   */
   readonly leaseNamespace: string;
 }
 
@@ -76,9 +79,9 @@ interface Watched {
   readonly machines: Map<string, Informer<InfraMachine>>;
   readonly clusters: Map<string, Informer<InfraCluster>>;
   readonly templates: Map<string, Informer<MachineTemplate>>;
-  /** With a namespace selector: the Namespaces, for their labels. */
+  /** A controller shard's: the Namespaces, for their labels. */
   readonly namespaces?: Informer<KubeObject>;
-  /** The Leases of the controller's namespace: the provider roles' (NoProviderRole). */
+  /** The Leases of the controller's namespace: the provider roles' (NoProviderRole), and a controller shard's claims on namespaces. */
   readonly leases: Informer<Lease>;
 }
 
@@ -93,6 +96,8 @@ interface Controllers {
   readonly providerRole: Controller;
   /** Per backend whose provider runs on its hosts: the keys to resync (one per namespace with machines) and its controller. */
   readonly hostReads: readonly (readonly [() => string[], Controller])[];
+  /** A controller shard's claims on namespaces. */
+  readonly shard?: NamespaceShard;
 }
 
 type Syncing = Pick<Informer<KubeObject>, 'run' | 'waitForSync'>;
@@ -108,7 +113,7 @@ export async function runControllerRole(ctx: RoleContext, options: ControllerRol
 
   const built = buildControllers(ctx, options, watched);
   routeEvents(watched, built);
-  routeNamespaces(watched, built, options);
+  built.shard?.route((ns) => runNamespace(watched, built, ns));
 
   const running = all.map((inf) => inf.run(signal));
   await Promise.all(core.map((inf) => inf.waitForSync()));
@@ -141,7 +146,7 @@ function watchKinds(ctx: RoleContext, options: ControllerRoleOptions): Watched {
     machines: new Map(backends.map((b) => [b.api.machine.kind, informer<InfraMachine>(b.api.machine)] as const)),
     clusters: new Map(backends.map((b) => [b.api.cluster.kind, informer<InfraCluster>(b.api.cluster)] as const)),
     templates: new Map(backends.map((b) => [b.api.machineTemplate.kind, informer<MachineTemplate>(b.api.machineTemplate)] as const)),
-    ...(options.namespaceSelector ? { namespaces: new Informer<KubeObject>(api, { apiVersion: 'v1', kind: 'Namespace', log }) } : {}),
+    ...(options.namespaceShard ? { namespaces: new Informer<KubeObject>(api, { apiVersion: 'v1', kind: 'Namespace', log }) } : {}),
     leases: new Informer<Lease>(api, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', log, namespace: options.leaseNamespace }),
   };
 }
@@ -157,9 +162,8 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
   const ssa = new ServerSideApply(api, FieldManager.controller);
   const events = new EventRecorder(api, FieldManager.controller, options.identity, log);
   const controllerOptions: ControllerOptions = { concurrency: options.concurrency, resyncMs: options.resyncMs, held: true };
-  const selected = selectedNamespaces(watched, options);
-  const controllerOf = (reconciler: Reconciler): Controller =>
-    new Controller(selected ? inNamespaces(reconciler, selected) : reconciler, metrics, log, controllerOptions);
+  const shard = namespaceShard(ctx, options, watched, events, controllerOptions);
+  const controllerOf = (reconciler: Reconciler): Controller => new Controller(shard ? shard.scoped(reconciler) : reconciler, metrics, log, controllerOptions);
 
   const vm = controllerOf(
     new VirtualMachineReconciler({
@@ -228,31 +232,19 @@ function buildControllers(ctx: RoleContext, options: ControllerRoleOptions, watc
     placements,
     hostReads,
     providerRole: providerRoleController(watched, options, ssa, controllerOf),
+    ...(shard ? { shard } : {}),
   };
 }
 
-/** With a namespace selector, whether it takes a namespace (read from the Namespace informer's cache on every pass). */
-function selectedNamespaces({ namespaces }: Watched, { namespaceSelector }: ControllerRoleOptions): ((ns: string) => boolean) | undefined {
-  if (!namespaces || !namespaceSelector) return undefined;
-  return (ns) => {
-    const namespace = namespaces.get(ns);
-    return namespace !== undefined && matchesSelector(namespace.metadata.labels, namespaceSelector);
-  };
-}
-
-/**
- * A reconciler of a controller shard: a key of a namespace its selector does not take (`ns/...`) is left
- * to that namespace's shard, decided on every pass; a cluster-scoped key (no namespace) runs.
- */
-function inNamespaces(inner: Reconciler, selected: (ns: string) => boolean): Reconciler {
-  return {
-    name: inner.name,
-    kind: inner.kind,
-    reconcile: async (key, log, signal) => {
-      const slash = key.indexOf('/');
-      return slash >= 0 && !selected(key.slice(0, slash)) ? done : inner.reconcile(key, log, signal);
-    },
-  };
+/** A controller shard's claims on namespaces, with --namespace-selector. */
+function namespaceShard(
+  ctx: RoleContext,
+  { namespaceShard: scope, leaseNamespace }: ControllerRoleOptions,
+  { namespaces, leases }: Watched,
+  events: EventRecorder,
+  controllerOptions: ControllerOptions,
+): NamespaceShard | undefined {
+  return scope && namespaces ? new NamespaceShard(ctx, { scope, namespaces, leases, leaseNamespace, events, controllerOptions }) : undefined;
 }
 
 /** NoProviderRole: woken by its Provider's changes and by the Leases of its class's role. */
@@ -338,25 +330,10 @@ function routeEvents({ vms, providers, classes, images, machines }: Watched, con
   }
 }
 
-/**
- * A controller shard: a namespace its selector comes to take (labelled so, or seen after its objects)
- * has its VMs, clusters and templates run at once; one it lets go of drops them on their next pass.
- */
-function routeNamespaces({ namespaces, vms }: Watched, controllers: Controllers, { namespaceSelector }: ControllerRoleOptions): void {
-  if (!namespaces || !namespaceSelector) return;
-  const takes = (ns?: KubeObject): boolean => ns !== undefined && matchesSelector(ns.metadata.labels, namespaceSelector);
-  const runAll = (ns: KubeObject): void => {
-    const name = ns.metadata.name ?? '';
-    vms.list(name).forEach((vm) => controllers.vm.enqueue(keyOf(vm)));
-    for (const [inf, controller] of [...controllers.clusters, ...controllers.templates]) inf.list(name).forEach((o) => controller.enqueue(keyOf(o)));
-  };
-  namespaces
-    .on('add', (ns) => {
-      if (takes(ns)) runAll(ns);
-    })
-    .on('update', (ns, old) => {
-      if (takes(ns) && !takes(old)) runAll(ns);
-    });
+/** A namespace a controller shard comes to serve: its VMs, clusters and templates run at once. */
+function runNamespace({ vms }: Watched, controllers: Controllers, ns: string): void {
+  vms.list(ns).forEach((vm) => controllers.vm.enqueue(keyOf(vm)));
+  for (const [inf, controller] of [...controllers.clusters, ...controllers.templates]) inf.list(ns).forEach((o) => controller.enqueue(keyOf(o)));
 }
 
 /** Starts every controller and the resyncs of those that have them; returns the controllers started. */
@@ -369,8 +346,10 @@ function startControllers({ vms, images }: Watched, built: Controllers, signal: 
     ...built.templates.map(([, c]) => c),
     ...built.hostReads.map(([, c]) => c),
     built.providerRole,
+    ...(built.shard ? [built.shard.claims] : []),
   ];
   for (const c of controllers) c.start();
+  built.shard?.startResync(signal);
   built.vm.startResync(() => vms.list().map(keyOf), signal);
   built.image.startResync(() => images.list().map(keyOf), signal);
   for (const [inf, controller] of [...built.clusters, ...built.templates]) controller.startResync(() => inf.list().map(keyOf), signal);

@@ -17,7 +17,9 @@ import type { InfraMachine, InfraMachineContractSpec } from '../../infra/api/inf
 import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
 import { isOnProvider } from '../reconcilers/provider/machines-on-provider.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
-import { ShardClaimReconciler, ShardWork } from '../reconcilers/provider-shard/reconciler.js';
+import { ProviderClaims } from '../reconcilers/provider-shard/claims.js';
+import { ShardClaimReconciler } from '../reconcilers/shard-claim/reconciler.js';
+import { ShardWork } from '../reconcilers/shard-claim/shard-work.js';
 import { systemClock } from '../runtime/clock.js';
 import { findCondition, isTrue } from '../runtime/conditions.js';
 import { hasFinalizer } from '../runtime/finalizers.js';
@@ -148,11 +150,18 @@ function shardClaimController(
   scope: ShardScope,
   options: ProviderRoleOptions,
 ): Controller {
-  const claims = new Controller(new ShardClaimReconciler(scope, providers, api, events, options.leaseNamespace ?? '', work, systemClock), metrics, log, {
-    concurrency: options.concurrency,
-    resyncMs: options.rediscoverMs,
-    held: true,
+  const reconciler = new ShardClaimReconciler({
+    name: 'provider-shard',
+    role: 'provider shard',
+    scope,
+    records: new ProviderClaims(providers, api),
+    api,
+    events,
+    leaseNamespace: options.leaseNamespace ?? '',
+    work,
+    clock: systemClock,
   });
+  const claims = new Controller(reconciler, metrics, log, { concurrency: options.concurrency, resyncMs: options.rediscoverMs, held: true });
   const claimOf = (p?: Provider): string => JSON.stringify([p?.metadata.labels, p?.metadata.annotations]);
   providers
     .on('add', (p) => {

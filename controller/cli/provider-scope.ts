@@ -6,7 +6,8 @@
 // while a relabelled Provider moves from one to the other.
 import type { Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { resolveMachinePlacement } from '../reconcilers/infra-machine/placement.js';
-import { selectsProvider, shardOf, type ShardScope } from '../reconcilers/provider-shard/decide.js';
+import { shardOf } from '../reconcilers/provider-shard/claims.js';
+import { selects, type ShardScope } from '../reconcilers/shard-claim/decide.js';
 import { compareText } from '../scheduler/compare-text.js';
 
 export type { ShardScope };
@@ -29,7 +30,7 @@ export function isShard(scope: ProviderScope): scope is ShardScope {
 export function servesProvider(scope: ProviderScope, provider: Provider): boolean {
   if (scope === undefined) return true;
   if (!isShard(scope)) return provider.metadata.name === scope.name;
-  return selectsProvider(scope, provider) && shardOf(provider) === scope.shard;
+  return selects(scope, provider) && shardOf(provider) === scope.shard;
 }
 
 /**

@@ -209,12 +209,14 @@ export const Reason = {
   /**
    * Normal Event on a Provider: a provider role shard (`--provider-selector`) whose selector matches
    * its labels took it over (ADR 33); the message names the shard. Its machines are that shard's now.
+   * On a Namespace: a controller shard (`--namespace-selector`) took it, and its objects, over.
    */
   ShardClaimed: 'ShardClaimed',
   /**
    * Normal Event on a Provider: the shard serving it let it go, its selector no longer matching the
    * Provider's labels, once no pass of its own on the Provider or its machines was under way; the
    * shard whose selector matches takes it over. None matching: no shard serves it until one does.
+   * On a Namespace: the same of a controller shard and the namespace's objects.
    */
   ShardReleased: 'ShardReleased',
   /**

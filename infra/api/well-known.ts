@@ -55,6 +55,11 @@ export const Label = {
   capiProvider: 'cluster.x-k8s.io/provider',
   /** On the pods of one shard of a role (install prop providerShards): the shard's name, so that each Deployment selects its own. */
   shard: 'banlieue.io/shard',
+  /**
+   * On the Lease that records which controller shard (`--namespace-selector`) serves a namespace: that
+   * namespace's name (ADR 33). Its holderIdentity is the shard's Lease name.
+   */
+  namespaceClaim: 'banlieue.io/namespace-claim',
 } as const;
 
 /** banlieue as clusterctl names it: `infrastructure-<name>`, the value of Label.capiProvider and the repository folder. */

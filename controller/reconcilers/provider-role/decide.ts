@@ -6,7 +6,7 @@ import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 import { providerLeaseName } from '../../../infra/api/well-known.js';
 import { findCondition, type ConditionInput } from '../../runtime/conditions.js';
-import { shardOf } from '../provider-shard/decide.js';
+import { shardOf } from '../provider-shard/claims.js';
 
 /** A Lease as the controller saw it: judged by how long its record has not changed (as leader election does), never by the holder's clock. */
 export interface LeaseSeen {
