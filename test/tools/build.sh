@@ -29,6 +29,13 @@
 #                                        sigs.k8s.io/cluster-api/bootstrap/kubeadm,
 #                                        same version as capi-manager) and the
 #                                        "capi-module" line; never built by default
+#   test/tools/build.sh capv             CAPV's manager (capv-manager, for make
+#                                        bench-capv), built from its module zip as
+#                                        the main module so that its replace
+#                                        directives apply, and the "capv-module
+#                                        <version> <dir>" line (its CRDs are in
+#                                        config/default/crd/bases); never built by
+#                                        default
 #   test/tools/build.sh --update [WHICH] regenerate kube/, etcd/, capi/ and govmomi/
 #                                        go.mod (+go.sum) from versions.env, or only
 #                                        the named ones (kube etcd capi govmomi);
@@ -45,6 +52,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${ETCD_VERSION:?ETCD_VERSION missing in versions.env}"
 : "${CAPI_VERSION:?CAPI_VERSION missing in versions.env}"
 : "${GOVMOMI_VERSION:?GOVMOMI_VERSION missing in versions.env}"
+: "${CAPV_VERSION:?CAPV_VERSION missing in versions.env}"
 
 log() { printf 'build.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -192,15 +200,16 @@ fi
 selected=("$@")
 for w in "${selected[@]}"; do
 	case "$w" in
-	kube | etcd | capi | govmomi | node | cabpk) ;;
-	*) die "unknown argument: $w (usage: build.sh [kube|etcd|capi|govmomi|node|cabpk]... | --update [kube|etcd|capi|govmomi]...)" ;;
+	kube | etcd | capi | govmomi | node | cabpk | capv) ;;
+	*) die "unknown argument: $w (usage: build.sh [kube|etcd|capi|govmomi|node|cabpk|capv]... | --update [kube|etcd|capi|govmomi]...)" ;;
 	esac
 done
-# "node" (kubelet, kubeadm: only the node image needs them) and "cabpk" (only
-# the e2e workers test needs it) are built only when named.
+# "node" (kubelet, kubeadm: only the node image needs them), "cabpk" (only
+# the e2e workers test needs it) and "capv" (only make bench-capv) are built
+# only when named.
 want() {
 	local w
-	[ "${#selected[@]}" -gt 0 ] || { [ "$1" != node ] && [ "$1" != cabpk ]; return; }
+	[ "${#selected[@]}" -gt 0 ] || { [ "$1" != node ] && [ "$1" != cabpk ] && [ "$1" != capv ]; return; }
 	for w in "${selected[@]}"; do [ "$w" = "$1" ] && return 0; done
 	return 1
 }
@@ -333,9 +342,26 @@ capi_ldflags+=" -X $p.gitVersion=$CAPI_VERSION -X $p.gitMajor=$(major "$CAPI_VER
 # core manager; its CRDs and RBAC are in the module's bootstrap/kubeadm/config.
 ! want cabpk || build "$here/capi" "$CAPI_VERSION" "$capi_ldflags" \
 	cabpk=sigs.k8s.io/cluster-api/bootstrap/kubeadm
-# "vcsim version" prints the govmomi version it was built from.
-! want govmomi || build "$here/govmomi" "$GOVMOMI_VERSION" "-s -w -X main.version=$GOVMOMI_VERSION" \
+# "vcsim version" prints the govmomi version it was built from. Its main is ours,
+# so its cache key also names the source: an edited main.go is rebuilt.
+vcsim_key="$GOVMOMI_VERSION-$(cat "$here/govmomi/go.mod" "$here/govmomi/go.sum" "$here/govmomi/vcsim/main.go" | sha256sum | cut -c1-8)"
+! want govmomi || build "$here/govmomi" "$vcsim_key" "-s -w -X main.version=$GOVMOMI_VERSION" \
 	vcsim=banlieue.local/test/tools/govmomi/vcsim
+
+# CAPV from its own module as the main module: its go.mod replaces (cluster-api
+# at the version it was released against) apply only there. The module cache is
+# read-only, which go build does not mind. Stamped as its release build does
+# (hack/version.sh), so its "Version:" log line names the release.
+capv_dir=""
+if want capv; then
+	capv_dir="$(cd / && GOFLAGS=-mod=mod gonice mod download -json "sigs.k8s.io/cluster-api-provider-vsphere@$CAPV_VERSION" |
+		sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+	[ -d "$capv_dir/config/default/crd/bases" ] ||
+		die "sigs.k8s.io/cluster-api-provider-vsphere $CAPV_VERSION: no config/default/crd/bases in module dir '$capv_dir'"
+	p=sigs.k8s.io/cluster-api-provider-vsphere/pkg/version
+	build "$capv_dir" "$CAPV_VERSION" "-s -w -X $p.gitVersion=$CAPV_VERSION -X $p.gitMajor=$(major "$CAPV_VERSION") -X $p.gitMinor=$(minor "$CAPV_VERSION") -X $p.gitTreeState=clean" \
+		capv-manager=sigs.k8s.io/cluster-api-provider-vsphere
+fi
 
 # The CAPI module's source tree (CRDs, RBAC, webhook manifests) in the module
 # cache. "go mod download" re-extracts it if the module cache was cleaned since
@@ -359,10 +385,11 @@ all_tools=(
 	"kube kubectl $KUBE_VERSION KUBECTL"
 	"capi capi-manager $CAPI_VERSION CAPI_MANAGER"
 	"capi clusterctl $CAPI_VERSION CLUSTERCTL"
-	"govmomi vcsim $GOVMOMI_VERSION VCSIM"
+	"govmomi vcsim $vcsim_key VCSIM"
 	"node kubelet $KUBE_VERSION KUBELET"
 	"node kubeadm $KUBE_VERSION KUBEADM"
 	"cabpk cabpk $CAPI_VERSION CABPK"
+	"capv capv-manager $CAPV_VERSION CAPV_MANAGER"
 )
 tools=()
 for t in "${all_tools[@]}"; do
@@ -390,3 +417,4 @@ for t in "${tools[@]}"; do
 	printf '%s %s %s\n' "$name" "$version" "$(bin "$name" "$version")" >&3
 done
 ! { want capi || want cabpk; } || printf 'capi-module %s %s\n' "$CAPI_VERSION" "$capi_dir" >&3
+! want capv || printf 'capv-module %s %s\n' "$CAPV_VERSION" "$capv_dir" >&3

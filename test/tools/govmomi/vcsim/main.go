@@ -25,6 +25,10 @@ import (
 	"syscall"
 
 	"github.com/vmware/govmomi/simulator"
+	// vCenter's REST API (/rest, /api: sessions, tags, cluster modules), registered on
+	// the simulator by these packages' init, as upstream's vcsim does: CAPV logs in there.
+	_ "github.com/vmware/govmomi/vapi/cluster/simulator"
+	_ "github.com/vmware/govmomi/vapi/simulator"
 )
 
 // version is stamped by build.sh (-X main.version=<govmomi version>).
@@ -83,6 +87,7 @@ func main() {
 		log.Fatal(err)
 	}
 	model.Service.Listen = u
+	model.Service.RegisterEndpoints = true
 	if *useTLS {
 		model.Service.TLS = new(tls.Config)
 		if *certFile != "" {
