@@ -15,7 +15,7 @@ describe('make release', () => {
     await makeRelease(['release']);
   }, 1_800_000);
 
-  it('writes the clusterctl assets, the cluster templates, the image archive, the binary, the Grafana dashboard and SHA256SUMS', () => {
+  it('writes the clusterctl assets, the cluster templates, the image archive, the binary, the Grafana dashboard, the npm package and SHA256SUMS', () => {
     // clusterctl's names: the default flavor, one per backend (`--flavor proxmox`), the clusterclass flavor and its class.
     const templates = [
       'cluster-template.yaml',
@@ -33,6 +33,7 @@ describe('make release', () => {
         `banlieue-${PACKAGE_VERSION}.oci.tar`,
         'banlieue-linux-amd64',
         'banlieue-grafana-dashboard.json',
+        `banlieue-${PACKAGE_VERSION}.tgz`,
         'SHA256SUMS',
       ].sort(),
     );
