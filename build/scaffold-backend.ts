@@ -123,9 +123,12 @@ function registrations(n: BackendNames): Insertion[] {
     },
     {
       file: 'infra/authoring/kinds.ts',
-      after: /^export const \w+ = defineConstruct\(\w+Kind\);$/,
+      after: /^export type \w+Props = PropsOf<typeof \w+Kind>;$/,
       text: ['Machine', 'MachineTemplate', 'Cluster', 'ClusterTemplate']
-        .map((k) => `export const ${n.pascal}${k} = defineConstruct(${n.pascal}${k}Kind);`)
+        .map(
+          (k) =>
+            `export class ${n.pascal}${k} extends defineConstruct(${n.pascal}${k}Kind) {}\nexport type ${n.pascal}${k}Props = PropsOf<typeof ${n.pascal}${k}Kind>;`,
+        )
         .join('\n'),
     },
     // The samples' table (the first `};`), keyed by backend name: the compiler asks for an entry.

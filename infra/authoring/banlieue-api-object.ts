@@ -6,11 +6,21 @@ import type { Construct } from 'constructs';
 import { apiVersionOf, type KindDefinition } from '../api/kind.js';
 import type { Static } from '../api/schema.js';
 import { BanlieueValidator } from '../api/validator.js';
+import { clusterScoped } from '../install/cluster-scoped.js';
 
-export interface BanlieueObjectProps<Spec> {
-  /** Object metadata; name defaults to a cdk8s-generated name, so set it. */
-  readonly metadata?: ApiObjectMetadata;
-  /** The spec, exactly as the API server stores it. */
+/** What every banlieue construct takes besides its spec. */
+export interface BanlieueResourceProps {
+  /**
+   * Object metadata. Set the name: the objects refer to each other by it.
+   * A cluster-scoped kind (VMClass, VMImage) takes no namespace, and drops the one its Chart would stamp on it.
+   * @default - name: one cdk8s makes from the construct path (with a hash); namespace: the Chart's
+   */
+  readonly metadata?: ApiObjectMetadata | undefined;
+}
+
+/** The props of a kind's construct that takes its spec as the API server stores it. */
+export interface BanlieueObjectProps<Spec> extends BanlieueResourceProps {
+  /** The spec, exactly as the API server stores it (wire names). */
   readonly spec: Spec;
 }
 
@@ -21,6 +31,7 @@ function validator(): BanlieueValidator {
   return sharedValidator;
 }
 
+/** The base of every banlieue construct: one object of `def`'s kind, validated against its schema at synth. */
 export abstract class BanlieueApiObject<Spec> extends ApiObject {
   protected constructor(scope: Construct, id: string, def: KindDefinition, props: BanlieueObjectProps<Spec>) {
     super(scope, id, {
@@ -29,8 +40,11 @@ export abstract class BanlieueApiObject<Spec> extends ApiObject {
       metadata: props.metadata ?? {},
       spec: props.spec,
     });
-    if (def.scope === 'Cluster' && props.metadata?.namespace) {
-      throw new Error(`${def.kind} ${props.metadata.name ?? id}: metadata.namespace must not be set on a cluster-scoped kind`);
+    if (def.scope === 'Cluster') {
+      if (props.metadata?.namespace) {
+        throw new Error(`${def.kind} ${props.metadata.name ?? id}: metadata.namespace must not be set on a cluster-scoped kind`);
+      }
+      clusterScoped(this);
     }
     this.node.addValidation({
       validate: () =>
@@ -41,9 +55,17 @@ export abstract class BanlieueApiObject<Spec> extends ApiObject {
   }
 }
 
-/** The construct class of one kind: `new VirtualMachine(scope, id, props)`. */
+/** The construct class of one kind whose props are its spec as stored: `new VSphereMachine(scope, id, { metadata, spec })`. */
 export type BanlieueConstructClass<Spec> = new (scope: Construct, id: string, props: BanlieueObjectProps<Spec>) => BanlieueApiObject<Spec>;
 
+/** The props of `def`'s construct made by `defineConstruct`. */
+export type PropsOf<D extends KindDefinition> = BanlieueObjectProps<Static<D['spec']>>;
+
+/**
+ * The construct class of a kind that takes its spec as stored: the base of the
+ * infrastructure kinds' named classes, and what code generic over backends
+ * (which holds only a KindDefinition) instantiates.
+ */
 export function defineConstruct<D extends KindDefinition>(def: D): BanlieueConstructClass<Static<D['spec']>> {
   type Spec = Static<D['spec']>;
   const construct = class extends BanlieueApiObject<Spec> {

@@ -1,9 +1,9 @@
-// One typed construct per banlieue kind, for users' cdk8s apps:
-//   new VirtualMachine(chart, 'web-1', { metadata: { name: 'web-1', namespace: 'vms' }, spec: {...} })
-import { VirtualMachineKind } from '../api/banlieue.io/v1alpha1/virtual-machine.js';
-import { ProviderKind } from '../api/banlieue.io/v1alpha1/provider.js';
-import { VMClassKind } from '../api/banlieue.io/v1alpha1/vm-class.js';
-import { VMImageKind } from '../api/banlieue.io/v1alpha1/vm-image.js';
+// The infrastructure kinds' constructs, for users' cdk8s apps (CAPI machines,
+// templates and clusters written beside CAPI's own objects). Their props are
+// the spec as the API server stores it, as the cdk8s-imported CAPI constructs
+// take theirs:
+//   new VSphereMachineTemplate(chart, 'workers', { metadata: { name: 'workers' }, spec: { template: { spec: {...} } } })
+// The banlieue.io kinds have constructs of their own (virtual-machine.ts, provider.ts, vm-class.ts, vm-image.ts).
 import {
   VSphereClusterKind,
   VSphereClusterTemplateKind,
@@ -28,25 +28,37 @@ import {
   CloudHypervisorMachineKind,
   CloudHypervisorMachineTemplateKind,
 } from '../api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
-import { defineConstruct } from './banlieue-api-object.js';
+import { defineConstruct, type PropsOf } from './banlieue-api-object.js';
 
-export const VirtualMachine = defineConstruct(VirtualMachineKind);
-export const Provider = defineConstruct(ProviderKind);
-export const VMClass = defineConstruct(VMClassKind);
-export const VMImage = defineConstruct(VMImageKind);
-export const VSphereMachine = defineConstruct(VSphereMachineKind);
-export const VSphereMachineTemplate = defineConstruct(VSphereMachineTemplateKind);
-export const ProxmoxMachine = defineConstruct(ProxmoxMachineKind);
-export const ProxmoxMachineTemplate = defineConstruct(ProxmoxMachineTemplateKind);
-export const LibvirtMachine = defineConstruct(LibvirtMachineKind);
-export const LibvirtMachineTemplate = defineConstruct(LibvirtMachineTemplateKind);
-export const CloudHypervisorMachine = defineConstruct(CloudHypervisorMachineKind);
-export const CloudHypervisorMachineTemplate = defineConstruct(CloudHypervisorMachineTemplateKind);
-export const VSphereCluster = defineConstruct(VSphereClusterKind);
-export const VSphereClusterTemplate = defineConstruct(VSphereClusterTemplateKind);
-export const ProxmoxCluster = defineConstruct(ProxmoxClusterKind);
-export const ProxmoxClusterTemplate = defineConstruct(ProxmoxClusterTemplateKind);
-export const LibvirtCluster = defineConstruct(LibvirtClusterKind);
-export const LibvirtClusterTemplate = defineConstruct(LibvirtClusterTemplateKind);
-export const CloudHypervisorCluster = defineConstruct(CloudHypervisorClusterKind);
-export const CloudHypervisorClusterTemplate = defineConstruct(CloudHypervisorClusterTemplateKind);
+export class VSphereMachine extends defineConstruct(VSphereMachineKind) {}
+export type VSphereMachineProps = PropsOf<typeof VSphereMachineKind>;
+export class VSphereMachineTemplate extends defineConstruct(VSphereMachineTemplateKind) {}
+export type VSphereMachineTemplateProps = PropsOf<typeof VSphereMachineTemplateKind>;
+export class VSphereCluster extends defineConstruct(VSphereClusterKind) {}
+export type VSphereClusterProps = PropsOf<typeof VSphereClusterKind>;
+export class VSphereClusterTemplate extends defineConstruct(VSphereClusterTemplateKind) {}
+export type VSphereClusterTemplateProps = PropsOf<typeof VSphereClusterTemplateKind>;
+export class ProxmoxMachine extends defineConstruct(ProxmoxMachineKind) {}
+export type ProxmoxMachineProps = PropsOf<typeof ProxmoxMachineKind>;
+export class ProxmoxMachineTemplate extends defineConstruct(ProxmoxMachineTemplateKind) {}
+export type ProxmoxMachineTemplateProps = PropsOf<typeof ProxmoxMachineTemplateKind>;
+export class ProxmoxCluster extends defineConstruct(ProxmoxClusterKind) {}
+export type ProxmoxClusterProps = PropsOf<typeof ProxmoxClusterKind>;
+export class ProxmoxClusterTemplate extends defineConstruct(ProxmoxClusterTemplateKind) {}
+export type ProxmoxClusterTemplateProps = PropsOf<typeof ProxmoxClusterTemplateKind>;
+export class LibvirtMachine extends defineConstruct(LibvirtMachineKind) {}
+export type LibvirtMachineProps = PropsOf<typeof LibvirtMachineKind>;
+export class LibvirtMachineTemplate extends defineConstruct(LibvirtMachineTemplateKind) {}
+export type LibvirtMachineTemplateProps = PropsOf<typeof LibvirtMachineTemplateKind>;
+export class LibvirtCluster extends defineConstruct(LibvirtClusterKind) {}
+export type LibvirtClusterProps = PropsOf<typeof LibvirtClusterKind>;
+export class LibvirtClusterTemplate extends defineConstruct(LibvirtClusterTemplateKind) {}
+export type LibvirtClusterTemplateProps = PropsOf<typeof LibvirtClusterTemplateKind>;
+export class CloudHypervisorMachine extends defineConstruct(CloudHypervisorMachineKind) {}
+export type CloudHypervisorMachineProps = PropsOf<typeof CloudHypervisorMachineKind>;
+export class CloudHypervisorMachineTemplate extends defineConstruct(CloudHypervisorMachineTemplateKind) {}
+export type CloudHypervisorMachineTemplateProps = PropsOf<typeof CloudHypervisorMachineTemplateKind>;
+export class CloudHypervisorCluster extends defineConstruct(CloudHypervisorClusterKind) {}
+export type CloudHypervisorClusterProps = PropsOf<typeof CloudHypervisorClusterKind>;
+export class CloudHypervisorClusterTemplate extends defineConstruct(CloudHypervisorClusterTemplateKind) {}
+export type CloudHypervisorClusterTemplateProps = PropsOf<typeof CloudHypervisorClusterTemplateKind>;
