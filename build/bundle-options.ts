@@ -86,6 +86,10 @@ export function bundleOptions(stamp: Stamp, outfile: string): BuildOptions {
     format: 'cjs',
     target: 'node20',
     legalComments: 'eof',
+    // V8 keeps a script's source for as long as the process runs. Without comments and indentation it is a third
+    // smaller, and ASCII: one comment with a character beyond Latin-1 made the whole source a two-byte string,
+    // 12.6 MiB of every role's heap instead of 4.4. Names are kept, so stack traces still read.
+    minifyWhitespace: true,
     logLevel: 'warning',
     plugins: [versionConstants(stamp), withoutOptionalModules, vegaWithoutNodeCanvas],
   };

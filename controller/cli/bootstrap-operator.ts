@@ -12,6 +12,7 @@ import { serverOf } from '../runtime/kube-config.js';
 import { KubeApi } from '../runtime/kube-api.js';
 import { ServerSideApply } from '../runtime/server-side-apply.js';
 import { CliError } from './cli-error.js';
+import { DEFAULT_ROLLOUT_TIMEOUT, type Duration } from './duration.js';
 import { waitForRollouts } from './rollout-status.js';
 
 export interface BootstrapOperatorOptions extends BanlieueInstallProps {
@@ -30,14 +31,7 @@ export interface BootstrapOperatorOptions extends BanlieueInstallProps {
   readonly timeout?: Duration;
 }
 
-/** A length of time and how the user wrote it. */
-export interface Duration {
-  readonly ms: number;
-  readonly text: string;
-}
-
-/** Longer than a Deployment's default progress deadline (600 s), so that its own verdict comes first. */
-export const DEFAULT_ROLLOUT_TIMEOUT: Duration = { ms: 15 * 60_000, text: '15m' };
+export { DEFAULT_ROLLOUT_TIMEOUT, type Duration };
 
 export interface Output {
   out(text: string): void;

@@ -8,8 +8,6 @@ import { providerLeaseName } from '../../infra/api/well-known.js';
 import type { LabelSelector } from '../../infra/api/meta.js';
 import { parseSelector } from '../../infra/api/label-syntax.js';
 import { CliError } from './cli-error.js';
-import { runControllerRole } from './controller-role.js';
-import { runProviderRole } from './provider-role.js';
 import { shardLeaseName } from './shard-lease.js';
 import { BUILT_IN_BACKENDS } from '../backends/registry.js';
 
@@ -155,6 +153,7 @@ export async function runProviderCommand(backendName: string, flags: ProviderFla
   const options = roleOptionsFrom(`provider-${backendName}`, flags);
   // A shard's claims carry its Lease name: another shard reads that Lease to tell whether it still runs.
   const shard = flags.providerSelector ? { selector: flags.providerSelector, shard: flags.leaderElectionId } : undefined;
+  const { runProviderRole } = await import('./provider-role.js');
   await runRole(options, (ctx) =>
     runProviderRole(ctx, descriptor, {
       ...(flags.namespace ? { namespace: flags.namespace } : {}),
@@ -174,6 +173,7 @@ export async function runControllerCommand(flags: ControllerFlags): Promise<void
   if (flags.namespace !== undefined && flags.namespaceSelector !== undefined)
     throw new CliError('controller: --namespace and --namespace-selector exclude each other (one namespace, or a shard of them)');
   const options = roleOptionsFrom('controller', flags);
+  const { runControllerRole } = await import('./controller-role.js');
   await runRole(options, (ctx) =>
     runControllerRole(ctx, {
       backends: BUILT_IN_BACKENDS,

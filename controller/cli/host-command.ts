@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_HOST_CONFIG_PATH } from '../backends/cloud-hypervisor/host-config.js';
 import { DEFAULT_STATE_ROOT } from '../backends/cloud-hypervisor/state-dir.js';
-import { describeHostInstall, renderHostInstall, writeHostInstall } from './host-install.js';
 
 function nameValue(flag: string): (value: string, previous: Record<string, string>) => Record<string, string> {
   return (value, previous) => {
@@ -52,6 +51,8 @@ export function hostCommand(): Command {
     .option('--root <dir>', 'write under this directory instead of /', '/')
     .option('--dry-run', 'print what would be written, write nothing')
     .action(async (flags: HostInstallFlags) => {
+      // Loaded when run: it renders RBAC with the install's constructs, which no role needs in memory.
+      const { describeHostInstall, renderHostInstall, writeHostInstall } = await import('./host-install.js');
       const install = renderHostInstall({
         provider: flags.provider,
         namespace: flags.namespace,

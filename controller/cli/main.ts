@@ -3,18 +3,9 @@ import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { BACKENDS, type BackendName } from '../../infra/api/backends.js';
 import { DEFAULT_NAMESPACE, DEFAULT_REGISTRY } from '../../infra/install/install-props.js';
 import { BUILD_COMMIT, PACKAGE_VERSION, RELEASE_TAG } from '../../infra/version.js';
-import { loadKubeConfig } from '../runtime/kube-config.js';
 import { DEFAULT_RECREATES_PER_MINUTE } from '../reconcilers/virtual-machine/recreate-budget.js';
-import { bootstrapOperator, DEFAULT_ROLLOUT_TIMEOUT, type Duration } from './bootstrap-operator.js';
 import { CliError } from './cli-error.js';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
-import { hostCommand } from './host-command.js';
-import type { PlacementOptions } from './placement/placement-command.js';
-import { PLACEMENT_OUTPUTS } from './placement/placement-output.js';
-import { uninstall } from './uninstall.js';
-import { validateCommand, type ValidateOptions } from './validate.js';
-import { versionLines } from './version-command.js';
-import { vmCommand, type VmOptions, type VmVerb } from './vm-command.js';
 import {
   controllerLeaseName,
   providerRoleLeaseName,
@@ -25,6 +16,15 @@ import {
   type ControllerFlags,
   type ProviderFlags,
 } from './controller-command.js';
+import { DEFAULT_ROLLOUT_TIMEOUT, type Duration } from './duration.js';
+import { hostCommand } from './host-command.js';
+import type { PlacementOptions } from './placement/placement-command.js';
+import { PLACEMENT_OUTPUTS } from './placement/placement-output.js';
+import type { ValidateOptions } from './validate.js';
+import type { VmOptions, VmVerb } from './vm-command.js';
+
+// Each command loads what it runs when it runs: a role's process then never holds the install
+// renderer, the validator or another command's libraries (their code and what they build as they load).
 
 function parseBackends(value: string): BackendName[] {
   const list = value
@@ -110,6 +110,7 @@ function addVmCommand(program: Command): void {
       .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
       .option('--context <name>', 'kubeconfig context to use (default: its current context)')
       .action(async (name: string, opts: VmOptions) => {
+        const { vmCommand } = await import('./vm-command.js');
         for (const line of await vmCommand(verb, name, opts)) process.stdout.write(`${line}\n`);
       });
   }
@@ -156,6 +157,7 @@ function addVersionCommand(program: Command): void {
     .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', 'the namespace banlieue is installed in', DEFAULT_NAMESPACE)
     .action(async (opts: { kubeconfig?: string; context?: string; namespace: string }) => {
+      const { versionLines } = await import('./version-command.js');
       for (const line of await versionLines(opts)) process.stdout.write(`${line}\n`);
     });
 }
@@ -202,6 +204,7 @@ function addBootstrapCommand(program: Command): void {
     )
     .option('--dry-run', 'print the manifests and contact no cluster')
     .action(async (opts: Record<string, unknown>) => {
+      const [{ bootstrapOperator }, { loadKubeConfig }] = await Promise.all([import('./bootstrap-operator.js'), import('../runtime/kube-config.js')]);
       await bootstrapOperator(
         {
           namespace: opts.namespace as string,
@@ -254,6 +257,7 @@ function addUninstallCommand(program: Command): void {
     .action(
       async (opts: { namespace: string; crds?: boolean; force?: boolean; timeout: Duration; kubeconfig?: string; context?: string; dryRun?: boolean }) => {
         if (opts.force && !opts.crds) throw new CliError("--force goes with --crds: without --crds no object of banlieue's kinds is deleted");
+        const [{ uninstall }, { loadKubeConfig }] = await Promise.all([import('./uninstall.js'), import('../runtime/kube-config.js')]);
         await uninstall(
           { namespace: opts.namespace, crds: Boolean(opts.crds), force: Boolean(opts.force), dryRun: Boolean(opts.dryRun), timeout: opts.timeout },
           { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(`${t}\n`) },
@@ -355,6 +359,7 @@ function addValidateCommand(program: Command): void {
     .option('--context <name>', 'kubeconfig context to use (default: its current context)')
     .option('--namespace <ns>', "namespace of namespaced objects that name none, for --server (default: the context's, else default)")
     .action(async (paths: string[], opts: ValidateOptions) => {
+      const { validateCommand } = await import('./validate.js');
       await validateCommand(paths, opts, { print: (line) => process.stdout.write(`${line}\n`), readStdin });
     });
 }

@@ -15,6 +15,7 @@ import type { ObjectMeta } from '../../infra/api/kind.js';
 import type { Logger } from './log.js';
 import { Backoff, sleep } from './backoff.js';
 import { CacheIndex, type IndexFunc } from './cache-index.js';
+import { toCached } from './cached-object.js';
 import { ApiStatusError, type KubeApi, type WatchEvent } from './kube-api.js';
 
 export interface KubeObject {
@@ -234,9 +235,7 @@ export class Informer<T extends KubeObject> {
   }
 
   private upsert(obj: T): void {
-    // Nobody reads managedFields from the cache; they are often most of an object's bytes.
-    delete (obj.metadata as { managedFields?: unknown }).managedFields;
-    const old = this.cache.set(keyOf(obj), obj);
+    const old = this.cache.set(keyOf(obj), toCached(obj));
     if (!old) this.emit('add', obj);
     else if (old.metadata.uid !== obj.metadata.uid) {
       // Deleted and recreated under the same name while we were not watching.

@@ -10,6 +10,7 @@ import { imageOf, type ResolvedInstallProps } from './install-props.js';
 import { componentLabels, selectorLabels } from './labels.js';
 import { MetricsService, METRICS_PORT_NAME } from './metrics-service.js';
 import { leaderElectionRules, type PolicyRule } from './rbac-rules.js';
+import { ROLE_MEMORY, roleRuntimeEnv } from './role-runtime.js';
 
 export const METRICS_PORT = 8080;
 export const HEALTH_PORT = 8081;
@@ -144,11 +145,12 @@ export class RoleWorkload extends Construct {
           envVariables: {
             POD_NAME: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAME),
             POD_NAMESPACE: kplus.EnvValue.fromFieldRef(kplus.EnvFieldPaths.POD_NAMESPACE),
+            ...Object.fromEntries(Object.entries(roleRuntimeEnv(ROLE_MEMORY.limitMiB)).map(([k, v]) => [k, kplus.EnvValue.fromValue(v)])),
           },
           securityContext: { ...runAs, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false },
           resources: {
             cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(1000) },
-            memory: { request: Size.mebibytes(128), limit: Size.mebibytes(512) },
+            memory: { request: Size.mebibytes(ROLE_MEMORY.requestMiB), limit: Size.mebibytes(ROLE_MEMORY.limitMiB) },
           },
         },
       ],

@@ -1,6 +1,7 @@
 // `banlieue controller` as a local process, as `make dev-cluster` users run it
 // (from the working tree's bundle: cli-bundle.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { roleRuntimeEnv } from '../../infra/install/role-runtime.js';
 import { banlieueCommand } from './bundles.js';
 import { StopWaiting, waitFor } from './wait.js';
 
@@ -64,8 +65,9 @@ export function controllerArgs(kubeconfig: string, ns: string, extra: readonly s
 }
 
 export async function startRole(args: string[], options: StartRoleOptions = {}): Promise<RoleProcess> {
-  // The environment as it is when called (the bundle is awaited before the spawn).
-  const env = { ...process.env, ...options.env };
+  // The environment as it is when called (the bundle is awaited before the spawn), with Node's settings as the
+  // install's Deployments give them.
+  const env = { ...process.env, ...roleRuntimeEnv(), ...options.env };
   // node itself (not npx) so that a kill reaches the process that holds the lease.
   const [node, command] = await roleCommand(args);
   const child = spawn(node, command, { stdio: ['ignore', 'pipe', 'pipe'], env });
