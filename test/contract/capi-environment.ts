@@ -9,7 +9,7 @@ import { copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, re
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
-import { buildTools, ControlPlane, freePort } from '../support/control-plane.js';
+import { buildTools, ControlPlane, freePort, type Tools } from '../support/control-plane.js';
 import { startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import { waitFor } from '../support/wait.js';
@@ -139,10 +139,52 @@ export async function startCapiModuleManager(
   return child;
 }
 
+/** The CAPI core manager running against a control plane: its log and how to stop it. */
+export interface CapiManager {
+  readonly logPath: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * CAPI on `cp` as its release installs it: CRDs whose conversion webhook is the manager, its
+ * RBAC, the manager as its ServiceAccount (only the aggregated role: RBAC is really enforced)
+ * and its webhooks, registered once it serves them; `extraArgs` are the manager's flags.
+ */
+export async function startCapi(cp: ControlPlane, tools: Tools, extraArgs: readonly string[] = []): Promise<CapiManager> {
+  const ports = { webhook: await freePort(), health: await freePort() };
+  const webhook = await createWebhookEndpoint(cp.dir, ports.webhook);
+  await cp.kubectl(['apply', '--server-side', '-f', '-'], capiCrdsWithConversion(tools.capiModuleDir, webhook));
+  await cp.kubectl(['apply', '--server-side', '-f', '-'], capiRbac(tools.capiModuleDir));
+  await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  const logPath = join(cp.dir, 'capi-manager.log');
+  const child = await startCapiModuleManager('the CAPI manager', tools.capiManager, {
+    kubeconfig: await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'),
+    certDir: webhook.certDir,
+    ports,
+    logPath,
+    extraArgs,
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    // Registered once the manager serves them: they refuse everything while it does not.
+    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiWebhookConfigurations(tools.capiModuleDir, webhook));
+    await waitForCapiWebhooks((args, input) => cp.kubectl(args, input));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { logPath, stop };
+}
+
 export async function localEnvironment(): Promise<CapiEnvironment> {
   const tools = await buildTools();
   const cp = await ControlPlane.start(tools);
-  let capi: ChildProcess | undefined;
+  let capi: CapiManager | undefined;
   let controller: RoleProcess | undefined;
   const providers: RoleProcess[] = [];
   const capiLog = join(cp.dir, 'capi-manager.log');
@@ -153,35 +195,16 @@ export async function localEnvironment(): Promise<CapiEnvironment> {
   const stop = async (): Promise<void> => {
     for (const p of providers) await p.stop();
     await controller?.stop();
-    if (capi && capi.exitCode === null) {
-      const exited = new Promise((r) => capi?.once('exit', r));
-      capi.kill('SIGTERM');
-      await exited;
-    }
+    await capi?.stop();
     await cp.stop();
   };
   try {
-    const ports = { webhook: await freePort(), health: await freePort() };
-    const webhook = await createWebhookEndpoint(cp.dir, ports.webhook);
-    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiCrdsWithConversion(tools.capiModuleDir, webhook));
-    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiRbac(tools.capiModuleDir));
     await applyCrdsFromDist(cp);
     clusterctlConfig = clusterctlRepository(cp.dir);
     const components = await clusterctl(['generate', 'provider', '--infrastructure', `banlieue:${BANLIEUE_TAG}`]);
     await cp.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], components);
-    await cp.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
-
-    capi = await startCapiModuleManager('the CAPI manager', tools.capiManager, {
-      kubeconfig: await serviceAccountKubeconfig(cp, 'capi-system', 'capi-manager'),
-      certDir: webhook.certDir,
-      ports,
-      logPath: capiLog,
-      // ClusterClass and managed topologies (alpha in v1.14, off by default); capi-clusterclass.test.ts needs them.
-      extraArgs: ['--sync-period=1m', '--feature-gates=ClusterTopology=true'],
-    });
-    // Registered once the manager serves them: they refuse everything while it does not.
-    await cp.kubectl(['apply', '--server-side', '-f', '-'], capiWebhookConfigurations(tools.capiModuleDir, webhook));
-    await waitForCapiWebhooks((args, input) => cp.kubectl(args, input));
+    // ClusterClass and managed topologies (alpha in v1.14, off by default); capi-clusterclass.test.ts needs them.
+    capi = await startCapi(cp, tools, ['--sync-period=1m', '--feature-gates=ClusterTopology=true']);
     // banlieue's controller with the identity and RBAC the components gave it.
     controller = await startRole([
       'controller',

@@ -19,13 +19,13 @@ function render(define: (chart: Chart) => ApiObject): Manifest {
   return define(new Chart(Testing.app(), 'capi')).toJson() as Manifest;
 }
 
-/** Cluster `ns/name` on the InfraCluster `infraKind` of the same name. */
-export function capiCluster(ns: string, name: string, infraKind: string): Manifest {
+/** Cluster `ns/name` on the InfraCluster `infraKind` (of `infraGroup`, banlieue's by default) of the same name. */
+export function capiCluster(ns: string, name: string, infraKind: string, infraGroup = INFRA_GROUP): Manifest {
   return render(
     (chart) =>
       new Cluster(chart, name, {
         metadata: { name, namespace: ns },
-        spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: infraKind, name } },
+        spec: { infrastructureRef: { apiGroup: infraGroup, kind: infraKind, name } },
       }),
   );
 }
@@ -62,12 +62,13 @@ export function capiMachine(ns: string, name: string, props: CapiMachineProps): 
 
 /**
  * MachineDeployment `workers` of `cluster`: `replicas` Machines from the
- * InfraMachineTemplate `workers`, bootstrap Secret `workers-bootstrap`. As a
+ * InfraMachineTemplate `workers` (of `infraGroup`, banlieue's by default),
+ * bootstrap Secret `workers-bootstrap`. As a
  * user writes it: CAPI's defaulting webhook fills in the selector and the
  * template's labels (deployment-name and cluster-name), the cluster-name label
  * and the rolling-update strategy.
  */
-export function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string): Manifest {
+export function workersDeployment(ns: string, cluster: string, replicas: number, templateKind: string, infraGroup = INFRA_GROUP): Manifest {
   return render(
     (chart) =>
       new MachineDeployment(chart, 'workers', {
@@ -81,7 +82,7 @@ export function workersDeployment(ns: string, cluster: string, replicas: number,
               clusterName: cluster,
               version: KUBERNETES_VERSION,
               bootstrap: { dataSecretName: 'workers-bootstrap' },
-              infrastructureRef: { apiGroup: INFRA_GROUP, kind: templateKind, name: 'workers' },
+              infrastructureRef: { apiGroup: infraGroup, kind: templateKind, name: 'workers' },
             },
           },
         },

@@ -2,7 +2,8 @@
 // ControlPlane keeps (writes only, one JSON event per line). Roles send
 // User-Agent `banlieue/<version> (<role>)` (runtime/role-runner.ts), so the
 // log tells the controller's writes from the provider's; the bench's own
-// client, kube-controller-manager and the test admin are not counted.
+// client, kube-controller-manager and the test admin are not counted. A
+// process that is not banlieue's is counted by the user it runs as instead.
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -19,13 +20,14 @@ export type RoleWrites = Record<WriteVerb, number> & {
   byResource: Record<string, number>;
 };
 
-/** Writes by role (`controller`, `provider-vsphere`). */
+/** Writes by role (`controller`, `provider-vsphere`), or by user when counted so. */
 export type WriteCounts = Record<string, RoleWrites>;
 
 interface AuditEvent {
   stage?: string;
   verb?: string;
   userAgent?: string;
+  user?: { username?: string };
   objectRef?: { resource?: string; subresource?: string; namespace?: string };
   responseStatus?: { code?: number };
 }
@@ -39,15 +41,21 @@ export function auditOffset(path: string): number {
 
 /**
  * banlieue's writes from offset `from` (to `to`, by default the end of the last complete line), in
- * `namespace` only when given (tests share one API server).
+ * `namespace` only when given (tests share one API server); with `users`, the writes of those
+ * users, by user, instead of banlieue's by role.
  */
-export function countWrites(path: string, from: number, { to = auditOffset(path), namespace }: { to?: number; namespace?: string } = {}): WriteCounts {
+export function countWrites(
+  path: string,
+  from: number,
+  { to = auditOffset(path), namespace, users }: { to?: number; namespace?: string; users?: readonly string[] } = {},
+): WriteCounts {
   const counts: WriteCounts = {};
   for (const line of readFileSync(path).subarray(from, to).toString('utf8').split('\n')) {
     if (!line) continue;
     const event = JSON.parse(line) as AuditEvent;
     const verb = WRITE_VERBS.find((v) => v === event.verb);
-    const role = ROLE_AGENT.exec(event.userAgent ?? '')?.[1];
+    const username = event.user?.username ?? '';
+    const role = users ? (users.includes(username) ? username : undefined) : ROLE_AGENT.exec(event.userAgent ?? '')?.[1];
     // ResponseComplete, once per request (ResponseStarted is only for watches).
     if (event.stage !== 'ResponseComplete' || !verb || !role) continue;
     if (namespace !== undefined && event.objectRef?.namespace !== namespace) continue;
@@ -70,13 +78,14 @@ export function countWrites(path: string, from: number, { to = auditOffset(path)
  * Wait until banlieue has written nothing for `quietMs`, counting from `from`,
  * so that a window includes the status writes that trail the last Ready.
  * False when writes never stop within `timeoutMs`: writes at idle, reported, not fatal.
+ * With `users`, those users' writes (countWrites).
  */
-export async function untilWritesSettle(path: string, from: number, quietMs: number, timeoutMs: number): Promise<boolean> {
+export async function untilWritesSettle(path: string, from: number, quietMs: number, timeoutMs: number, users?: readonly string[]): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let last = -1;
   let lastChange = Date.now();
   while (Date.now() < deadline) {
-    const total = Object.values(countWrites(path, from)).reduce((sum, w) => sum + w.total, 0);
+    const total = Object.values(countWrites(path, from, users ? { users } : {})).reduce((sum, w) => sum + w.total, 0);
     if (total !== last) [last, lastChange] = [total, Date.now()];
     else if (Date.now() - lastChange >= quietMs) return true;
     await delay(250);

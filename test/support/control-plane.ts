@@ -32,7 +32,7 @@ export interface Tools extends KubeTools {
 }
 
 /** The wrapper modules of test/tools/build.sh. */
-type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi' | 'cabpk' | 'node';
+type ToolModule = 'etcd' | 'kube' | 'capi' | 'govmomi' | 'cabpk' | 'node' | 'capv';
 
 /**
  * Run test/tools/build.sh for `modules` (every tool when none): the path and
@@ -84,6 +84,15 @@ export async function buildTools(): Promise<Tools> {
     capiModuleDir: need('capi-module'),
     versions,
   };
+}
+
+/**
+ * CAPV's manager and its module (CRDs in config/default/crd/bases, RBAC in config/rbac); a cold
+ * build takes minutes, its progress goes to our stderr.
+ */
+export async function buildCapv(): Promise<{ manager: string; moduleDir: string; version: string }> {
+  const { need, versions } = await runToolsBuild(['capv'], true);
+  return { manager: need('capv-manager'), moduleDir: need('capv-module'), version: versions['capv-manager'] ?? 'unknown' };
 }
 
 /** The kubeadm bootstrap provider's manager (CABPK), of the CAPI module the manager comes from. */

@@ -37,8 +37,11 @@ export interface VsphereWorld {
   readonly vmImage: Obj;
 }
 
+/** Where and as whom a vSphere client logs in: vcsim, or a proxy in front of it. */
+export type VcenterEndpoint = Pick<Vcsim, 'url' | 'username' | 'password' | 'caPem'>;
+
 /** What a user writes to run VMs on vcsim: every datacenter/cluster is a failure domain. */
-export function vsphereWorld(ns: string, vcsim: Vcsim, suffix: string, template: string): VsphereWorld {
+export function vsphereWorld(ns: string, vcsim: VcenterEndpoint, suffix: string, template: string): VsphereWorld {
   return {
     secret: {
       apiVersion: 'v1',
