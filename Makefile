@@ -61,6 +61,10 @@ imports: deps ## cdk8s import CAPI's v1beta2 Cluster, Machine, MachineDeployment
 docs: deps ## Write the docs tables that list backends (README.md kinds, docs/cluster-api.md flavors and variables) from the backend list
 	npx tsx build/write-docs.ts
 
+.PHONY: docs-site
+docs-site: deps ## Build the static docs site from README.md, CHANGELOG.md and docs/ into target/docs-site (VitePress; fails on a dead link)
+	npx tsx build/docs-site.ts
+
 .PHONY: scaffold-backend
 scaffold-backend: deps ## Start a backend: make scaffold-backend NAME=<name> writes its folder, API kind file, test stubs and registration lines, then regenerates dist/ and the docs tables
 	@test -n "$(NAME)" || { echo "usage: make scaffold-backend NAME=<name> (lower case, e.g. hyperv)" >&2; exit 1; }
@@ -139,7 +143,7 @@ grafana-dashboard: $(GRAFANA_DASHBOARD) ## Grafana dashboard of the roles' metri
 	@echo "wrote $(GRAFANA_DASHBOARD)"
 
 .PHONY: release
-release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) $(GRAFANA_DASHBOARD) ## Every release asset in target/release/ with SHA256SUMS
+release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) $(GRAFANA_DASHBOARD) ## Every release asset in target/release/ with SHA256SUMS: clusterctl's, the image archive, the binary, the npm package, the Grafana dashboard
 	rm -rf $(RELEASE_ASSETS) && mkdir -p $(RELEASE_ASSETS)
 	@# The clusterctl assets: components, metadata, the cluster templates (one flavor per backend, and the
 	@# clusterclass flavor) and the ClusterClass that flavor names (clusterctl fetches it as clusterclass-<name>.yaml).
@@ -147,6 +151,8 @@ release: clusterctl-components $(IMAGE_ARCHIVE) $(BINARY) $(GRAFANA_DASHBOARD) #
 	cp $(IMAGE_ARCHIVE) $(RELEASE_ASSETS)/
 	cp $(BINARY) $(RELEASE_ASSETS)/banlieue-linux-amd64
 	cp $(GRAFANA_DASHBOARD) $(RELEASE_ASSETS)/
+	@# The npm package (the CLI and the cdk8s constructs) until it is published: npm install ./banlieue-<version>.tgz.
+	npm pack --silent --pack-destination $(RELEASE_ASSETS) >/dev/null
 	cd $(RELEASE_ASSETS) && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS
 	@cat $(RELEASE_ASSETS)/SHA256SUMS
 
