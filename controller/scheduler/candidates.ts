@@ -6,7 +6,7 @@ import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtua
 import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { compareText } from './compare-text.js';
-import { whyImageNotReady } from './image-readiness.js';
+import { ImageRows } from './image-readiness.js';
 import { matchesSelector } from './label-selector.js';
 
 export interface Candidate {
@@ -36,9 +36,14 @@ export interface CandidateVerdicts {
   readonly rejections: readonly Rejection[];
 }
 
+/** What each check reads: the context, and the image's rows indexed once for every candidate. */
+interface CheckContext extends CandidateContext {
+  readonly imageRows: ImageRows;
+}
+
 interface Check {
   readonly name: CheckName;
-  readonly why: (candidate: Candidate, context: CandidateContext) => string | undefined;
+  readonly why: (candidate: Candidate, context: CheckContext) => string | undefined;
 }
 
 // Upstream order (scheduler filters 2.1–2.6). `firmware` runs last, so a
@@ -61,8 +66,9 @@ export function listCandidates(providers: readonly Provider[]): Candidate[] {
 export function checkCandidates(candidates: readonly Candidate[], context: CandidateContext): CandidateVerdicts {
   const survivors: Candidate[] = [];
   const rejections: Rejection[] = [];
+  const checked: CheckContext = { ...context, imageRows: new ImageRows(context.image) };
   for (const candidate of candidates) {
-    const rejection = firstRejection(candidate, context);
+    const rejection = firstRejection(candidate, checked);
     if (rejection) rejections.push(rejection);
     else survivors.push(candidate);
   }
@@ -80,7 +86,7 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
   return byProvider !== 0 ? byProvider : compareText(a.failureDomain.name, b.failureDomain.name);
 }
 
-function firstRejection(candidate: Candidate, context: CandidateContext): Rejection | undefined {
+function firstRejection(candidate: Candidate, context: CheckContext): Rejection | undefined {
   for (const check of CHECKS) {
     const why = check.why(candidate, context);
     if (why !== undefined) return { candidate, check: check.name, why };
@@ -94,8 +100,8 @@ function whyFailureDomainSelectorFails(candidate: Candidate, context: CandidateC
   return 'labels do not match spec.placement.failureDomainSelector';
 }
 
-function whyImageFails(candidate: Candidate, context: CandidateContext): string | undefined {
-  const why = whyImageNotReady(context.image, candidate.provider);
+function whyImageFails(candidate: Candidate, context: CheckContext): string | undefined {
+  const why = context.imageRows.whyNotReady(candidate.provider);
   return why === undefined ? undefined : `VMImage "${context.image.metadata.name ?? ''}" ${why}`;
 }
 

@@ -4,7 +4,7 @@
 import type { Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../infra/api/conditions.js';
 import { candidateName, type CandidateContext, type Rejection } from './candidates.js';
-import { whyImageNotReady } from './image-readiness.js';
+import { ImageRows } from './image-readiness.js';
 
 /** Entries a message lists; the rest are counted, so a large fleet stays readable. */
 export const MAX_LISTED = 10;
@@ -17,7 +17,8 @@ export interface NoFit {
 /** The reason nothing fits, given the usable Providers and every candidate's rejection. */
 export function explainNoFit(context: CandidateContext, providers: readonly Provider[], rejections: readonly Rejection[]): NoFit {
   const imageName = `VMImage "${context.image.metadata.name ?? ''}"`;
-  const imageBlockers = providers.map((p) => ({ provider: p.metadata.name ?? '', why: whyImageNotReady(context.image, p) }));
+  const imageRows = new ImageRows(context.image);
+  const imageBlockers = providers.map((p) => ({ provider: p.metadata.name ?? '', why: imageRows.whyNotReady(p) }));
   if (imageBlockers.every((b) => b.why !== undefined)) {
     const list = listCapped(imageBlockers.map((b) => `${b.provider}: ${b.why ?? ''}`));
     return { reason: Reason.ImageNotReady, message: `${imageName} is not ready on any matching Provider: ${list}` };

@@ -10,7 +10,7 @@ import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { Reason } from '../../infra/api/conditions.js';
 import { filterByAntiAffinity } from './anti-affinity.js';
-import { demandOf, pendingDemand, roomFor } from './capacity.js';
+import { demandOf, indexPending, pendingDemand, roomFor } from './capacity.js';
 import { candidateName, checkCandidates, listCandidates, type Candidate } from './candidates.js';
 import { explainNoFit, listCapped } from './explain-no-fit.js';
 import { isNonEmpty, type NonEmpty } from './non-empty.js';
@@ -93,9 +93,10 @@ function keptDecision(scored: readonly Scored[], decided: ScheduleInput['decided
 function filterByRoom(candidates: NonEmpty<Candidate>, input: ScheduleInput): { fitting: Omit<Scored, 'spread'>[]; full: string[] } {
   const fitting: Omit<Scored, 'spread'>[] = [];
   const full: string[] = [];
+  const pending = indexPending(input.siblings);
   for (const candidate of candidates) {
     const demand = demandOf(input.vm, input.vmClass, candidate.provider, candidate.failureDomain);
-    const room = demand ? roomFor(candidate, demand, pendingDemand(candidate, input.siblings, input.classOf ?? (() => undefined))) : { fits: true as const };
+    const room = demand ? roomFor(candidate, demand, pendingDemand(candidate, pending, input.classOf ?? (() => undefined))) : { fits: true as const };
     if (room.fits) fitting.push({ candidate, room });
     else full.push(`${candidateName(candidate)}: ${room.why}`);
   }
