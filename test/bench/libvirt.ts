@@ -20,25 +20,23 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { StoragePool } from '../../controller/backends/libvirt/client/handles.js';
 import { LibvirtClient } from '../../controller/backends/libvirt/client/libvirt-client.js';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
-import { ConditionType } from '../../infra/api/conditions.js';
 import { API_VERSION, CORE_GROUP, INFRA_GROUP } from '../../infra/api/kind.js';
 import { ensureGuestDisk } from '../peers/libvirt/guest-disk.js';
-import { startLibvirtd } from '../peers/libvirt/libvirtd.js';
 import { readGuestReport } from '../peers/libvirt/guest/guest-init.js';
 import { GUEST_NETWORK, startQemuHost } from '../peers/libvirt/qemu-host.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { providerRoleArgs, startRole, type RoleProcess } from '../support/controller-process.js';
 import { applyCrdsFromDist } from '../support/crds.js';
 import type { Obj } from '../support/fixtures.js';
-import { anchorClient, libvirtWorld, TEST_POOL, type LibvirtWorld } from '../support/libvirt/world.js';
+import { type LibvirtWorld } from '../support/libvirt/world.js';
 import { waitFor } from '../support/wait.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
+import { createFleetAndAwaitUp, fleetNames, isReady, listVirtualMachines, startTestDriverHost, upTimesMs, vmRef, type FleetTimes } from './libvirt-fleet.js';
 import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
 import { processMemory } from './process-memory.js';
 import { textTable } from './text-table.js';
@@ -47,7 +45,6 @@ import type { Teardown } from './teardown.js';
 const CORE = `${CORE_GROUP}/${API_VERSION}`;
 const INFRA = `${INFRA_GROUP}/${API_VERSION}`;
 const PREFIX = 'bench-lv-';
-const POLL_MS = 250;
 const QUIET_MS = 5_000;
 
 /** One host the fleet runs on: its client, pool and the user's objects, set up and registered on the teardown. */
@@ -130,19 +127,8 @@ export const libvirtBench: BenchCase = {
 /** libvirtd's test driver in a private mount namespace, reached over mutual TLS. */
 async function testDriverHost(teardown: Teardown, say: (m: string) => void): Promise<Host> {
   say('Starting libvirtd (test driver)');
-  const daemon = await startLibvirtd();
-  teardown.defer('libvirtd', () => daemon.stop());
-  const client = await anchorClient(daemon);
-  teardown.defer('libvirt anchor connection', () => client.close());
-  const pool = await client.pools.lookupByName(TEST_POOL);
-  const world = libvirtWorld('bench-libvirt', daemon, 'bench');
-  // The test driver's pool holds 100 GiB and counts volumes at full size: a 1 GiB OS disk each.
-  (world.vmClass.spec as { hardware: { disks: unknown[] } }).hardware.disks = [{ name: 'os', sizeGiB: 1, storageClass: 'fast' }];
-  await client.volumes.create(
-    pool,
-    `<volume><name>${String(world.vmImage.spec?.sources[0].ref)}</name><capacity unit='bytes'>${512 * 1024 ** 2}</capacity><target><format type='qcow2'/></target></volume>`,
-  );
-  return { label: 'test driver', ns: 'bench-libvirt', client, pool, world };
+  const ns = 'bench-libvirt';
+  return { label: 'test driver', ns, ...(await startTestDriverHost(teardown, ns, 'kvm1')) };
 }
 
 /** A private QEMU libvirtd booting the test guest under TCG, its image in a directory pool. */
@@ -240,8 +226,7 @@ interface FleetRun {
 /** Creates `count` VirtualMachines at once, waits for all Ready, deletes them all, checks the host holds none of their domains or volumes. */
 async function runFleet(run: FleetRun): Promise<FleetResult> {
   const { api, user, cp, host, roles, count, timeoutMs, say } = run;
-  const names = Array.from({ length: count }, (_, i) => `${PREFIX}${String(i).padStart(3, '0')}`);
-  const vmRef = (name: string): Obj => ({ apiVersion: CORE, kind: 'VirtualMachine', metadata: { name, namespace: host.ns } });
+  const names = fleetNames(PREFIX, count);
   const upLabel = host.upWhen?.label ?? 'Ready';
   let peak = { controller: 0, provider: 0 };
   const rss = (): Phase['rssMiB'] => {
@@ -269,46 +254,34 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
     return { durationMs, writes: countWrites(cp.auditLogPath, from), settled, libvirtCalls: libvirtCallsDelta, rssMiB };
   };
 
-  const created = new Map<string, number>();
-  const ready = new Map<string, number>();
+  let times: FleetTimes | undefined;
   const createdPhase = await phase(async () => {
-    const start = performance.now();
-    await Promise.all(
-      names.map(async (name) => {
-        await user.apply({
-          ...vmRef(name),
-          spec: { classRef: { name: host.world.vmClass.metadata.name }, imageRef: { name: host.world.vmImage.metadata.name } },
-        });
-        created.set(name, performance.now());
-      }),
-    );
-    say(`${host.label}: created ${count} VirtualMachines in ${seconds(performance.now() - start)}`);
-    let lastSaid = start;
-    for (;;) {
-      const now = performance.now();
-      const isUp = host.upWhen?.isUp ?? isReady;
-      for (const vm of await list(api, CORE, 'VirtualMachine', host.ns)) if (isUp(vm)) ready.set(vm.metadata.name, ready.get(vm.metadata.name) ?? now);
-      if (ready.size === count) return;
-      if (now - start > timeoutMs) throw new Error(`${host.label}: after ${seconds(timeoutMs)}, ${ready.size} of ${count} up (${upLabel})`);
-      if (now - lastSaid > 10_000) {
-        say(`${host.label}: ${seconds(now - start)}: ${ready.size} of ${count} up (${upLabel})`);
-        lastSaid = now;
-      }
-      await delay(POLL_MS);
-    }
+    times = await createFleetAndAwaitUp({
+      api,
+      user,
+      ns: host.ns,
+      names,
+      vmClass: host.world.vmClass.metadata.name,
+      vmImage: host.world.vmImage.metadata.name,
+      label: host.label,
+      timeoutMs,
+      say,
+      ...(host.upWhen ? { isUp: host.upWhen.isUp, upLabel } : {}),
+    });
   });
   say(`${host.label}: all ${count} up (${upLabel}) after ${seconds(createdPhase.durationMs)}`);
   const deletedPhase = await phase(async () => {
-    await Promise.all(names.map(async (name) => api.request('DELETE', await api.pathOf(vmRef(name)))));
+    await Promise.all(names.map(async (name) => api.request('DELETE', await api.pathOf(vmRef(host.ns, name)))));
     await waitFor(
       'every VirtualMachine and LibvirtMachine to be gone',
-      async () => (await list(api, CORE, 'VirtualMachine', host.ns)).length + (await list(api, INFRA, 'LibvirtMachine', host.ns)).length === 0,
+      async () => (await listVirtualMachines(api, host.ns)).length + (await list(api, INFRA, 'LibvirtMachine', host.ns)).length === 0,
       timeoutMs,
     );
   });
   say(`${host.label}: all ${count} gone after ${seconds(deletedPhase.durationMs)}`);
   const domainsLeft = (await host.client.domains.list()).filter((d) => d.name.startsWith(`${host.ns}-${PREFIX}`));
-  const image = String(host.world.vmImage.spec?.sources[0].ref);
+  // A `pool/volume` ref names its volume last.
+  const image = String(host.world.vmImage.spec?.sources[0].ref).split('/').pop();
   const volumesLeft = (await host.client.pools.listVolumes(host.pool)).filter((v) => v.name !== image);
   if (domainsLeft.length + volumesLeft.length > 0) {
     throw new Error(`${host.label}: left behind: ${[...domainsLeft.map((d) => `domain ${d.name}`), ...volumesLeft.map((v) => `volume ${v.name}`)].join(', ')}`);
@@ -318,7 +291,7 @@ async function runFleet(run: FleetRun): Promise<FleetResult> {
     up: upLabel,
     vms: count,
     created: createdPhase,
-    perVmReadyMs: names.map((n) => (ready.get(n) ?? NaN) - (created.get(n) ?? NaN)),
+    perVmReadyMs: times ? upTimesMs(times, names) : [],
     deleted: deletedPhase,
     peakRssMiB: peak,
   };
@@ -386,8 +359,4 @@ function report(results: readonly FleetResult[]): BenchReport {
 
 async function list(api: KubeApi, apiVersion: string, kind: string, namespace: string): Promise<Obj[]> {
   return (await api.request<{ items: Obj[] }>('GET', await api.pathOf({ apiVersion, kind, metadata: { namespace } }))).items;
-}
-
-function isReady(obj: Obj | undefined): boolean {
-  return ((obj?.status?.conditions ?? []) as { type: string; status: string }[]).some((c) => c.type === ConditionType.Ready && c.status === 'True');
 }

@@ -4,14 +4,26 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BenchCase } from './bench-case.js';
 import { cloudHypervisorBench } from './cloud-hypervisor.js';
+import { controllerScaleBench } from './controller-scale.js';
 import { libvirtBench } from './libvirt.js';
+import { libvirtCostPerVmBench, libvirtIdleBench, libvirtScaleBench } from './libvirt-scale.js';
 import { Teardown } from './teardown.js';
 import { vsphereBench } from './vsphere.js';
 import { vsphereDelayedCloneBench } from './vsphere-delayed-clone.js';
 import { proxmoxBench } from './proxmox.js';
 import { capvBench } from './capv.js';
 
-const CASES: readonly BenchCase[] = [vsphereBench, vsphereDelayedCloneBench, proxmoxBench, cloudHypervisorBench, libvirtBench];
+const CASES: readonly BenchCase[] = [
+  vsphereBench,
+  vsphereDelayedCloneBench,
+  proxmoxBench,
+  cloudHypervisorBench,
+  libvirtBench,
+  libvirtScaleBench,
+  libvirtCostPerVmBench,
+  controllerScaleBench,
+  libvirtIdleBench,
+];
 /** Run only when named (`make bench-capv`): CAPV takes minutes to build and the case minutes to run. */
 const NAMED_ONLY: readonly BenchCase[] = [capvBench];
 
