@@ -13,7 +13,7 @@ import { startVcsim, type Vcsim } from '../peers/vsphere/vcsim.js';
 import { eventsRegarding } from '../support/events.js';
 import { CORE, TestApi, machineRef, vm, type Obj } from '../support/fixtures.js';
 import { providerIdOf, startVsphereEnv, stopVsphereEnv, type VsphereEnv } from '../support/vsphere/env.js';
-import { makeTemplate, playTools, vcsimClient } from '../support/vsphere/world.js';
+import { IN_TEMPLATE_DATACENTER, makeTemplate, playTools, vcsimClient } from '../support/vsphere/world.js';
 import { waitFor } from '../support/wait.js';
 
 const t = new TestApi();
@@ -211,7 +211,8 @@ describe('a running VirtualMachine under routine change', () => {
     const names = Array.from({ length: 10 }, (_, i) => `moved-${i}`);
     const before = new Map<string, Kept>();
     for (const name of names) {
-      await t.apply(vm(env.ns, name, cls, image, { placement: { providerSelector: { matchLabels: { f: 'yes' } } }, migrationPolicy: 'automatic' }));
+      const placement = { providerSelector: { matchLabels: { f: 'yes' } }, ...IN_TEMPLATE_DATACENTER };
+      await t.apply(vm(env.ns, name, cls, image, { placement, migrationPolicy: 'automatic' }));
       before.set(name, await readyOn(secondClient, name));
     }
     await t.delete(provider('aaa'));
