@@ -13,7 +13,7 @@ import { HostReadsReconciler } from '../reconcilers/host-reads/reconciler.js';
 import { InfraClusterReconciler } from '../reconcilers/infra-cluster/reconciler.js';
 import { ProviderRoleReconciler } from '../reconcilers/provider-role/reconciler.js';
 import { MachineTemplateReconciler, type MachineTemplate } from '../reconcilers/machine-template/reconciler.js';
-import { neighboursToRecheck } from '../reconcilers/virtual-machine/neighbours.js';
+import { neighboursToRecheck, WAITING_ON_NEIGHBOURS, waitingOnNeighbours } from '../reconcilers/virtual-machine/neighbours.js';
 import { MIRROR_COALESCE_MS, mirrorsAtOnce } from '../reconcilers/virtual-machine/status-mirror.js';
 import { VirtualMachineReconciler } from '../reconcilers/virtual-machine/reconciler.js';
 import type { InfraMachine } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
@@ -136,10 +136,11 @@ function watchKinds(ctx: RoleContext, options: ControllerRoleOptions): Watched {
     new Informer<T>(api, { apiVersion: apiVersionOf(def), kind: def.kind, log, ...(ns && def.scope === 'Namespaced' ? { namespace: ns } : {}) });
   const backends = options.backends.all;
   return {
-    // Class and image events find their VMs by index, not by scanning every VM.
+    // Class, image and neighbour events find their VMs by index, not by scanning every VM.
     vms: informer<VirtualMachine>(VirtualMachineKind)
       .addIndex(BY_CLASS, (vm) => [vm.spec.classRef.name])
-      .addIndex(BY_IMAGE, (vm) => [vm.spec.imageRef.name]),
+      .addIndex(BY_IMAGE, (vm) => [vm.spec.imageRef.name])
+      .addIndex(WAITING_ON_NEIGHBOURS, waitingOnNeighbours),
     providers: informer<Provider>(ProviderKind),
     classes: informer<VMClass>(VMClassKind),
     images: informer<VMImage>(VMImageKind),
@@ -374,7 +375,7 @@ function isOwnChange(vm: VirtualMachine, old: VirtualMachine | undefined): boole
 
 /** A changed VM, and the neighbours its change may unblock. */
 function vmAndNeighbours(vms: Informer<VirtualMachine>, vm: VirtualMachine, old?: VirtualMachine): string[] {
-  return [keyOf(vm), ...neighboursToRecheck(vms.list(vm.metadata.namespace), vm, old).map(keyOf)];
+  return [keyOf(vm), ...neighboursToRecheck(vms.byIndex(WAITING_ON_NEIGHBOURS, vm.metadata.namespace ?? ''), vm, old).map(keyOf)];
 }
 
 function reportPhases(vms: Informer<VirtualMachine>, metrics: RoleContext['metrics'], signal: AbortSignal): void {

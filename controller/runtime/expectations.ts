@@ -44,6 +44,11 @@ export class Expectations<Fields extends object> {
     return { ...object, status: this.shape === 'whole' ? pending.fields : { ...object.status, ...pending.fields } };
   }
 
+  /** The keys something is expected of; the cache may show some of them by now (observe tells). */
+  keys(): IterableIterator<string> {
+    return this.pending.keys();
+  }
+
   /** Nothing is expected of `key` any more (the object is gone, or the write did not happen). */
   forget(key: string): void {
     this.pending.delete(key);

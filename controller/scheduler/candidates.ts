@@ -36,9 +36,11 @@ export interface CandidateVerdicts {
   readonly rejections: readonly Rejection[];
 }
 
-/** What each check reads: the context, and the image's rows indexed once for every candidate. */
+/** What each check reads: the context, and what it asks of every candidate (the image's rows indexed, the classes wanted) read once. */
 interface CheckContext extends CandidateContext {
   readonly imageRows: ImageRows;
+  /** Storage classes, network classes and features the VM's class asks for, each once. */
+  readonly wanted: { readonly storage: readonly string[]; readonly networks: readonly string[]; readonly features: readonly string[] };
 }
 
 interface Check {
@@ -66,7 +68,13 @@ export function listCandidates(providers: readonly Provider[]): Candidate[] {
 export function checkCandidates(candidates: readonly Candidate[], context: CandidateContext): CandidateVerdicts {
   const survivors: Candidate[] = [];
   const rejections: Rejection[] = [];
-  const checked: CheckContext = { ...context, imageRows: new ImageRows(context.image) };
+  const { hardware, network, features } = context.vmClass.spec;
+  const wanted = {
+    storage: [...new Set(hardware.disks.map((d) => d.storageClass))],
+    networks: [...new Set(network.interfaces.map((i) => i.networkClass))],
+    features: [...new Set(features ?? [])],
+  };
+  const checked: CheckContext = { ...context, imageRows: new ImageRows(context.image), wanted };
   for (const candidate of candidates) {
     const rejection = firstRejection(candidate, checked);
     if (rejection) rejections.push(rejection);
@@ -105,18 +113,16 @@ function whyImageFails(candidate: Candidate, context: CheckContext): string | un
   return why === undefined ? undefined : `VMImage "${context.image.metadata.name ?? ''}" ${why}`;
 }
 
-function whyStorageFails(candidate: Candidate, context: CandidateContext): string | undefined {
-  const wanted = context.vmClass.spec.hardware.disks.map((d) => d.storageClass);
-  return whyMissing(['storage class', 'storage classes'], wanted, attributesOf(candidate).availableStorageClasses);
+function whyStorageFails(candidate: Candidate, context: CheckContext): string | undefined {
+  return whyMissing(['storage class', 'storage classes'], context.wanted.storage, attributesOf(candidate).availableStorageClasses);
 }
 
-function whyNetworksFail(candidate: Candidate, context: CandidateContext): string | undefined {
-  const wanted = context.vmClass.spec.network.interfaces.map((i) => i.networkClass);
-  return whyMissing(['network class', 'network classes'], wanted, attributesOf(candidate).availableNetworkClasses);
+function whyNetworksFail(candidate: Candidate, context: CheckContext): string | undefined {
+  return whyMissing(['network class', 'network classes'], context.wanted.networks, attributesOf(candidate).availableNetworkClasses);
 }
 
-function whyFeaturesFail(candidate: Candidate, context: CandidateContext): string | undefined {
-  return whyMissing(['feature', 'features'], context.vmClass.spec.features ?? [], attributesOf(candidate).features);
+function whyFeaturesFail(candidate: Candidate, context: CheckContext): string | undefined {
+  return whyMissing(['feature', 'features'], context.wanted.features, attributesOf(candidate).features);
 }
 
 function whyFirmwareUnsupported(candidate: Candidate, context: CandidateContext): string | undefined {
@@ -125,8 +131,9 @@ function whyFirmwareUnsupported(candidate: Candidate, context: CandidateContext)
   return offered.includes('efiSecureBoot') ? undefined : 'efi-secure firmware needs feature "efiSecureBoot"';
 }
 
+/** `wanted` (each name once) less `available`, said as a short phrase; undefined when nothing is missing. */
 function whyMissing([one, many]: readonly [string, string], wanted: readonly string[], available: readonly string[] | undefined): string | undefined {
-  const missing = [...new Set(wanted)].filter((name) => !(available ?? []).includes(name));
+  const missing = wanted.filter((name) => !(available ?? []).includes(name));
   if (missing.length === 0) return undefined;
   const names = missing.map((name) => `"${name}"`).join(', ');
   return `${missing.length === 1 ? one : many} ${names} not available`;

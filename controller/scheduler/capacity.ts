@@ -12,7 +12,7 @@ import type { VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtua
 import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { Candidate } from './candidates.js';
 import { compareText } from './compare-text.js';
-import { computeEffectiveHardware } from './effective-hardware.js';
+import { computeEffectiveHardware, type EffectiveHardware } from './effective-hardware.js';
 import { resolveClass } from './resolve-class.js';
 
 /** What one VM takes in one failure domain: CPUs (shared, so only a bound), memory, and GiB per storage target. */
@@ -28,13 +28,17 @@ export type Room = { readonly fits: false; readonly why: string } | { readonly f
 /** The VM's demand if placed in `failureDomain` of `provider`; undefined when its hardware overrides do not apply. */
 export function demandOf(vm: VirtualMachine, vmClass: VMClass, provider: Provider, failureDomain: FailureDomainStatus): Demand | undefined {
   const hardware = computeEffectiveHardware(vm, vmClass);
-  if (!hardware.ok) return undefined;
+  return hardware.ok ? demandIn(hardware.hardware, provider, failureDomain) : undefined;
+}
+
+/** What `hardware` takes in `failureDomain` of `provider`: its disks on the storage targets their classes resolve to there. */
+export function demandIn(hardware: EffectiveHardware, provider: Provider, failureDomain: FailureDomainStatus): Demand {
   const storageGiB = new Map<string, number>();
-  for (const disk of hardware.hardware.disks) {
+  for (const disk of hardware.disks) {
     const { backendId } = resolveClass(provider.spec.capabilities?.storageClasses, disk.storageClass, failureDomain);
     storageGiB.set(backendId, (storageGiB.get(backendId) ?? 0) + disk.sizeGiB);
   }
-  return { cpus: hardware.hardware.cpus, memoryMiB: hardware.hardware.memoryMiB, storageGiB };
+  return { cpus: hardware.cpus, memoryMiB: hardware.memoryMiB, storageGiB };
 }
 
 /** The siblings placed and not provisioned yet, by Provider and failure domain (see {@link indexPending}). */

@@ -34,8 +34,8 @@ export interface RunningInput {
   readonly running: RunningFacts;
   /** The Providers of the VM's namespace. */
   readonly providers: readonly Provider[];
-  /** The other VirtualMachines of the namespace, placed where their machines run. */
-  readonly siblings: readonly VirtualMachine[];
+  /** The other VirtualMachines of the namespace, placed where their machines run; read only to judge a changed spec.placement. */
+  readonly siblings: () => readonly VirtualMachine[];
 }
 
 export type RunningVerdict =
@@ -79,7 +79,7 @@ function whyExcluded(input: RunningInput, provider: Provider, failureDomain: Fai
     return `spec.placement.failureDomainSelector ${formatSelector(placement?.failureDomainSelector)} no longer matches failure domain ${where} it runs in`;
   }
   const here = failureDomain ?? { name: input.running.failureDomain };
-  const apart = filterByAntiAffinity([{ provider, failureDomain: here }], input);
+  const apart = filterByAntiAffinity([{ provider, failureDomain: here }], { vm: input.vm, providers: input.providers, siblings: input.siblings() });
   return apart.ok ? undefined : `${apart.message}, and it runs in ${where}`;
 }
 

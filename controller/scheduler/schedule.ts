@@ -10,7 +10,8 @@ import type { VMClass } from '../../infra/api/banlieue.io/v1alpha1/vm-class.js';
 import type { VMImage } from '../../infra/api/banlieue.io/v1alpha1/vm-image.js';
 import { Reason } from '../../infra/api/conditions.js';
 import { filterByAntiAffinity } from './anti-affinity.js';
-import { demandOf, indexPending, pendingDemand, roomFor } from './capacity.js';
+import { demandIn, indexPending, pendingDemand, roomFor } from './capacity.js';
+import { computeEffectiveHardware } from './effective-hardware.js';
 import { candidateName, checkCandidates, listCandidates, type Candidate } from './candidates.js';
 import { explainNoFit, listCapped } from './explain-no-fit.js';
 import { isNonEmpty, type NonEmpty } from './non-empty.js';
@@ -94,8 +95,10 @@ function filterByRoom(candidates: NonEmpty<Candidate>, input: ScheduleInput): { 
   const fitting: Omit<Scored, 'spread'>[] = [];
   const full: string[] = [];
   const pending = indexPending(input.siblings);
+  // Once per decision: the VM's hardware is the same in every candidate, only its storage targets differ.
+  const hardware = computeEffectiveHardware(input.vm, input.vmClass);
   for (const candidate of candidates) {
-    const demand = demandOf(input.vm, input.vmClass, candidate.provider, candidate.failureDomain);
+    const demand = hardware.ok ? demandIn(hardware.hardware, candidate.provider, candidate.failureDomain) : undefined;
     const room = demand ? roomFor(candidate, demand, pendingDemand(candidate, pending, input.classOf ?? (() => undefined))) : { fits: true as const };
     if (room.fits) fitting.push({ candidate, room });
     else full.push(`${candidateName(candidate)}: ${room.why}`);

@@ -71,8 +71,11 @@ export interface VmObserved {
   readonly image?: VMImage;
   /** Providers of the VM's namespace. */
   readonly providers: readonly Provider[];
-  /** Other VMs of the namespace, for anti-affinity, topology spread and the room they take. */
-  readonly siblings: readonly VirtualMachine[];
+  /**
+   * Other VMs of the namespace, for anti-affinity, topology spread and the room they take: read
+   * when the decision needs them (to place the VM, or to judge where it runs), not on every pass.
+   */
+  readonly siblings: () => readonly VirtualMachine[];
   /** VMClasses by name (what the siblings take from a failure domain). @default none known */
   readonly classOf?: (name: string) => VMClass | undefined;
   /** Where this process placed the VM and the caches do not show yet (ADR 11): kept while it fits. */
@@ -121,8 +124,12 @@ export function decideVirtualMachine(observed: VmObserved, now: Date): VmPlan {
   const { vm } = o;
   if (isPaused(vm)) return pausedPlan(o, now);
   if (vm.metadata.deletionTimestamp) return deletionPlan(o);
-  const ensureFinalizer = !(vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
-  return { ...activePlan(o, now), ensureFinalizer };
+  return { ...activePlan(o, now), ensureFinalizer: needsFinalizer(vm) };
+}
+
+/** Whether `vm` still lacks the finalizer a VM neither paused nor being deleted gets before anything is written for it. */
+export function needsFinalizer(vm: VirtualMachine): boolean {
+  return !isPaused(vm) && !vm.metadata.deletionTimestamp && !(vm.metadata.finalizers ?? []).includes(Finalizer.virtualMachine);
 }
 
 /**
@@ -226,7 +233,7 @@ function activePlan(o: VmObserved, now: Date): ActivePlan {
 
 /** What the scheduler reads besides the VM, its class and image. */
 function scheduleContext(o: VmObserved): Omit<ScheduleInput, 'vm' | 'vmClass' | 'image'> {
-  return { providers: o.providers, siblings: o.siblings, ...(o.classOf ? { classOf: o.classOf } : {}), ...(o.decided ? { decided: o.decided } : {}) };
+  return { providers: o.providers, siblings: o.siblings(), ...(o.classOf ? { classOf: o.classOf } : {}), ...(o.decided ? { decided: o.decided } : {}) };
 }
 
 /**

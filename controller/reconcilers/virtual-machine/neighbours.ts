@@ -7,13 +7,22 @@
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
 import { ConditionType, Reason } from '../../../infra/api/conditions.js';
 
+/** Index of the VMs waiting on their neighbours, by namespace: what a change in a namespace of thousands reads. */
+export const WAITING_ON_NEIGHBOURS = 'waitingOnNeighbours';
+
+/** `[namespace]` for a VM waiting on its neighbours, for the {@link WAITING_ON_NEIGHBOURS} index. */
+export function waitingOnNeighbours(vm: VirtualMachine): string[] {
+  return waitsOnNeighbours(vm) ? [vm.metadata.namespace ?? ''] : [];
+}
+
 /**
- * The neighbours (from `namespaceVms`) to recheck after `vm` was added,
- * updated from `old`, or deleted (`old` undefined for add and delete).
+ * The neighbours (from `candidates`, the VMs of the namespace waiting on
+ * neighbours or all of them) to recheck after `vm` was added, updated from
+ * `old`, or deleted (`old` undefined for add and delete).
  */
-export function neighboursToRecheck(namespaceVms: readonly VirtualMachine[], vm: VirtualMachine, old?: VirtualMachine): VirtualMachine[] {
+export function neighboursToRecheck(candidates: readonly VirtualMachine[], vm: VirtualMachine, old?: VirtualMachine): VirtualMachine[] {
   if (old ? neighbourView(vm) === neighbourView(old) : !claimsAnything(vm)) return [];
-  return namespaceVms.filter((other) => other.metadata.name !== vm.metadata.name && waitsOnNeighbours(other));
+  return candidates.filter((other) => other.metadata.name !== vm.metadata.name && waitsOnNeighbours(other));
 }
 
 /** What neighbours read of a VM: its labels (selectors), whether it is going, its spec, where it runs, which addresses it holds. */

@@ -34,7 +34,7 @@ import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.
 import { Expectations } from '../../runtime/expectations.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { withMachineMade } from './vm-status.js';
-import { decideVirtualMachine, decideWriteConflict, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
+import { decideVirtualMachine, decideWriteConflict, needsFinalizer, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
 import type { InfraMachine } from '../../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
 import {
   createRefused,
@@ -54,6 +54,7 @@ import { decideSpecNotApplied, specRefused, type SpecRefused } from './spec-not-
 import { claimedFirst } from '../held-claims.js';
 import { DEFAULT_RECREATES_PER_MINUTE, RecreateBudgets } from './recreate-budget.js';
 import { heldAddresses, type SiblingAddresses } from './static-addresses.js';
+import { indexSiblings, siblingsRead } from './siblings.js';
 
 export interface VirtualMachineReconcilerDeps {
   readonly api: KubeApi;
@@ -105,11 +106,12 @@ export class VirtualMachineReconciler implements Reconciler {
 
   constructor(private readonly d: VirtualMachineReconcilerDeps) {
     this.recreates = new RecreateBudgets(d.recreatesPerMinute ?? DEFAULT_RECREATES_PER_MINUTE);
+    indexSiblings(d.vms);
   }
 
   /**
-   * One pass, in a fixed order: load (caches, then the user-data reads) → decide (pure) → the
-   * finalizer, in a write of its own, and return → the plan's Events → its writes (deletion
+   * One pass, in a fixed order: the finalizer, in a write of its own, and return → load (caches,
+   * then the user-data reads) → decide (pure) → the plan's Events → its writes (deletion
    * policies, deletions, the user-data Secret, the machine) → one status write, from the plan (with
    * the machine it made, when it made one) or from what refused a write → the finalizer's removal.
    */
@@ -119,9 +121,8 @@ export class VirtualMachineReconciler implements Reconciler {
       this.placed.forget(key);
       return done;
     }
-    const rendersUserData = !!vm.spec.userData && !vm.metadata.deletionTimestamp;
-    const userData = rendersUserData ? await this.readUserData(vm) : undefined;
-    const renderedSecret = rendersUserData ? await this.readRenderedSecret(vm) : undefined;
+    if (await this.addedFinalizer(vm)) return done;
+    const { userData, renderedSecret } = await this.readUserDataSources(vm);
     const unsynced = await this.readUnsyncedInfra(vm);
     // From here to the expectation: no await, so no other reconcile decides a placement in between.
     const latest = this.d.vms.get(key) ?? vm;
@@ -133,7 +134,7 @@ export class VirtualMachineReconciler implements Reconciler {
     };
     const plan = decideVirtualMachine(observed, now);
     const ref = finalizerRef(latest);
-    // The finalizer first, alone: the pass that follows its watch event carries the plan out.
+    // Still missing (it changed since the first read): as above.
     if (plan.ensureFinalizer && (await ensureFinalizer(this.d.api, ref, Finalizer.virtualMachine))) return done;
     this.expectPlacement(key, plan, latest);
     if (plan.takesRecreate) this.recreates.take(namespace, now);
@@ -164,6 +165,14 @@ export class VirtualMachineReconciler implements Reconciler {
     // (which would run the next pass at once: a refused create many times a second).
     if (refused) return blocked(outcome.requeueAfterMs ?? RECHECK_MS);
     return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : done;
+  }
+
+  /**
+   * The finalizer first, alone, before anything is read or decided (a decision would be thrown
+   * away): true when this pass added it, and the pass that follows its watch event decides.
+   */
+  private async addedFinalizer(vm: VirtualMachine): Promise<boolean> {
+    return needsFinalizer(vm) && !!(await ensureFinalizer(this.d.api, finalizerRef(vm), Finalizer.virtualMachine));
   }
 
   /** The status once a write was refused: a spec admission keeps from the machine (it stays as it was), or an object in the way. */
@@ -222,19 +231,20 @@ export class VirtualMachineReconciler implements Reconciler {
   ): VmObserved {
     const ns = vm.metadata.namespace ?? '';
     const vmClass = this.d.classes.get(vm.spec.classRef.name);
-    const siblings = this.d.vms
-      .list(ns)
-      .filter((o) => o.metadata.name !== vm.metadata.name)
-      .map((o) => this.asPlaced(o));
+    const addresses = vmClass ? heldAddresses(vm, vmClass).map((h) => h.address) : [];
+    let siblings: VirtualMachine[] | undefined;
+    const readSiblings = (): VirtualMachine[] =>
+      (siblings ??= siblingsRead(this.d.vms, { vm, addresses, assumed: this.placed.keys() }).map((o) => this.asPlaced(o)));
     return {
       backends: this.d.backends,
       vm,
       ...(vmClass ? { vmClass } : {}),
       ...(this.d.images.get(vm.spec.imageRef.name) ? { image: this.d.images.get(vm.spec.imageRef.name) as VMImage } : {}),
       providers: this.d.providers.list(ns),
-      siblings,
+      siblings: readSiblings,
       classOf: (name) => this.d.classes.get(name),
-      siblingAddresses: this.siblingAddresses(vm, siblings),
+      // Only a VM claiming an address can find it held.
+      siblingAddresses: addresses.length > 0 ? this.siblingAddresses(vm, readSiblings()) : [],
       infra: this.infraStates(key(vm), unsynced),
       ...(userData ? { userData } : {}),
       ...(renderedSecret ? { renderedSecret } : {}),
@@ -248,17 +258,21 @@ export class VirtualMachineReconciler implements Reconciler {
    * whose machine the cache does not show yet still keeps VMs apart).
    */
   private asPlaced(sibling: VirtualMachine): VirtualMachine {
-    const seen = this.placed.observe(keyOf(sibling), sibling);
-    const machine = this.runningMachine(sibling);
+    const siblingKey = keyOf(sibling);
+    const seen = this.placed.observe(siblingKey, sibling);
+    const machine = this.runningMachine(siblingKey, sibling);
     if (!machine) return seen;
     const { providerName, providerClass, failureDomain } = runningPlacement(machine, this.d.backends);
+    const recorded = seen.status?.scheduled;
+    // A record that agrees with the machine, as most do, is read as it is (no copy per sibling and pass).
+    if (recorded?.providerName === providerName && recorded.providerClass === providerClass && recorded.failureDomain === failureDomain) return seen;
     return { ...seen, status: { ...seen.status, scheduled: { providerName, providerClass, failureDomain } } };
   }
 
-  /** A Present infrastructure machine `vm` controls, from the caches. */
-  private runningMachine(vm: VirtualMachine): InfraMachine | undefined {
+  /** A Present infrastructure machine `vm` (cached under `vmKey`) controls, from the caches. */
+  private runningMachine(vmKey: string, vm: VirtualMachine): InfraMachine | undefined {
     for (const informer of this.d.machines.values()) {
-      const machine = informer.get(key(vm));
+      const machine = informer.get(vmKey);
       if (machine && !machine.metadata.deletionTimestamp && isControlledBy(machine, vm)) return machine;
     }
     return undefined;
@@ -297,6 +311,12 @@ export class VirtualMachineReconciler implements Reconciler {
       }
     }
     return states;
+  }
+
+  /** The user-data source and the Secret it is rendered into, read when the VM has user-data and is not being deleted. */
+  private async readUserDataSources(vm: VirtualMachine): Promise<{ userData: UserDataSource | undefined; renderedSecret: RenderedSecretState | undefined }> {
+    if (!vm.spec.userData || vm.metadata.deletionTimestamp) return { userData: undefined, renderedSecret: undefined };
+    return { userData: await this.readUserData(vm), renderedSecret: await this.readRenderedSecret(vm) };
   }
 
   /** The user-data source, read by name (never listed or watched). */

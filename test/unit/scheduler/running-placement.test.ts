@@ -13,7 +13,7 @@ const unreachable = { reason: Reason.ConnectFailed, message: 'connection refused
 type Change = Partial<Omit<RunningInput, 'running'>> & { running?: Partial<RunningFacts> };
 
 function judge(change: Change = {}): ReturnType<typeof judgeRunningPlacement> {
-  return judgeRunningPlacement({ vm: virtualMachine('web-1'), providers: [vcenterA], siblings: [], ...change, running: { ...HOME, ...change.running } });
+  return judgeRunningPlacement({ vm: virtualMachine('web-1'), providers: [vcenterA], siblings: () => [], ...change, running: { ...HOME, ...change.running } });
 }
 
 const withoutHome = provider('vcenter-a', { labels: { env: 'prod' }, failureDomains: [vsphereDomain('vcenter-a', 'dc1', 'c2')] });
@@ -81,10 +81,10 @@ describe('judging where a VM runs', () => {
   it('finds it impossible when the user added an anti-affinity term its place breaks', () => {
     const placement = { antiAffinity: [{ topologyKey: 'name', labelSelector: { matchLabels: { app: 'db' } }, mode: 'required' as const }] };
     const sibling = virtualMachine('db-2', { labels: { app: 'db' }, scheduledOn: ['vcenter-a', 'vcenter-a-dc1-c1'] });
-    const verdict = judge({ vm: virtualMachine('db-1', { labels: { app: 'db' }, placement }), siblings: [sibling], running: { placementChanged: true } });
+    const verdict = judge({ vm: virtualMachine('db-1', { labels: { app: 'db' }, placement }), siblings: () => [sibling], running: { placementChanged: true } });
     expect(verdict).toMatchObject({ stays: false, reason: Reason.PlacementExcluded });
     expect(verdict.stays ? '' : verdict.message).toContain('(db-2), and it runs in vcenter-a/vcenter-a-dc1-c1');
     // The same term, unchanged since the VM was placed, moves nothing.
-    expect(judge({ vm: virtualMachine('db-1', { labels: { app: 'db' }, placement }), siblings: [sibling] })).toMatchObject({ stays: true });
+    expect(judge({ vm: virtualMachine('db-1', { labels: { app: 'db' }, placement }), siblings: () => [sibling] })).toMatchObject({ stays: true });
   });
 });

@@ -54,7 +54,7 @@ function observed(vm: VirtualMachine, infra: InfraState[], providers: Provider[]
     vmClass: vmClass('small'),
     image: vmImage('ubuntu-24.04', { rows: providers.map(readyRow) }),
     providers,
-    siblings: [],
+    siblings: () => [],
     siblingAddresses: [],
     infra,
   };

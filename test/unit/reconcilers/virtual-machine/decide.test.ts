@@ -41,7 +41,7 @@ function observed(change: Partial<VmObserved> = {}): VmObserved {
     vmClass: vmClass('small'),
     image: vmImage('ubuntu-24.04', { rows: [readyRow(vcenter)] }),
     providers: [vcenter],
-    siblings: [],
+    siblings: () => [],
     siblingAddresses: [],
     infra: KINDS.map((kind) => ({ kind, state: 'Absent' })),
     userData: { ok: true, content: USER_DATA },

@@ -1,8 +1,11 @@
 // Which neighbours a VM's change sends back to the scheduler: only those
-// waiting on others, and only when the change is one they can see.
+// waiting on others (found by an index of the VM cache), and only when the
+// change is one they can see.
 import { describe, expect, it } from 'vitest';
 import type { VirtualMachine } from '../../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
-import { neighboursToRecheck } from '../../../../controller/reconcilers/virtual-machine/neighbours.js';
+import { neighboursToRecheck, WAITING_ON_NEIGHBOURS, waitingOnNeighbours } from '../../../../controller/reconcilers/virtual-machine/neighbours.js';
+import { CacheIndex } from '../../../../controller/runtime/cache-index.js';
+import { keyOf } from '../../../../controller/runtime/informer.js';
 import { aVm } from './fixtures.js';
 
 const NOW = '2026-11-30T12:00:00Z';
@@ -55,5 +58,20 @@ describe('neighboursToRecheck', () => {
   it('never lists the VM itself', () => {
     const blockedToo = named('me', { scheduled: placed, conditions: [condition('Scheduled', 'False', 'Unschedulable')] });
     expect(names(neighboursToRecheck([blockedToo, unschedulable], blockedToo))).toEqual(['blocked']);
+  });
+});
+
+describe('the index of VMs waiting on their neighbours', () => {
+  it('files a VM while it waits on neighbours, and takes it out once it is placed, or gone', () => {
+    const store = new CacheIndex<VirtualMachine>();
+    store.addIndex(WAITING_ON_NEIGHBOURS, waitingOnNeighbours);
+    const waiting = (): string[] => names(store.byIndex(WAITING_ON_NEIGHBOURS, 'team-a'));
+    for (const vm of namespace) store.set(keyOf(vm), vm);
+    expect(waiting()).toEqual(['blocked', 'dup']);
+    store.set('team-a/blocked', named('blocked', provisioning.status));
+    store.set('team-a/fresh', named('fresh', unschedulable.status));
+    expect(waiting()).toEqual(['dup', 'fresh']);
+    store.delete('team-a/dup');
+    expect(waiting()).toEqual(['fresh']);
   });
 });
