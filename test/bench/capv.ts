@@ -10,7 +10,10 @@
 // IP on each VM as soon as it appears in vcsim. It reports, asserts nothing.
 //
 // BENCH_CAPV_MACHINES: the sizes, comma-separated (default 50,200);
-// BENCH_TIMEOUT_S: how long one side may take to provision (default 900).
+// BENCH_TIMEOUT_S: how long one side may take to provision (default 900);
+// BENCH_LOG_DIR: keep each process's whole log there (keepLog);
+// BENCH_CAPV_SIDES: the sides to run, comma-separated (default CAPV,banlieue;
+// one side alone gives its rows and steps, no ratio).
 import { KubeConfig } from '@kubernetes/client-node';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +32,7 @@ import { waitFor } from '../support/wait.js';
 import { callsSince, startVcenterCallCounter, type VcenterCallCounter } from '../support/vsphere/vcenter-call-counter.js';
 import { makeTemplate, vcsimClient, vsphereWorld } from '../support/vsphere/world.js';
 import type { BenchCase } from './bench-case.js';
-import { envInt, seconds, stopRole, tail } from './bench-stats.js';
+import { envInt, keepLog, seconds, stopRole, tail } from './bench-stats.js';
 import { CAPV_GROUP, installCapv, startCapvManager, type CapvManager } from './capv-manager.js';
 import { capvReport, type SideResult } from './capv-report.js';
 import { watchMachines, type MachineProgress } from './capv-machines.js';
@@ -69,18 +72,28 @@ interface Side {
   /** The InfraCluster, the InfraMachineTemplate `workers` and whatever else it needs before the Cluster. */
   objects(env: Env): object[];
   /** Start its processes; they are stopped by the returned function. */
-  start(env: Env): Promise<{ pids: number[]; stop: () => Promise<void>; logs: () => string }>;
+  start(env: Env): Promise<SideProcesses>;
+}
+
+interface SideProcesses {
+  readonly pids: number[];
+  stop(): Promise<void>;
+  /** The tail of each process's log. */
+  logs(): string;
+  /** Each process's whole log kept as `<label>-<process>` (keepLog). */
+  keepLogs(label: string): void;
 }
 
 export const capvBench: BenchCase = {
   name: 'capv',
   async run(teardown, say) {
     const sizes = machineCounts(process.env.BENCH_CAPV_MACHINES || '50,200');
+    const sides = chosenSides(process.env.BENCH_CAPV_SIDES || 'CAPV,banlieue');
     const timeoutMs = envInt('BENCH_TIMEOUT_S', 900) * 1000;
     const env = await setUp(teardown, say);
     const results: SideResult[] = [];
     for (const n of sizes) {
-      for (const side of [capvSide, banlieueSide]) results.push(await measure(env, side, n, timeoutMs, say));
+      for (const side of sides) results.push(await measure(env, side, n, timeoutMs, say));
     }
     return capvReport(results, { capv: env.capv.version, providerFlags: PROVIDER_FLAGS.join(' ') });
   },
@@ -92,6 +105,13 @@ function machineCounts(raw: string): number[] {
     if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CAPV_MACHINES must be positive integers separated by commas, got "${raw}"`);
     return n;
   });
+}
+
+function chosenSides(raw: string): Side[] {
+  const names = raw.split(',').map((s) => s.trim());
+  const unknown = names.filter((name) => ![capvSide, banlieueSide].some((side) => side.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_CAPV_SIDES names CAPV and banlieue, got "${raw}"`);
+  return [capvSide, banlieueSide].filter((side) => names.includes(side.name));
 }
 
 async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env> {
@@ -174,7 +194,12 @@ const capvSide: Side = {
       vcenter: env.counter.vcenter,
       dir: join(env.cp.dir, 'capv'),
     });
-    return { pids: [manager.child.pid ?? -1], stop: () => manager.stop(), logs: () => manager.logs() };
+    return {
+      pids: [manager.child.pid ?? -1],
+      stop: () => manager.stop(),
+      logs: () => tail(manager.logs(), 40),
+      keepLogs: (label) => keepLog(`${label}-capv`, manager.logs()),
+    };
   },
 };
 
@@ -215,6 +240,10 @@ const banlieueSide: Side = {
         await stopRole(controller);
       },
       logs: () => `--- provider ---\n${tail(provider.logs())}\n--- controller ---\n${tail(controller.logs())}`,
+      keepLogs: (label) => {
+        keepLog(`${label}-banlieue-provider`, provider.logs());
+        keepLog(`${label}-banlieue-controller`, controller.logs());
+      },
     };
   },
 };
@@ -249,6 +278,7 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     const cpuBefore = processes.pids.map(cpuSeconds);
     const watching = await watchMachines(env.api, ns, `${side.infraGroup}/${side.infraVersion}`);
     const startedAt = performance.now();
+    const startedWall = new Date().toISOString();
     let durationMs: number;
     try {
       await applyAll(env, [workersDeployment(ns, CLUSTER, n, 'VSphereMachineTemplate', side.infraGroup)]);
@@ -275,14 +305,24 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
       rssMiB: memory.map((m) => m.rssMiB),
       peakMiB: memory.map((m) => m.peakMiB),
     };
+    keepLog(`${n}-${side.name}-machines`, stepsByMachine(watching.progress, startedAt, startedWall));
     await scaleToZero(env, ns, say);
     return result;
   } catch (err) {
-    say(`${side.name} log tail:\n${tail(processes.logs(), 40)}`);
+    say(`${side.name} log tail:\n${processes.logs()}`);
     throw err;
   } finally {
+    processes.keepLogs(`${n}`);
     await processes.stop();
   }
+}
+
+/** A JSON line per Machine, each step in ms from the MachineDeployment's creation, after a line with that creation's time (to read beside the roles' logs). */
+function stepsByMachine(progress: ReadonlyMap<string, MachineProgress>, startedAt: number, startedWall: string): string {
+  const lines = [...progress].map(([name, p]) =>
+    JSON.stringify({ machine: name, ...Object.fromEntries(Object.entries(p).map(([step, at]) => [step, Math.round(at - startedAt)])) }),
+  );
+  return [JSON.stringify({ machineDeploymentCreated: startedWall }), ...lines].join('\n');
 }
 
 /** Plays Tools on each new VM until every Machine is provisioned with an address; resolves to when the last one was. */

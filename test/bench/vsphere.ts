@@ -8,7 +8,8 @@
 //
 // BENCH_KEEP_AUDIT=<path> keeps the kube-apiserver audit log there (copied
 // before teardown), at level Request: each write with its body (requestObject),
-// to see which writes a count is made of, e.g. one VM's status patches in order.
+// to see which writes a count is made of, e.g. one VM's status patches in order;
+// BENCH_LOG_DIR keeps both roles' whole logs there (keepLog).
 import { KubeConfig } from '@kubernetes/client-node';
 import { copyFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -29,7 +30,7 @@ import { waitFor } from '../support/wait.js';
 import { IN_TEMPLATE_DATACENTER, makeTemplate, playTools, uuidOf, vcsimClient, vsphereWorld, type VsphereWorld } from '../support/vsphere/world.js';
 import { auditOffset, countWrites, untilWritesSettle, type WriteCounts } from '../support/audit-writes.js';
 import type { BenchCase, BenchReport } from './bench-case.js';
-import { envInt, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
+import { envInt, keepLog, percentiles, round, seconds, stopRole, tail } from './bench-stats.js';
 import { processMemory, type ProcessMemory } from './process-memory.js';
 import { textTable } from './text-table.js';
 import type { Teardown } from './teardown.js';
@@ -181,9 +182,15 @@ export async function setUp(teardown: Teardown, say: (m: string) => void, option
 
   say('Starting banlieue controller and banlieue provider vsphere');
   const controller = await startRole(['controller', '--kubeconfig', cp.kubeconfigPath, '--no-leader-elect', '--namespace', NS]);
-  teardown.defer('controller', () => stopRole(controller));
+  teardown.defer('controller', async () => {
+    await stopRole(controller);
+    keepLog('controller', controller.logs());
+  });
   const provider = await startRole(['provider', 'vsphere', '--kubeconfig', cp.kubeconfigPath, ...(options.providerFlags ?? PROVIDER_FLAGS)]);
-  teardown.defer('provider', () => stopRole(provider));
+  teardown.defer('provider', async () => {
+    await stopRole(provider);
+    keepLog('provider-vsphere', provider.logs());
+  });
   await waitFor('Provider vcsim Ready', async () => isReady(await api.get<Obj>(world.provider)), 120_000);
   return { cp, api, user, client, world, controller, provider };
 }
