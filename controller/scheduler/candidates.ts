@@ -133,8 +133,9 @@ function whyFirmwareUnsupported(candidate: Candidate, context: CandidateContext)
 
 /** `wanted` (each name once) less `available`, said as a short phrase; undefined when nothing is missing. */
 function whyMissing([one, many]: readonly [string, string], wanted: readonly string[], available: readonly string[] | undefined): string | undefined {
+  // Most candidates offer everything: found so without building a list.
+  if (wanted.every((name) => available?.includes(name))) return undefined;
   const missing = wanted.filter((name) => !(available ?? []).includes(name));
-  if (missing.length === 0) return undefined;
   const names = missing.map((name) => `"${name}"`).join(', ');
   return `${missing.length === 1 ? one : many} ${names} not available`;
 }

@@ -22,8 +22,12 @@ export interface Demand {
   readonly storageGiB: ReadonlyMap<string, number>;
 }
 
-/** How a candidate stands: no room (why), or room for `headroom` more VMs like this one (undefined: the Provider publishes nothing). */
-export type Room = { readonly fits: false; readonly why: string } | { readonly fits: true; readonly headroom?: number; readonly summary?: string };
+/**
+ * How a candidate stands: no room (why), or room for `headroom` more VMs like this one (undefined:
+ * the Provider publishes nothing) and the figures it was worked out from ({@link describeLimits}
+ * says them, for the candidates a decision names).
+ */
+export type Room = { readonly fits: false; readonly why: string } | { readonly fits: true; readonly headroom?: number; readonly limits?: readonly Limit[] };
 
 /** The VM's demand if placed in `failureDomain` of `provider`; undefined when its hardware overrides do not apply. */
 export function demandOf(vm: VirtualMachine, vmClass: VMClass, provider: Provider, failureDomain: FailureDomainStatus): Demand | undefined {
@@ -66,7 +70,8 @@ export function indexPending(siblings: readonly VirtualMachine[]): PendingIndex 
 
 /** What the siblings placed in the candidate and not provisioned yet take, which its published capacity may not show. */
 export function pendingDemand(candidate: Candidate, pending: PendingIndex, classOf: (name: string) => VMClass | undefined): Demand[] {
-  const placed = pending.get(placeKey(candidate.provider.metadata.name ?? '', candidate.failureDomain.name)) ?? [];
+  const placed = pending.get(placeKey(candidate.provider.metadata.name ?? '', candidate.failureDomain.name));
+  if (!placed) return [];
   return placed.flatMap((sibling) => {
     const siblingClass = classOf(sibling.spec.classRef.name);
     const demand = siblingClass && demandOf(sibling, siblingClass, candidate.provider, candidate.failureDomain);
@@ -81,14 +86,16 @@ const placeKey = (providerName: string, failureDomain: string): string => `${pro
 export function roomFor(candidate: Candidate, demand: Demand, pending: readonly Demand[]): Room {
   const capacity = candidate.failureDomain.capacity;
   if (!capacity) return { fits: true };
-  const where = `on Provider ${candidate.provider.metadata.name ?? ''}`;
   if (capacity.cpus !== undefined && demand.cpus > capacity.cpus) {
-    return { fits: false, why: `host CPUs ${where}: ${capacity.cpus} logical CPUs, ${demand.cpus} virtual CPUs needed` };
+    return { fits: false, why: `host CPUs ${whereOn(candidate)}: ${capacity.cpus} logical CPUs, ${demand.cpus} virtual CPUs needed` };
   }
   // Hypervisors overcommit memory (ballooning, swap, DRS): free memory ranks, only a VM larger than the
   // memory for VMs in total is left out.
   if (capacity.memoryMiB !== undefined && demand.memoryMiB > capacity.memoryMiB) {
-    return { fits: false, why: `memory ${where}: ${formatSize(capacity.memoryMiB, 'MiB')} in total, ${formatSize(demand.memoryMiB, 'MiB')} needed` };
+    return {
+      fits: false,
+      why: `memory ${whereOn(candidate)}: ${formatSize(capacity.memoryMiB, 'MiB')} in total, ${formatSize(demand.memoryMiB, 'MiB')} needed`,
+    };
   }
   const limits: Limit[] = [];
   const ranking: Limit[] = [];
@@ -106,19 +113,24 @@ export function roomFor(candidate: Candidate, demand: Demand, pending: readonly 
   if (short)
     return {
       fits: false,
-      why: `${short.what} ${where}: ${formatSize(short.free, short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
+      why: `${short.what} ${whereOn(candidate)}: ${formatSize(short.free, short.unit)} free, ${formatSize(short.need, short.unit)} needed`,
     };
   const ranked = [...ranking, ...limits];
   if (ranked.length === 0) return { fits: true };
   // How many more VMs like this one fit after it: the scarcest resource decides.
   const headroom = Math.min(...ranked.map((l) => (l.need === 0 ? Number.POSITIVE_INFINITY : Math.floor((l.free - l.taken - l.need) / l.need))));
-  const summary = ranked
-    .map((l) => `${l.what} ${formatSize(l.free, l.unit)} free${l.taken > 0 ? ` less ${formatSize(l.taken, l.unit)} placed` : ''}`)
-    .join(', ');
-  return { fits: true, headroom, summary };
+  return { fits: true, headroom, limits: ranked };
 }
 
-interface Limit {
+/** The figures a candidate's room was worked out from, as the Scheduled condition says them: `memory 4 GiB free less 1 GiB placed, …`. */
+export function describeLimits(limits: readonly Limit[]): string {
+  return limits.map((l) => `${l.what} ${formatSize(l.free, l.unit)} free${l.taken > 0 ? ` less ${formatSize(l.taken, l.unit)} placed` : ''}`).join(', ');
+}
+
+const whereOn = (candidate: Candidate): string => `on Provider ${candidate.provider.metadata.name ?? ''}`;
+
+/** One resource of a candidate: what it has free, what VMs placed there and not provisioned take, what this VM needs. */
+export interface Limit {
   readonly what: string;
   readonly free: number;
   readonly taken: number;

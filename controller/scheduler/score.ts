@@ -6,7 +6,7 @@
 // in the Scheduled condition.
 import type { Candidate } from './candidates.js';
 import { candidateName, compareCandidates } from './candidates.js';
-import type { Room } from './capacity.js';
+import { describeLimits, type Room } from './capacity.js';
 import type { NonEmpty } from './non-empty.js';
 import type { Spread } from './topology-spread.js';
 
@@ -50,7 +50,7 @@ function explain(best: Scored, runnerUp: Scored | undefined, count: number): str
 function describeRoom({ room }: Scored): string {
   if (room.headroom === undefined) return 'capacity not published';
   const more = room.headroom === Number.POSITIVE_INFINITY ? 'any number of' : String(room.headroom);
-  return `room for ${more} more like it (${room.summary ?? ''})`;
+  return `room for ${more} more like it (${describeLimits(room.limits ?? [])})`;
 }
 
 /** The rank the runner-up lost on. */

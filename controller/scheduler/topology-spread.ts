@@ -28,9 +28,13 @@ export interface Spread {
   readonly said: readonly string[];
 }
 
+const UNSPREAD: Spread = { excess: 0, skew: 0, said: [] };
+
 /** The spread of each candidate (same order), given every candidate the VM may use. */
 export function spreadOf(candidates: readonly Candidate[], context: SpreadContext): Spread[] {
   const constraints = context.vm.spec.placement?.topologySpread ?? [];
+  // Nothing to spread: every candidate alike, one object for all (thousands of candidates per decision).
+  if (constraints.length === 0) return candidates.map(() => UNSPREAD);
   const perConstraint = constraints.map((constraint) => {
     const counts = new Map<string, number>();
     // Only the values some candidate offers: a value the VM cannot go to cannot be evened out.
