@@ -22,7 +22,7 @@
 // followed by Nodes, domains and volumes; a MachineHealthCheck replaces a
 // worker whose domain was removed behind banlieue's back.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -53,6 +53,8 @@ const CABPK_GROUP = 'bootstrap.cluster.x-k8s.io';
 const CAPI_API = 'cluster.x-k8s.io/v1beta2';
 /** Printed on the serial console by preKubeadmCommands, before CABPK's `kubeadm join`. */
 const MARK = 'banlieue-capi-nodes:';
+/** Where a failed run keeps its guests' consoles. */
+const CONSOLES = 'target/test-logs/capi-nodes';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -110,6 +112,15 @@ describe('a Cluster API cluster on banlieue libvirt guests: workers join, scale,
       return '';
     }
   };
+  /** A console's lines from cloud-init, kubeadm and the preKubeadmCommands' mark: where a join stopped. */
+  const bootLines = (console: string): string =>
+    console
+      .split('\n')
+      .filter(
+        (l) =>
+          /cloud-init|kubeadm|banlieue-capi-nodes|error|fail/i.test(l) && !/kubelet(\.service)?\[?\d*\]?:.*(config\.yaml|Failed with result|exited)/.test(l),
+      )
+      .join('\n');
   const tail = (path: string, chars: number): string => {
     try {
       return readFileSync(path, 'utf8').slice(-chars);
@@ -120,10 +131,14 @@ describe('a Cluster API cluster on banlieue libvirt guests: workers join, scale,
   /** Rethrows `error` with what explains a stuck guest or controller: the consoles, the managers' and the provider's logs. */
   const fail = async (error: unknown): Promise<never> => {
     const domains = await domainNames().catch(() => []);
+    // Each whole console is kept (the run's directory is removed); the error shows what cloud-init and kubeadm said, and the end.
+    mkdirSync(CONSOLES, { recursive: true });
+    for (const d of domains) writeFileSync(join(CONSOLES, `${d}-console.log`), consoleOf(d));
     throw new Error(
       [
         String(error),
-        ...domains.map((d) => `console of ${d}: ${consoleOf(d).slice(-3000)}`),
+        `whole consoles in ${CONSOLES}`,
+        ...domains.map((d) => `console of ${d}, cloud-init and kubeadm: ${bootLines(consoleOf(d)).slice(-4000)}\n…its end: ${consoleOf(d).slice(-1500)}`),
         `cabpk: ${tail(cabpkLog, 2000)}`,
         `capi-manager: ${env.capiLogs().slice(-3000)}`,
         `kube-apiserver (workload): ${workload.plane.logTail('kube-apiserver', 10)}`,
