@@ -269,9 +269,8 @@ function infraMachineController(
     { concurrency: options.machineConcurrency, resyncMs: options.machineTimings.resyncMs, held: true },
   );
   // Our own status writes change neither generation nor metadata we read: they do not retrigger. Our finalizer
-  // does: the pass that added it goes on, and this event runs one more right after it (which looks at the clone
-  // it started early). Such a change of the machine itself runs it even while it backs off (it may be the fix);
-  // other events leave it to its backoff.
+  // does: the pass that added it returns and the next one starts on this event. Such a change of the machine
+  // itself runs it even while it backs off (it may be the fix); other events leave it to its backoff.
   machines
     .on('add', (m) => machineController.enqueue(keyOf(m), { new: true }))
     .on('update', (m, old) => {

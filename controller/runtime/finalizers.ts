@@ -36,13 +36,13 @@ export interface FieldStamp {
 
 /**
  * Add `finalizer` to `obj` unless it is there, and `stamp` where the object has no value for it
- * yet (its only writer: a field that must exist before anything else is done). Resolves to the
- * object as the API server holds it after this call changed it (what was written, and what another
- * writer had set meanwhile: a caller going on goes on with this), undefined when both were there already.
+ * yet (its only writer: a field that must exist before anything else is done). Resolves true when
+ * this call changed the object (a reconciler returns and runs again on the event), false when both
+ * were there already.
  */
-export async function ensureFinalizer<T extends WithFinalizers>(api: KubeApi, obj: T, finalizer: string, stamp?: FieldStamp): Promise<T | undefined> {
+export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finalizer: string, stamp?: FieldStamp): Promise<boolean> {
   const unstamped = (o: WithFinalizers): boolean => stamp !== undefined && valueAt(o, stamp.path) === undefined;
-  if (hasFinalizer(obj, finalizer) && !unstamped(obj)) return undefined;
+  if (hasFinalizer(obj, finalizer) && !unstamped(obj)) return false;
   return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
     const adds = !hasFinalizer(current, finalizer);
     if (!adds && !unstamped(current)) return undefined;
@@ -90,25 +90,25 @@ export async function removeFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
 
 /**
  * Send the patch `build` makes from the object, re-reading it after a failed
- * precondition; resolves to the patched object, or undefined when nothing was
- * to be done. `build` returns undefined when nothing is to be done, or
+ * precondition. `build` returns undefined when nothing is to be done, or
  * 'refresh' when the copy lacks what a safe patch needs.
  */
-async function patchWithRetry<T extends WithFinalizers>(
+async function patchWithRetry(
   api: KubeApi,
-  obj: T,
+  obj: WithFinalizers,
   finalizer: string,
   verb: string,
   build: (current: WithFinalizers) => JsonPatchOp[] | undefined | 'refresh',
-): Promise<T | undefined> {
+): Promise<boolean> {
   const path = await api.pathOf(obj);
   let patch = build(obj);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    if (patch === undefined) return undefined;
+    if (patch === undefined) return false;
     let failure: ApiStatusError | undefined;
     if (patch !== 'refresh') {
       try {
-        return await api.request<T>('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
+        await api.request('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
+        return true;
       } catch (err) {
         if (!(err instanceof ApiStatusError && (err.code === 422 || err.code === 409))) throw err;
         failure = err;

@@ -1,10 +1,8 @@
-// A provider role's machine kind (any backend). Before anything exists on the
-// backend, two writes, each awaited before the next step and each once: the
-// finalizer with the identity (spec.providerID), then where the VM is to be
-// created (status.placement); then the backend converges the VM and the status
-// says what it found. A new machine's first pass goes through all three, so its
-// create waits on no trip through the queue (ADR 41). A deletion reports
-// Deleting and returns, then destroys or releases the VM.
+// A provider role's machine kind (any backend). A pass does one step and
+// writes status at most once: the finalizer with the identity (spec.providerID)
+// and return; where the VM is to be created (status.placement) and return;
+// then the backend converges the VM and the status says what it found. A
+// deletion reports Deleting and returns, then destroys or releases the VM.
 // Generic over MachineBackend (STYLE §2): adding a backend touches nothing here.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import type { VMImage } from '../../../infra/api/banlieue.io/v1alpha1/vm-image.js';
@@ -63,8 +61,6 @@ export interface InfraMachineTimings {
 /** A pass: what the status says, and when to come back (or an error to retry with backoff). */
 interface PassResult {
   readonly outcome: PassOutcome;
-  /** The machine as the pass left it, when it wrote its status before the backend was asked (the placement record). */
-  readonly machine?: InfraMachine;
   readonly result?: ReconcileResult;
   readonly retry?: unknown;
   /** What the pass did about spec.restartRequestedAt. */
@@ -141,30 +137,21 @@ export class InfraMachineReconciler implements Reconciler {
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, identity, log, signal);
     // The finalizer and the providerID in one write of their own, before anything exists on the backend (a crash
-    // from here on finds the VM again by it). The pass goes on with the machine as the API server returned it,
-    // whose providerID is the one to use (another writer's, should one have come first, is never overwritten).
+    // from here on finds the VM again by it). The next pass starts on the watch event of that write.
     const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
-    const stamped = await ensureFinalizer(this.api, machine, this.finalizer, stamp);
-    if (!stamped) return this.reconcileLive(machine, identity, log, signal);
-    if (stamp) log.info({ providerID: stamped.spec.providerID }, 'Set providerID');
-    // Deleted meanwhile: the deletion's own event runs the next pass.
-    if (stamped.metadata.deletionTimestamp) return done;
-    return this.reconcileLive(stamped, machineIdentity(this.backend.api.providerIDScheme, stamped), log, signal);
-  }
-
-  /** A machine not being deleted, its finalizer and providerID written: a pass over the backend, then its one status write. */
-  private async reconcileLive(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<ReconcileResult> {
-    const passed = await this.pass(machine, identity, log, signal);
-    const { outcome, result, retry, restart } = passed;
-    const current = passed.machine ?? machine;
-    const status = await this.writeStatus(current, outcome);
+    if (await ensureFinalizer(this.api, machine, this.finalizer, stamp)) {
+      if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
+      return done;
+    }
+    const { outcome, result, retry, restart } = await this.pass(machine, identity, log, signal);
+    const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
     if (outcome.kind === 'observed') {
-      for (const action of outcome.observation?.actions ?? []) this.recordAction(current, action, outcome.observation, outcome.uuid);
-      for (const warning of outcome.observation?.warnings ?? []) void this.events.record(current, 'Warning', warning.reason, warning.message);
+      for (const action of outcome.observation?.actions ?? []) this.recordAction(machine, action, outcome.observation, outcome.uuid);
+      for (const warning of outcome.observation?.warnings ?? []) void this.events.record(machine, 'Warning', warning.reason, warning.message);
     }
-    return this.restartStep(current, restart, status) ?? result ?? this.nextLook(current, outcome, status);
+    return this.restartStep(machine, restart, status) ?? result ?? this.nextLook(machine, outcome, status);
   }
 
   /** The Event of a restart that began, ended or was skipped in this pass; the next pass at once when the VM just went off for it. */
@@ -184,25 +171,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
-    if (mayCreate && !resolved.recorded) {
-      const recording = await this.recordPlacement(machine, resolved, log);
-      if (!('placed' in recording)) return recording;
-      // The backend is asked in this same pass, with what was resolved for the record.
-      return { ...(await this.converge(recording.placed, identity, resolved, log, signal)), machine: recording.placed };
-    }
-    return this.converge(machine, identity, resolved, log, signal);
-  }
-
-  /** The backend asked to converge the VM: a create, a task looked at, or the VM as found. */
-  private async converge(
-    machine: InfraMachine,
-    identity: KnownIdentity,
-    resolved: Resolved,
-    log: Logger,
-    signal: AbortSignal | undefined,
-  ): Promise<PassResult> {
-    const provisioned = isProvisioned(machine);
-    const mayCreate = !provisioned && identity.derived;
+    if (mayCreate && !resolved.recorded) return this.recordPlacement(machine, resolved, log);
     const options = {
       mayCreate,
       firstBoot: !provisioned,
@@ -224,13 +193,10 @@ export class InfraMachineReconciler implements Reconciler {
 
   /**
    * Where, before anything can exist there: from now on the VM is looked for and deleted there only.
-   * Written, and awaited, before the backend is asked: a crash after it leaves a record and no VM
-   * (the next pass creates it there), never a VM without a record (a deletion would take it for
-   * nothing created, and leave it). A Provider on its way out takes no new VM (its finalizer waits
-   * for the ones it has), and a MAC another machine holds waits for the holder to go or this
-   * machine to get another MAC. Resolves to the machine with the record, or a pass that stops here.
+   * A Provider on its way out takes no new VM (its finalizer waits for the ones it has), and a MAC
+   * another machine holds waits for the holder to go or this machine to get another MAC.
    */
-  private async recordPlacement(machine: InfraMachine, resolved: Resolved, log: Logger): Promise<PassResult | { readonly placed: InfraMachine }> {
+  private recordPlacement(machine: InfraMachine, resolved: Resolved, log: Logger): PassResult {
     const { placement } = resolved;
     if (resolved.providerDeleting) {
       const message = `Provider ${placement.provider} is being deleted: no new VM is created on it`;
@@ -239,14 +205,9 @@ export class InfraMachineReconciler implements Reconciler {
     const macInUse = this.macInUse(machine, placement.provider);
     // Looked at again later; an update of the machine wakes it at once.
     if (macInUse) return { outcome: { kind: 'blocked', reason: Reason.MacAddressInUse, message: macInUse.message }, result: this.untilFixed() };
+    // The next pass, at once (a status write of its own wakes no pass), creates the VM; it sees the record (expectations).
     log.info({ Provider: placement.provider, failureDomain: placement.failureDomain }, 'Recording where the VM is created');
-    const status = await this.writeStatus(machine, { kind: 'placing', placement });
-    const written = { ...machine, status };
-    if (status.placement !== undefined) return { placed: written };
-    // The API server refused the record, and the status says so instead: nothing is created until a fix.
-    const ready = findCondition(status.conditions, ConditionType.Ready);
-    const outcome: PassOutcome = { kind: 'blocked', reason: Reason.StatusRefused, message: ready?.message ?? '' };
-    return { outcome, machine: written, result: this.untilFixed() };
+    return { outcome: { kind: 'placing', placement }, result: inProgress(0) };
   }
 
   /**
