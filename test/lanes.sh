@@ -7,7 +7,8 @@
 #                control plane, CAPI manager and peers), then the release
 #                builds and the npm package (after: `make release` rewrites
 #                the clusterctl assets the contract e2e reads, and both
-#                rebuild lib/), then the hostile-input suite;
+#                rebuild lib/), then the hostile-input suite and the two
+#                suites that delete CRDs (each with a control plane of its own);
 #   rest:        unit and peers tests, a few integration
 #                suites (with a control plane of their own), then the
 #                fault-injection run (test/faults, default seed).
@@ -57,8 +58,12 @@ moved=(
   test/integration/vm-destruction-guards.test.ts
 )
 
-# And the one the contract lane runs after its own.
-after_contract=(test/integration/hostile-apply.test.ts)
+# And the ones the contract lane runs after its own.
+after_contract=(
+  test/integration/hostile-apply.test.ts
+  test/integration/crd-deletion.test.ts
+  test/integration/uninstall-crds.test.ts
+)
 
 lane integration npx vitest run --project integration "${moved[@]/#/--exclude=}" "${after_contract[@]/#/--exclude=}" &
 pids=($!)
