@@ -59,13 +59,18 @@ export function indexPending(siblings: readonly VirtualMachine[]): PendingIndex 
   const index = new Map<string, VirtualMachine[]>();
   for (const sibling of siblings) {
     const scheduled = sibling.status?.scheduled;
-    if (!scheduled || sibling.status?.initialization?.provisioned === true || sibling.metadata.deletionTimestamp) continue;
+    if (!scheduled || !isPlacedNotProvisioned(sibling)) continue;
     const place = placeKey(scheduled.providerName, scheduled.failureDomain);
     const placed = index.get(place);
     if (placed) placed.push(sibling);
     else index.set(place, [sibling]);
   }
   return index;
+}
+
+/** Whether `vm` has a record of where it is placed and is neither provisioned nor being deleted: its room is not in its Provider's reading yet. */
+export function isPlacedNotProvisioned(vm: VirtualMachine): boolean {
+  return vm.status?.scheduled !== undefined && vm.status.initialization?.provisioned !== true && !vm.metadata.deletionTimestamp;
 }
 
 /** What the siblings placed in the candidate and not provisioned yet take, which its published capacity may not show. */

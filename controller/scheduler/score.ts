@@ -21,7 +21,8 @@ export function pickBest(scored: NonEmpty<Scored>): { readonly best: Scored; rea
   // The first two of the ranking, in one pass (thousands of candidates per decision); an equal one ranks after those before it.
   let best = scored[0];
   let runnerUp: Scored | undefined;
-  for (const s of scored.slice(1)) {
+  for (let i = 1; i < scored.length; i++) {
+    const s = scored[i] as Scored;
     if (compareScored(s, best) < 0) [best, runnerUp] = [s, best];
     else if (!runnerUp || compareScored(s, runnerUp) < 0) runnerUp = s;
   }

@@ -15,6 +15,7 @@
 // moved without it) counts towards the room taken once its own pass has
 // written that record back from its machine; room taken only ranks candidates.
 import type { VirtualMachine } from '../../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
+import { isPlacedNotProvisioned } from '../../scheduler/capacity.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
 import { canonicalAddress } from './static-addresses.js';
 
@@ -28,10 +29,9 @@ export function indexSiblings(vms: Informer<VirtualMachine>): void {
   vms.addIndex(PLACED_NOT_PROVISIONED, placedNotProvisioned).addIndex(BY_STATIC_ADDRESS, staticAddresses);
 }
 
-/** `[namespace]` for a VM with a record of where it is placed, neither provisioned nor being deleted (capacity.ts indexPending's test). */
+/** `[namespace]` for a VM placed and not provisioned yet (the scheduler's own test), for the {@link PLACED_NOT_PROVISIONED} index. */
 export function placedNotProvisioned(vm: VirtualMachine): string[] {
-  const placed = vm.status?.scheduled !== undefined && vm.status.initialization?.provisioned !== true && !vm.metadata.deletionTimestamp;
-  return placed ? [vm.metadata.namespace ?? ''] : [];
+  return isPlacedNotProvisioned(vm) ? [vm.metadata.namespace ?? ''] : [];
 }
 
 /** `namespace/address` for each address the VM holds (status.heldAddresses) or claims (spec.networkOverrides), in canonical form. */
