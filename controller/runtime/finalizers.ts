@@ -1,9 +1,11 @@
 // Finalizers are added and removed by targeted JSON patches, never by
 // rewriting the list: other controllers (CAPI, GC) edit it concurrently.
-// Every patch carries a `test` precondition, so a patch built from a stale
-// copy fails (422) instead of replacing or dropping someone else's entry:
-// - add tests `/metadata/resourceVersion`, because `add /metadata/finalizers`
-//   on an object read without finalizers replaces a list written meanwhile;
+// Every patch carries a `test` precondition on what it changes, so a patch
+// built from a stale copy fails (422) instead of replacing or dropping someone
+// else's entry, while a write elsewhere in the object (CAPI's owner reference,
+// a status) does not fail it:
+// - add tests the list as our copy has it (null where it has none: the API
+//   server's JSON patch takes null as "absent"), and a stamped field absent;
 // - remove tests the value at the index it removes (a removal elsewhere in the
 //   list changes the index, not the entry we hold).
 // A failed precondition reads the object afresh and tries again.
@@ -11,7 +13,7 @@ import { TransientError } from './errors.js';
 import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
 
 interface WithFinalizers extends ObjectRef {
-  metadata: ObjectRef['metadata'] & { finalizers?: string[]; resourceVersion?: string };
+  metadata: ObjectRef['metadata'] & { finalizers?: string[] };
 }
 
 type JsonPatchOp = { op: 'test' | 'add'; path: string; value: unknown } | { op: 'remove'; path: string };
@@ -46,20 +48,21 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
   return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
     const adds = !hasFinalizer(current, finalizer);
     if (!adds && !unstamped(current)) return undefined;
-    const rv = current.metadata.resourceVersion;
-    if (rv === undefined) return 'refresh';
+    const list = current.metadata.finalizers;
     const finalizerOps: JsonPatchOp[] = !adds
       ? []
       : [
-          current.metadata.finalizers
-            ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
-            : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+          { op: 'test', path: '/metadata/finalizers', value: list ?? null },
+          list ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer } : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
         ];
-    return [
-      { op: 'test', path: '/metadata/resourceVersion', value: rv },
-      ...finalizerOps,
-      ...(stamp && unstamped(current) ? [{ op: 'add' as const, path: pointer(stamp.path), value: stamp.value }] : []),
-    ];
+    const stampOps: JsonPatchOp[] =
+      stamp && unstamped(current)
+        ? [
+            { op: 'test', path: pointer(stamp.path), value: null },
+            { op: 'add', path: pointer(stamp.path), value: stamp.value },
+          ]
+        : [];
+    return [...finalizerOps, ...stampOps];
   });
 }
 
@@ -90,34 +93,31 @@ export async function removeFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
 
 /**
  * Send the patch `build` makes from the object, re-reading it after a failed
- * precondition. `build` returns undefined when nothing is to be done, or
- * 'refresh' when the copy lacks what a safe patch needs.
+ * precondition. `build` returns undefined when nothing is to be done.
  */
 async function patchWithRetry(
   api: KubeApi,
   obj: WithFinalizers,
   finalizer: string,
   verb: string,
-  build: (current: WithFinalizers) => JsonPatchOp[] | undefined | 'refresh',
+  build: (current: WithFinalizers) => JsonPatchOp[] | undefined,
 ): Promise<boolean> {
   const path = await api.pathOf(obj);
   let patch = build(obj);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     if (patch === undefined) return false;
-    let failure: ApiStatusError | undefined;
-    if (patch !== 'refresh') {
-      try {
-        await api.request('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
-        return true;
-      } catch (err) {
-        if (!(err instanceof ApiStatusError && (err.code === 422 || err.code === 409))) throw err;
-        failure = err;
-      }
+    let failure: ApiStatusError;
+    try {
+      await api.request('PATCH', path, { body: patch, contentType: 'application/json-patch+json' });
+      return true;
+    } catch (err) {
+      if (!(err instanceof ApiStatusError && (err.code === 422 || err.code === 409))) throw err;
+      failure = err;
     }
     const next = build(await api.request<WithFinalizers>('GET', path));
     // The same patch again means our precondition held and the server refused
     // for another reason (422 on a finalizer added during deletion): no retry.
-    if (failure && JSON.stringify(next) === JSON.stringify(patch)) throw failure;
+    if (JSON.stringify(next) === JSON.stringify(patch)) throw failure;
     patch = next;
   }
   const { namespace, name } = obj.metadata;

@@ -13,7 +13,7 @@ const THEIRS = 'other.example/f';
 interface ConfigMap {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace: string; resourceVersion?: string; finalizers?: string[]; deletionTimestamp?: string };
+  metadata: { name: string; namespace: string; resourceVersion?: string; finalizers?: string[]; labels?: Record<string, string>; deletionTimestamp?: string };
   data?: Record<string, string>;
 }
 
@@ -70,6 +70,17 @@ describe('Adding a finalizer beside another writer', () => {
     await expect(ensureFinalizer(api, stale, OURS)).resolves.toBe(true);
 
     expect((await read('list')).metadata.finalizers).toEqual(['a.example/f', THEIRS, OURS]);
+  });
+
+  it('adds ours in one write when only another field changed since our read (an owner reference, a label)', async () => {
+    const stale = await createConfigMap('elsewhere', ['a.example/f']);
+    await otherPatches('elsewhere', [{ op: 'add', path: '/metadata/labels', value: { owner: 'capi' } }]);
+
+    await expect(ensureFinalizer(api, stale, OURS)).resolves.toBe(true);
+
+    const after = await read('elsewhere');
+    expect(after.metadata.finalizers).toEqual(['a.example/f', OURS]);
+    expect(writes).toBe(1);
   });
 
   it('writes nothing and says so when ours is already there', async () => {

@@ -39,8 +39,13 @@ import { readUserData } from './user-data.js';
 import { describeUnpublished, publishedTargets, unpublishedTargets } from './published-targets.js';
 import { decideRestart, restartAfter, restartEvent, withRestartPower, type RestartPlan } from './restart.js';
 
-/** Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. */
+/**
+ * Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. Every machine a
+ * CAPI MachineSet makes waits for its Machine's failure domain and bootstrap data; the condition says so.
+ */
 const QUIET_REASONS: ReadonlySet<string> = new Set([
+  Reason.WaitingForFailureDomain,
+  Reason.WaitingForBootstrapData,
   Reason.WaitingForAddress,
   Reason.WaitingForIPAddress,
   Reason.Pending,
