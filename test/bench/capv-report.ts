@@ -1,8 +1,10 @@
 // The table `make bench-capv` prints: for each N, CAPV's row, banlieue's row and
 // banlieue's ratio to CAPV; then where each side's time went, per Machine from
 // the MachineDeployment's creation; then its vCenter calls by User-Agent and
-// its busiest methods, and its API writes by resource.
-import type { WriteCounts } from '../support/audit-writes.js';
+// its busiest methods, its API writes by resource, the CPU time of the processes
+// both sides share (API server, etcd, CAPI, vcsim) and the CAPI manager's writes
+// in its window: what each side's pace costs the rest of the control plane.
+import type { RoleWrites, WriteCounts } from '../support/audit-writes.js';
 import type { CallCounts } from '../support/vsphere/vcenter-call-counter.js';
 import type { BenchReport } from './bench-case.js';
 import { percentiles, round, seconds } from './bench-stats.js';
@@ -20,9 +22,13 @@ export interface SideResult {
   /** By user (the side's processes each run as one). */
   readonly writes: WriteCounts;
   readonly writesSettled: boolean;
+  /** The CAPI manager's, from the MachineDeployment's creation to the last Machine provisioned. */
+  readonly capiWrites?: RoleWrites;
   readonly vcenterCalls: CallCounts;
   /** Per process of the side, in the measured window. */
   readonly cpuSeconds: readonly number[];
+  /** Of the processes both sides share (API server, etcd, CAPI, vcsim), in the same window. */
+  readonly sharedCpuSeconds: Readonly<Record<string, number>>;
   /** Per process of the side, when every Machine was provisioned. */
   readonly rssMiB: readonly number[];
   readonly peakMiB: readonly number[];
@@ -116,6 +122,12 @@ export function capvReport(results: readonly SideResult[], about: { capv: string
     `    ${r.machines} ${r.side}: API writes by user${r.writesSettled ? '' : ' (WRITES DID NOT SETTLE)'}: ${Object.entries(r.writes)
       .map(([user, w]) => `${user} ${w.total}, failed ${w.failed} (${busiest(w.byResource, 6)})`)
       .join('; ')}`,
+    `    ${r.machines} ${r.side}: CPU s of the shared processes in its window: ${Object.entries(r.sharedCpuSeconds)
+      .map(([name, s]) => `${name} ${round(s)}`)
+      .join(', ')}`,
+    `    ${r.machines} ${r.side}: the CAPI manager's API writes until the last Machine was provisioned: ${
+      r.capiWrites ? `${r.capiWrites.total}, failed ${r.capiWrites.failed} (${busiest(r.capiWrites.byResource, 6)})` : 'none'
+    }`,
   ]);
   const table = [
     `capv: CAPV ${about.capv} and banlieue side by side, one MachineDeployment of N on vcsim through the real CAPI manager (banlieue's provider ${about.providerFlags}; CAPV's defaults)`,
@@ -138,6 +150,8 @@ export function capvReport(results: readonly SideResult[], about: { capv: string
       steps: Object.fromEntries(STEPS.map(([step]) => [step, percentiles([...r.progress.values()].map((m) => (m[step] ?? NaN) - r.startedAt))])),
       vcenterCalls: r.vcenterCalls,
       writes: r.writes,
+      capiWrites: r.capiWrites,
+      sharedCpuSeconds: r.sharedCpuSeconds,
     })),
   };
   return { table, result };

@@ -45,6 +45,8 @@ const CLUSTER = 'bench';
 /** The users each side's processes run as: the audit log tells their writes apart by them. */
 const CAPV_USERS = ['capv'] as const;
 const BANLIEUE_USERS = ['banlieue-controller', 'banlieue-provider'] as const;
+/** The CAPI manager's user (capi-environment.ts): its writes show what each side's pace costs CAPI. */
+const CAPI_USER = 'system:serviceaccount:capi-system:capi-manager';
 /** banlieue's provider as the vSphere bench runs it: a 1 s poll, so that a guest IP is seen soon after Tools reports it. */
 const PROVIDER_FLAGS = ['--poll-period', '1', '--rediscover-period', '5'];
 /** How often the harness looks for new VMs in vcsim to play Tools on. */
@@ -59,6 +61,8 @@ interface Env {
   readonly client: VsphereClient;
   readonly counter: VcenterCallCounter;
   readonly capv: { readonly binary: string; readonly version: string };
+  /** The processes both sides share, by name: what each side's window costs them is reported beside its own. */
+  readonly shared: Readonly<Record<string, number>>;
 }
 
 /** One infrastructure provider under test: its objects and its processes. */
@@ -143,7 +147,8 @@ async function setUp(teardown: Teardown, say: (m: string) => void): Promise<Env>
   const kc = new KubeConfig();
   kc.loadFromFile(cp.kubeconfigPath);
   const api = new KubeApi(kc, { userAgent: 'banlieue-bench' });
-  return { cp, api, client, counter, capv: { binary: capv.manager, version: capv.version } };
+  const shared = { 'kube-apiserver': cp.pidOf('kube-apiserver'), etcd: cp.pidOf('etcd'), 'CAPI manager': capi.pid, vcsim: vcsim.pid };
+  return { cp, api, client, counter, capv: { binary: capv.manager, version: capv.version }, shared };
 }
 
 const capvSide: Side = {
@@ -276,6 +281,7 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     const from = auditOffset(env.cp.auditLogPath);
     const callsBefore = env.counter.counts();
     const cpuBefore = processes.pids.map(cpuSeconds);
+    const sharedCpuBefore = cpuOf(env.shared);
     const watching = await watchMachines(env.api, ns, `${side.infraGroup}/${side.infraVersion}`);
     const startedAt = performance.now();
     const startedWall = new Date().toISOString();
@@ -286,9 +292,12 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     } finally {
       watching.stop();
     }
+    const capiWrites = countWrites(env.cp.auditLogPath, from, { users: [CAPI_USER] })[CAPI_USER];
     // CPU, memory and vCenter calls when the last Machine is provisioned: the work of provisioning, not of idling after it.
     const memory = processes.pids.map((pid) => processMemory(pid));
     const cpu = processes.pids.map((pid, i) => cpuSeconds(pid) - (cpuBefore[i] ?? 0));
+    const sharedCpu = cpuOf(env.shared);
+    const sharedCpuSeconds = Object.fromEntries(Object.entries(sharedCpu).map(([name, s]) => [name, s - (sharedCpuBefore[name] ?? 0)]));
     const vcenterCalls = callsSince(callsBefore, env.counter.counts());
     say(`${side.name}, ${n} Machines: all provisioned after ${seconds(durationMs)}; waiting for its writes to settle`);
     const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000, side.users);
@@ -300,8 +309,10 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
       progress: watching.progress,
       writes: countWrites(env.cp.auditLogPath, from, { users: side.users }),
       writesSettled: settled,
+      ...(capiWrites ? { capiWrites } : {}),
       vcenterCalls,
       cpuSeconds: cpu,
+      sharedCpuSeconds,
       rssMiB: memory.map((m) => m.rssMiB),
       peakMiB: memory.map((m) => m.peakMiB),
     };
@@ -316,6 +327,9 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     await processes.stop();
   }
 }
+
+const cpuOf = (pids: Readonly<Record<string, number>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
 
 /** A JSON line per Machine, each step in ms from the MachineDeployment's creation, after a line with that creation's time (to read beside the roles' logs). */
 function stepsByMachine(progress: ReadonlyMap<string, MachineProgress>, startedAt: number, startedWall: string): string {

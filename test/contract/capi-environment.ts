@@ -142,6 +142,7 @@ export async function startCapiModuleManager(
 /** The CAPI core manager running against a control plane: its log and how to stop it. */
 export interface CapiManager {
   readonly logPath: string;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -178,7 +179,7 @@ export async function startCapi(cp: ControlPlane, tools: Tools, extraArgs: reado
     await stop();
     throw err;
   }
-  return { logPath, stop };
+  return { logPath, pid: child.pid ?? -1, stop };
 }
 
 export async function localEnvironment(): Promise<CapiEnvironment> {

@@ -37,6 +37,8 @@ export interface Vcsim {
   readonly password: string;
   /** PEM of the CA that signed vcsim's serving certificate. */
   readonly caPem: string;
+  /** Its process, for a bench to read its CPU time. */
+  readonly pid: number;
   /** SIGTERM (SIGKILL after 10 s), then remove the certificates. */
   stop(): Promise<void>;
   /**
@@ -108,6 +110,7 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
       username,
       password,
       caPem: tls.caPem,
+      pid: child.pid ?? -1,
       pause: () => void child.kill('SIGSTOP'),
       resume: () => void child.kill('SIGCONT'),
       async stop() {
