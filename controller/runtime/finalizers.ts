@@ -47,7 +47,8 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
   if (hasFinalizer(obj, finalizer) && !unstamped(obj)) return false;
   return patchWithRetry(api, obj, finalizer, 'adding', (current) => {
     const adds = !hasFinalizer(current, finalizer);
-    if (!adds && !unstamped(current)) return undefined;
+    const stamps = unstamped(current);
+    if (!adds && !stamps) return undefined;
     const list = current.metadata.finalizers;
     const finalizerOps: JsonPatchOp[] = !adds
       ? []
@@ -56,7 +57,7 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
           list ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer } : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
         ];
     const stampOps: JsonPatchOp[] =
-      stamp && unstamped(current)
+      stamp && stamps
         ? [
             { op: 'test', path: pointer(stamp.path), value: null },
             { op: 'add', path: pointer(stamp.path), value: stamp.value },

@@ -215,12 +215,12 @@ export class ControlPlane {
     return child;
   }
 
-  /** Last lines of a component's log, for failure messages. */
   /** The process of `name` (etcd, kube-apiserver, kube-controller-manager) as it runs now, -1 when it does not. */
   pidOf(name: string): number {
     return this.processes.get(name)?.pid ?? -1;
   }
 
+  /** Last lines of a component's log, for failure messages. */
   logTail(name: string, lines = 30): string {
     try {
       return readFileSync(join(this.dir, `${name}.log`), 'utf8')
