@@ -289,13 +289,23 @@ function infraMachineController(
   // taking a Provider over picks up every machine on it, as a restart would (one letting go drops them on their next pass).
   providers.on('update', (p, old) => {
     const takenOver = old !== undefined && servesProvider(scope, p) && !servesProvider(scope, old);
-    if (!takenOver && JSON.stringify(p.status) === JSON.stringify(old?.status)) return;
+    if (!takenOver && statusMachinesRead(p) === statusMachinesRead(old)) return;
     const ns = p.metadata.namespace ?? '';
     for (const m of [...machines.byIndex(BY_PROVIDER, `${ns}/${p.metadata.name ?? ''}`), ...machines.byIndex(BY_PROVIDER, `${ns}/`)]) {
       if (takenOver || !isTrue(m.status?.conditions, ConditionType.Ready)) machineController.enqueue(keyOf(m));
     }
   });
   return machineController;
+}
+
+/**
+ * What of a Provider's status a machine's pass reads: all of it but the failure domains' capacity,
+ * which only the scheduler weighs. Capacity changes as machines are created (each provisioned one has
+ * it read again): it must not send every waiting machine of the Provider through another pass.
+ */
+function statusMachinesRead(p: Provider | undefined): string {
+  const failureDomains = p?.status?.failureDomains?.map((fd) => ({ ...fd, capacity: undefined }));
+  return JSON.stringify({ ...p?.status, failureDomains });
 }
 
 /** A backend's calls, counted in the role's metrics. */

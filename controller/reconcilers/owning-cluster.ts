@@ -2,7 +2,8 @@
 // its spec.paused (CAPI's IsPaused: the Cluster's spec.paused or the object's
 // paused annotation); clusterctl move pauses the Cluster, not every object.
 import { Label } from '../../infra/api/well-known.js';
-import { ApiStatusError, type KubeApi } from '../runtime/kube-api.js';
+import { ApiStatusError } from '../runtime/kube-api.js';
+import type { ObjectReader } from '../runtime/shared-reads.js';
 
 export interface ClusterMember {
   readonly metadata: {
@@ -19,7 +20,7 @@ export function owningClusterName(obj: ClusterMember): string | undefined {
 }
 
 /** The Cluster's name when `obj` belongs to a CAPI Cluster whose spec.paused is true; undefined otherwise. */
-export async function pausedOwningCluster(api: KubeApi, obj: ClusterMember): Promise<string | undefined> {
+export async function pausedOwningCluster(api: ObjectReader, obj: ClusterMember): Promise<string | undefined> {
   const name = owningClusterName(obj);
   if (!name) return undefined;
   try {

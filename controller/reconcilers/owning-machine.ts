@@ -5,7 +5,8 @@
 // it claims the infra machine back (its uid is the reference's, its
 // spec.infrastructureRef names this object): else a tenant could have its own
 // machine booted with another Machine's bootstrap Secret.
-import { ApiStatusError, type KubeApi } from '../runtime/kube-api.js';
+import { ApiStatusError } from '../runtime/kube-api.js';
+import type { ObjectReader } from '../runtime/shared-reads.js';
 
 export interface CapiMachine {
   readonly metadata?: { readonly uid?: string };
@@ -64,7 +65,7 @@ export function claimsBack(machine: CapiMachine, owner: OwnerRef, obj: Owned): b
 }
 
 /** The owning Machine; undefined when there is none, it is gone, or it does not claim `obj` back. */
-export async function getOwningMachine(api: KubeApi, obj: Owned): Promise<CapiMachine | undefined> {
+export async function getOwningMachine(api: ObjectReader, obj: Owned): Promise<CapiMachine | undefined> {
   const owner = capiOwner(obj);
   if (!owner) return undefined;
   let machine: CapiMachine;

@@ -1,9 +1,10 @@
 // The data of one Secret or ConfigMap, read by name (never listed or watched:
 // RBAC grants `get` only). Secret values come back decoded.
-import { ApiStatusError, type KubeApi } from './kube-api.js';
+import { ApiStatusError } from './kube-api.js';
+import type { ObjectReader } from './shared-reads.js';
 
 /** The object's data as text, or undefined when it does not exist. */
-export async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, string> | undefined> {
+export async function readData(api: ObjectReader, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, string> | undefined> {
   const data = await readBinaryData(api, kind, namespace, name);
   return data && Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.toString('utf8')]));
 }
@@ -13,7 +14,12 @@ export async function readData(api: KubeApi, kind: 'Secret' | 'ConfigMap', names
  * `binaryData`), or undefined when it does not exist: for values that may not
  * be text (gzip user-data), which a UTF-8 decode would corrupt.
  */
-export async function readBinaryData(api: KubeApi, kind: 'Secret' | 'ConfigMap', namespace: string, name: string): Promise<Record<string, Buffer> | undefined> {
+export async function readBinaryData(
+  api: ObjectReader,
+  kind: 'Secret' | 'ConfigMap',
+  namespace: string,
+  name: string,
+): Promise<Record<string, Buffer> | undefined> {
   try {
     const obj = await api.get<{ data?: Record<string, string>; binaryData?: Record<string, string> }>({
       apiVersion: 'v1',

@@ -12,6 +12,7 @@
 // and CAPI's Cluster and Machine kinds are installed. It runs no garbage
 // collector: owner references here may name CAPI objects that are not there.
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { ProviderKind, type Provider } from '../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { VirtualMachineKind, type VirtualMachine } from '../../infra/api/banlieue.io/v1alpha1/virtual-machine.js';
@@ -41,6 +42,7 @@ import { loadKubeConfig } from '../../controller/runtime/kube-config.js';
 import { silentLogger } from '../../controller/runtime/log.js';
 import { Metrics } from '../../controller/runtime/metrics.js';
 import { ServerSideApply } from '../../controller/runtime/server-side-apply.js';
+import { SHARED_READ_TTL_MS } from '../../controller/runtime/shared-reads.js';
 import { buildTools, ControlPlane } from '../support/control-plane.js';
 import { CountingKubeApi, statusWrites, type ApiWrite } from '../support/counting-kube-api.js';
 import { applyCrdsFromDist } from '../support/crds.js';
@@ -51,6 +53,7 @@ import { installFakeBackend } from '../support/fake-backend/install.js';
 import { FLAKY_MACHINE, HUGE_PROVIDER, LONG_TASK_MACHINE, withOddAnswers } from '../support/fake-backend/odd-answers.js';
 import { runningStatus, type Obj } from '../support/fixtures.js';
 import { PlaneClient } from '../support/plane-client.js';
+import { waitFor } from '../support/wait.js';
 import { applyObjects } from '../support/private-plane-fixtures.js';
 import { CaseCaches, PassDriver, SettledEventRecorder, statusWriteTable, statusWritten, type Pass, type World } from '../support/reconcile-passes.js';
 
@@ -121,6 +124,12 @@ async function open<X extends object>(
   const built = build(caches, { api, ssa: new ServerSideApply(api, fieldManager), events }, ns);
   await caches.start();
   return { ...built, ns, driver: new PassDriver(built.reconciler, api, events, caches), close: () => caches.close() };
+}
+
+/** The reasons of the Warning Events in `ns`. */
+async function warnings(ns: string): Promise<string[]> {
+  const list = await client.api.request<{ items: { type: string; reason: string }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
+  return list.items.filter((e) => e.type === 'Warning').map((e) => e.reason);
 }
 
 const writesOf = (pass: Pass | undefined, method: string, suffix: string): ApiWrite[] =>
@@ -200,6 +209,26 @@ function fakeMachine(ns: string, name: string, spec: Record<string, unknown> = {
     metadata: { name, namespace: ns, ...metadata },
     spec: { image: 'debian-13', cpus: 1, memoryMiB: 512, ...spec },
   };
+}
+
+/** The owner CAPI's MachineSet gives a machine it makes, before the Machine that takes it over. */
+const machineSetOwner = { apiVersion: CAPI, kind: 'MachineSet', name: 'workers', uid: '00000000-0000-4000-8000-000000000002', controller: true };
+
+/** What CAPI does next: a Machine naming the machine and its bootstrap data, then owning it in the MachineSet's stead. */
+async function handOverToMachine(ns: string, name: string): Promise<void> {
+  await client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-bootstrap`, namespace: ns }, stringData: { value: '#cloud-config\n' } });
+  const machine = await client.apply({
+    apiVersion: CAPI,
+    kind: 'Machine',
+    metadata: { name, namespace: ns },
+    spec: {
+      clusterName: 'work',
+      bootstrap: { dataSecretName: `${name}-bootstrap` },
+      infrastructureRef: { apiGroup: 'infrastructure.banlieue.io', kind: FakeMachineKind.kind, name },
+    },
+  });
+  const ownedBy = { apiVersion: CAPI, kind: 'Machine', name, uid: machine.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+  await client.patch(machineRef(ns, name), { metadata: { ownerReferences: [ownedBy] } });
 }
 
 /** A CAPI Cluster of the namespace; paused when `paused`. */
@@ -434,13 +463,42 @@ describe('a pass of each reconciler writes status at most once', () => {
 
     statusWriteTable(openMachines, [
       {
-        name: 'a new machine: its finalizer and providerID alone, then where, then the create task, then the VM',
+        name: 'a new machine: its finalizer and providerID alone, then where, then the create task, then the VM; no Warning on the way',
         given: (w) => machineOnLab(w, 'm'),
         then: async (w, _key, counted) => {
           expect(writesOf(counted[0], 'PATCH', '/fakemachines/m')).toHaveLength(1);
           expect(statusWritten(counted[0] as Pass)).toBe(0);
           expect(await readyOf(w, 'm')).toMatchObject({ status: 'True' });
+          // Provisioning while the create task runs is a step, not trouble (CreateStarted and Created say so).
+          expect(await warnings(w.ns)).toEqual([]);
         },
+      },
+      {
+        name: "made by CAPI's MachineSet, its Machine still to take it over: nothing written until the Machine does, then the usual passes",
+        given: (w) => machineOnLab(w, 'm', { ownerReferences: [machineSetOwner] }),
+        then: async (w, key, counted) => {
+          // The MachineSet patches its new machine again with a resourceVersion precondition: a write here would conflict.
+          expect(counted).toHaveLength(1);
+          expect(counted[0]?.writes).toEqual([]);
+          expect(counted[0]?.result?.requeueAfterMs).toBeGreaterThan(0);
+          const waiting = await client.get(machineRef(w.ns, 'm'));
+          expect(waiting?.metadata.finalizers).toBeUndefined();
+          expect(waiting?.status).toBeUndefined();
+          await handOverToMachine(w.ns, 'm');
+          const passes = await w.driver.untilIdle(key);
+          expect(writesOf(passes[0], 'PATCH', '/fakemachines/m')).toHaveLength(1);
+          expect(await readyOf(w, 'm')).toMatchObject({ status: 'True' });
+        },
+      },
+      {
+        name: "made by CAPI's MachineSet and no Machine took it over within a poll period: it goes on and says what it waits for",
+        given: async (w) => {
+          const key = await machineOnLab(w, 'm', { ownerReferences: [machineSetOwner] });
+          // Passes that write nothing until the poll period since its creation is over.
+          await waitFor('the hand-over grace to end', async () => (await w.driver.pass(key)).writes.length > 0, 30_000);
+          return key;
+        },
+        then: async (w) => expect(await readyOf(w, 'm')).toMatchObject({ status: 'False', reason: 'WaitingForBootstrapData' }),
       },
       {
         name: 'its finalizer there already, no providerID yet: the providerID alone first',
@@ -537,6 +595,8 @@ describe('a pass of each reconciler writes status at most once', () => {
         given: (w) => converged(w, 'm'),
         when: async (w) => {
           await client.delete(credentials(w.ns));
+          // Machine passes within a second of a read share its answer (SharedReads): the next ones read afresh.
+          await delay(SHARED_READ_TTL_MS);
           await client.delete(machineRef(w.ns, 'm'));
         },
         then: async (w) => expect(await readyOf(w, 'm')).toMatchObject({ status: 'False', reason: 'DeletionFailed' }),

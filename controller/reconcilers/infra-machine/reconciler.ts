@@ -23,6 +23,7 @@ import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
 import { Expectations } from '../../runtime/expectations.js';
+import { SharedReads } from '../../runtime/shared-reads.js';
 import { applyStatusOrRefusal } from '../../runtime/status-writer.js';
 import { describeBackendFailure } from '../backend-failure.js';
 import { pausedOwningCluster } from '../owning-cluster.js';
@@ -41,10 +42,12 @@ import { decideRestart, restartAfter, restartEvent, withRestartPower, type Resta
 
 /**
  * Ready=False reasons that are steps of a normal pass, not trouble: no Warning Event. Every machine a
- * CAPI MachineSet makes waits for its Machine's failure domain and bootstrap data; the condition says so.
+ * CAPI MachineSet makes waits for its Machine's failure domain and bootstrap data, and every VM is
+ * Provisioning while its create runs (CreateStarted and Created say so as Normal Events).
  */
 const QUIET_REASONS: ReadonlySet<string> = new Set([
   Reason.WaitingForFailureDomain,
+  Reason.Provisioning,
   Reason.WaitingForBootstrapData,
   Reason.WaitingForAddress,
   Reason.WaitingForIPAddress,
@@ -102,6 +105,8 @@ export class InfraMachineReconciler implements Reconciler {
    * provider writes an InfraMachine's status, all of it.
    */
   private readonly written = new Expectations<InfraMachineStatus>('whole');
+  /** The Cluster, Provider Secrets, CAPI Machine and bootstrap Secret a pass reads: one GET for the passes of one second. */
+  private readonly reads: SharedReads;
 
   constructor(
     private readonly backend: RunningBackend,
@@ -118,6 +123,7 @@ export class InfraMachineReconciler implements Reconciler {
     this.name = this.kind.toLowerCase();
     this.finalizer = Finalizer.infraMachine(this.kind);
     this.nicsField = nicsFieldOf(backend.api.machine);
+    this.reads = new SharedReads(api);
   }
 
   /**
@@ -132,15 +138,12 @@ export class InfraMachineReconciler implements Reconciler {
       return done;
     }
     const machine = this.written.observe(key, cached);
-    // Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI.
-    const pausedCluster = await pausedOwningCluster(this.api, machine);
-    if (isPaused({ metadata: machine.metadata }, pausedCluster)) {
-      await this.writeStatus(machine, { kind: 'paused', ...(pausedCluster ? { pausedCluster } : {}) });
-      // An unpaused Cluster sends no event here: look again.
-      return pausedCluster ? waiting(this.timings.pollMs) : done;
-    }
+    const paused = await this.pausedStep(machine);
+    if (paused) return paused;
     const identity = machineIdentity(this.backend.api.providerIDScheme, machine);
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, identity, log, signal);
+    const handover = this.awaitingHandover(machine);
+    if (handover) return handover;
     // The finalizer and the providerID in one write of their own, before anything exists on the backend (a crash
     // from here on finds the VM again by it). The next pass starts on the watch event of that write.
     const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
@@ -157,6 +160,28 @@ export class InfraMachineReconciler implements Reconciler {
       for (const warning of outcome.observation?.warnings ?? []) void this.events.record(machine, 'Warning', warning.reason, warning.message);
     }
     return this.restartStep(machine, restart, status) ?? result ?? this.nextLook(machine, outcome, status);
+  }
+
+  /** Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI. */
+  private async pausedStep(machine: InfraMachine): Promise<ReconcileResult | undefined> {
+    const pausedCluster = await pausedOwningCluster(this.reads, machine);
+    if (!isPaused({ metadata: machine.metadata }, pausedCluster)) return undefined;
+    await this.writeStatus(machine, { kind: 'paused', ...(pausedCluster ? { pausedCluster } : {}) });
+    // An unpaused Cluster sends no event here: look again.
+    return pausedCluster ? waiting(this.timings.pollMs) : done;
+  }
+
+  /**
+   * CAPI's MachineSet makes the machine and, moments later, the Machine that takes it over (its owner
+   * reference changing starts the next pass). Meanwhile nothing is written: the MachineSet patches the
+   * machine again with a resourceVersion precondition, and a write of ours in between makes that patch
+   * conflict and retry, slowing every Machine it makes after. Nothing can be created before the Machine
+   * names the bootstrap data; a machine still waiting after a poll period goes on and says so.
+   */
+  private awaitingHandover(machine: InfraMachine): ReconcileResult | undefined {
+    if (!awaitsCapiMachine(machine) || hasFinalizer(machine, this.finalizer)) return undefined;
+    const age = this.clock.now().getTime() - Date.parse(machine.metadata.creationTimestamp ?? '');
+    return age >= 0 && age < this.timings.pollMs ? waiting(this.timings.pollMs - age) : undefined;
   }
 
   /** The Event of a restart that began, ended or was skipped in this pass; the next pass at once when the VM just went off for it. */
@@ -371,7 +396,7 @@ export class InfraMachineReconciler implements Reconciler {
   ): Promise<Resolved | Blocked> {
     // Read at most once per pass, and only when needed (a CAPI owner, user-data from the bootstrap Secret).
     let capiMachine: Promise<CapiMachine | undefined> | undefined;
-    const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.api, machine));
+    const owningMachine = (): Promise<CapiMachine | undefined> => (capiMachine ??= getOwningMachine(this.reads, machine));
     // A CAPI-owned machine asks its Machine every pass: its failure domain wins over spec.failureDomain (placement.ts).
     const machineFailureDomain = capiOwner(machine) ? (await owningMachine())?.spec?.failureDomain : undefined;
     const providers = this.providers.list(machine.metadata.namespace ?? '');
@@ -390,7 +415,7 @@ export class InfraMachineReconciler implements Reconciler {
         };
       }
     }
-    const connection = await resolveConnection(this.api, placement.provider, this.backend.credentialKeys);
+    const connection = await resolveConnection(this.reads, placement.provider, this.backend.credentialKeys);
     if (!connection.ok) return { ...connection, providerDeleting };
     const placementChange = decidePlacementChange(machine, machineFailureDomain);
     // Before the user-data, so the IPAM provider binds while the bootstrap data is still being made.
@@ -403,7 +428,7 @@ export class InfraMachineReconciler implements Reconciler {
     let userData: Buffer | undefined;
     if (want.needUserData) {
       // A machine CAPI made waits for the Machine that names its bootstrap data (it is made before the Machine owns it).
-      const read = await readUserData(this.api, machine, await owningMachine(), capiOwner(machine) !== undefined || awaitsCapiMachine(machine));
+      const read = await readUserData(this.reads, machine, await owningMachine(), capiOwner(machine) !== undefined || awaitsCapiMachine(machine));
       if (!read.ok) return read;
       userData = read.userData;
     }

@@ -3,7 +3,8 @@
 // contract). Secrets are read by name only; the value never reaches logs,
 // Events or status. The value is bytes, never decoded (it may be gzip).
 import { Reason } from '../../../infra/api/conditions.js';
-import { ApiStatusError, type KubeApi } from '../../runtime/kube-api.js';
+import { ApiStatusError } from '../../runtime/kube-api.js';
+import type { ObjectReader } from '../../runtime/shared-reads.js';
 import { readBinaryData } from '../../runtime/object-data.js';
 import type { CapiMachine } from '../owning-machine.js';
 
@@ -23,7 +24,12 @@ export interface UserDataSource {
  * without a Machine that claims it back, such a machine waits (it is never
  * booted without its bootstrap data, nor with another Machine's).
  */
-export async function readUserData(api: KubeApi, machine: UserDataSource, capiMachine: CapiMachine | undefined, capiOwned: boolean): Promise<UserDataResult> {
+export async function readUserData(
+  api: ObjectReader,
+  machine: UserDataSource,
+  capiMachine: CapiMachine | undefined,
+  capiOwned: boolean,
+): Promise<UserDataResult> {
   const namespace = machine.metadata.namespace ?? '';
   const ref = machine.spec.userDataSecretRef;
   if (ref) return readKey(api, namespace, ref.name, ref.key ?? 'value', 'spec.userDataSecretRef');
@@ -41,7 +47,7 @@ export async function readUserData(api: KubeApi, machine: UserDataSource, capiMa
   return readKey(api, namespace, name, 'value', "the owning Machine's spec.bootstrap.dataSecretName");
 }
 
-async function readKey(api: KubeApi, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
+async function readKey(api: ObjectReader, namespace: string, name: string, key: string, from: string): Promise<UserDataResult> {
   let data: Record<string, Buffer> | undefined;
   try {
     data = await readBinaryData(api, 'Secret', namespace, name);

@@ -1,16 +1,17 @@
-// A Provider's connection, read fresh on every reconcile: the Secret and CA
-// are read by name (never listed or watched), so a rotated credential takes
-// effect at the next reconcile with no restart.
+// A Provider's connection, read on every reconcile: the Secret and CA are read
+// by name (never listed or watched), so a rotated credential takes effect at
+// the next reconcile with no restart. Machine passes read through SharedReads:
+// those of one second share one read.
 import type { Provider } from '../../../infra/api/banlieue.io/v1alpha1/provider.js';
 import { Reason } from '../../../infra/api/conditions.js';
 import type { Connection } from '../../backends/backend.js';
-import type { KubeApi } from '../../runtime/kube-api.js';
+import type { ObjectReader } from '../../runtime/shared-reads.js';
 import { readData } from '../../runtime/object-data.js';
 
 export type ConnectionResult =
   { readonly ok: true; readonly connection: Connection } | { readonly ok: false; readonly reason: Reason; readonly message: string };
 
-export async function resolveConnection(api: KubeApi, provider: Provider, credentialKeys: readonly string[]): Promise<ConnectionResult> {
+export async function resolveConnection(api: ObjectReader, provider: Provider, credentialKeys: readonly string[]): Promise<ConnectionResult> {
   const ns = provider.metadata.namespace ?? '';
   const { connection } = provider.spec;
   let credentials: Record<string, string> = {};
