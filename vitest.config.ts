@@ -22,6 +22,10 @@ export default defineConfig({
           hookTimeout: 180_000,
           // Suites share one control plane; each uses its own namespace.
           fileParallelism: false,
+          // One module graph for all suites, one after another: each file re-importing the shared modules
+          // and rebuilding the CLI bundle (test/support/bundles.ts) cost minutes of CPU per run. The
+          // suites keep their state in their own files and mock no module.
+          isolate: false,
         },
       },
       {
