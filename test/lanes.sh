@@ -49,10 +49,8 @@ digest() {
 # as each other.
 moved=(
   test/integration/controller-robustness.test.ts
-  test/integration/vsphere-idle-budget.test.ts
   test/integration/vsphere-clone-concurrency.test.ts
   test/integration/bootstrap-operator.test.ts
-  test/integration/cloud-hypervisor-hosts.test.ts
   test/integration/proxmox-machines.test.ts
   test/integration/running-vms-stay.test.ts
   test/integration/vm-destruction-guards.test.ts
