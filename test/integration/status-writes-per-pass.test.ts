@@ -54,6 +54,7 @@ import { FLAKY_MACHINE, HUGE_PROVIDER, LONG_TASK_MACHINE, withOddAnswers } from 
 import { runningStatus, type Obj } from '../support/fixtures.js';
 import { PlaneClient } from '../support/plane-client.js';
 import { waitFor } from '../support/wait.js';
+import { eventsRegarding } from '../support/events.js';
 import { applyObjects } from '../support/private-plane-fixtures.js';
 import { CaseCaches, PassDriver, SettledEventRecorder, statusWriteTable, statusWritten, type Pass, type World } from '../support/reconcile-passes.js';
 
@@ -124,12 +125,6 @@ async function open<X extends object>(
   const built = build(caches, { api, ssa: new ServerSideApply(api, fieldManager), events }, ns);
   await caches.start();
   return { ...built, ns, driver: new PassDriver(built.reconciler, api, events, caches), close: () => caches.close() };
-}
-
-/** The reasons of the Warning Events in `ns`. */
-async function warnings(ns: string): Promise<string[]> {
-  const list = await client.api.request<{ items: { type: string; reason: string }[] }>('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events`);
-  return list.items.filter((e) => e.type === 'Warning').map((e) => e.reason);
 }
 
 const writesOf = (pass: Pass | undefined, method: string, suffix: string): ApiWrite[] =>
@@ -470,7 +465,7 @@ describe('a pass of each reconciler writes status at most once', () => {
           expect(statusWritten(counted[0] as Pass)).toBe(0);
           expect(await readyOf(w, 'm')).toMatchObject({ status: 'True' });
           // Provisioning while the create task runs is a step, not trouble (CreateStarted and Created say so).
-          expect(await warnings(w.ns)).toEqual([]);
+          expect((await eventsRegarding(client.api, w.ns, 'm')).filter((e) => e.type === 'Warning').map((e) => e.reason)).toEqual([]);
         },
       },
       {
