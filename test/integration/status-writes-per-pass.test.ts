@@ -496,6 +496,37 @@ describe('a pass of each reconciler writes status at most once', () => {
         then: async (w) => expect(await readyOf(w, 'm')).toMatchObject({ status: 'False', reason: 'WaitingForBootstrapData' }),
       },
       {
+        name: 'a Machine of a MachineDeployment, no failure domain yet: its finalizer, then nothing until the controller places it, then the usual passes',
+        given: async (w) => {
+          await publishedLab(w.ns, [ZONE, 'zone-b']);
+          await client.apply(fakeMachine(w.ns, 'm', {}, { ownerReferences: [machineSetOwner] }));
+          await handOverToMachine(w.ns, 'm');
+          return `${w.ns}/m`;
+        },
+        then: async (w, key, counted) => {
+          // Mirrored on the Machine by CAPI, a WaitingForFailureDomain status would cost two writes per Machine.
+          expect(counted.map((p) => p.writes.length)).toEqual([1, 0]);
+          expect(counted[1]?.result?.requeueAfterMs).toBeGreaterThan(0);
+          expect((await client.get(machineRef(w.ns, 'm')))?.status).toBeUndefined();
+          // What the controller's capi-machine-placement writes.
+          await client.patch(machineRef(w.ns, 'm'), { spec: onLab });
+          await w.driver.untilIdle(key);
+          expect(await readyOf(w, 'm')).toMatchObject({ status: 'True' });
+        },
+      },
+      {
+        name: 'a Machine of a MachineDeployment the controller does not place within a poll period: it says it waits for a failure domain',
+        given: async (w) => {
+          await publishedLab(w.ns, [ZONE, 'zone-b']);
+          await client.apply(fakeMachine(w.ns, 'm', {}, { ownerReferences: [machineSetOwner] }));
+          await handOverToMachine(w.ns, 'm');
+          const key = `${w.ns}/m`;
+          await waitFor('the placement grace to end', async () => statusWritten(await w.driver.pass(key)) > 0, 30_000);
+          return key;
+        },
+        then: async (w) => expect(await readyOf(w, 'm')).toMatchObject({ status: 'False', reason: 'WaitingForFailureDomain' }),
+      },
+      {
         name: 'its finalizer there already, no providerID yet: the providerID alone first',
         given: (w) => machineOnLab(w, 'm', { finalizers: [MACHINE_FINALIZER] }),
         then: async (w, _key, counted) => {

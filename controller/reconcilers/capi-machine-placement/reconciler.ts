@@ -18,8 +18,8 @@ const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
 
 export class CapiMachinePlacementReconciler implements Reconciler {
   readonly name: string;
-  /** Failure domains decided but maybe not yet in the cache, by machine key. */
-  private readonly assumed = new Map<string, string>();
+  /** Failure domains written but maybe not yet in the cache, by machine key (the machine's uid: not one made again under its name). */
+  private readonly assumed = new Map<string, { readonly uid: string | undefined; readonly failureDomain: string }>();
 
   constructor(
     readonly kind: string,
@@ -33,9 +33,13 @@ export class CapiMachinePlacementReconciler implements Reconciler {
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
     const m = this.machines.get(key);
-    if (!m) return done;
-    const clusterName = awaitingFailureDomain(m);
-    if (!clusterName) return done;
+    const clusterName = m && awaitingFailureDomain(m);
+    if (!m || !clusterName) {
+      this.assumed.delete(key);
+      return done;
+    }
+    // Placed by an earlier pass: another event before the cache shows that write needs no second one.
+    if (this.assumed.get(key)?.uid === m.metadata.uid) return done;
     // CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. A Machine gone: nothing to place.
     const owning = await getOwningMachine(this.api, m);
     if (!owning || owning.spec?.failureDomain) return done;
@@ -45,13 +49,18 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     const placement = decideMachineFailureDomain({
       failureDomains,
       controlPlane: m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined,
-      peers: this.peers(m).map((p) => p.spec.failureDomain ?? this.assumed.get(keyOf(p))),
+      peers: this.peers(m).map((p) => p.spec.failureDomain ?? this.assumed.get(keyOf(p))?.failureDomain),
       ...(m.spec.providerRef ? { providerName: m.spec.providerRef.name } : {}),
     });
     if (!placement) return waiting(30_000);
-    this.assumed.set(key, placement.failureDomain);
+    this.assumed.set(key, { uid: m.metadata.uid, failureDomain: placement.failureDomain });
     log.info({ failureDomain: placement.failureDomain }, 'Placing CAPI machine');
-    await this.ssa.apply(toPlacementApply(m, placement));
+    try {
+      await this.ssa.apply(toPlacementApply(m, placement));
+    } catch (err) {
+      this.assumed.delete(key);
+      throw err;
+    }
     return done;
   }
 

@@ -67,15 +67,18 @@ export type PassOutcome =
     };
 
 /**
- * How soon to read a running backend task again: every `minMs` at first, then
- * a quarter of the time it has run so far, at most `5 × minMs`. A clone of
- * minutes is read a few times, not every second (fifty of them would keep
- * every worker busy); `since` is when Ready became Provisioning.
+ * How soon to read a running backend task again: a task this pass started
+ * after a quarter of `minMs` (a linked clone is often done by then), then
+ * every `minMs`, then a quarter of the time it has run so far, at most
+ * `5 × minMs`. A clone of minutes is read a few times, not every second (fifty
+ * of them would keep every worker busy); `since` is when Ready became
+ * Provisioning, which the pass that starts the task writes.
  */
 export function taskPollDelay(status: InfraMachineStatus | undefined, now: Date, minMs: number): number {
   const ready = status?.conditions?.find((c) => c.type === ConditionType.Ready);
-  const since = ready?.reason === Reason.Provisioning ? Date.parse(ready.lastTransitionTime) : NaN;
-  const elapsed = Number.isNaN(since) ? 0 : now.getTime() - since;
+  if (ready?.reason !== Reason.Provisioning) return Math.round(minMs / 4);
+  const elapsed = now.getTime() - Date.parse(ready.lastTransitionTime);
+  if (Number.isNaN(elapsed)) return minMs;
   return Math.min(Math.max(minMs, Math.round(elapsed / 4)), 5 * minMs);
 }
 

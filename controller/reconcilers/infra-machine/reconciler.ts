@@ -57,6 +57,9 @@ const QUIET_REASONS: ReadonlySet<string> = new Set([
   Reason.Deleting,
 ]);
 
+/** The least time a new machine of CAPI's may go without a status, waiting to be taken over and placed (withinQuietStart). */
+const QUIET_START_MS = 5_000;
+
 export interface InfraMachineTimings {
   /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
   readonly pollMs: number;
@@ -73,6 +76,8 @@ interface PassResult {
   readonly retry?: unknown;
   /** What the pass did about spec.restartRequestedAt. */
   readonly restart?: RestartPlan;
+  /** Nothing to write yet: only when to look again. */
+  readonly unwritten?: ReconcileResult;
 }
 
 type KnownIdentity = Extract<MachineIdentity, { ok: true }>;
@@ -151,7 +156,8 @@ export class InfraMachineReconciler implements Reconciler {
       if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
       return done;
     }
-    const { outcome, result, retry, restart } = await this.pass(machine, identity, log, signal);
+    const { outcome, result, retry, restart, unwritten } = await this.pass(machine, identity, log, signal);
+    if (unwritten) return unwritten;
     const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
@@ -176,12 +182,34 @@ export class InfraMachineReconciler implements Reconciler {
    * reference changing starts the next pass). Meanwhile nothing is written: the MachineSet patches the
    * machine again with a resourceVersion precondition, and a write of ours in between makes that patch
    * conflict and retry, slowing every Machine it makes after. Nothing can be created before the Machine
-   * names the bootstrap data; a machine still waiting after a poll period goes on and says so.
+   * names the bootstrap data; a machine still waiting after a while goes on and says so.
    */
   private awaitingHandover(machine: InfraMachine): ReconcileResult | undefined {
     if (!awaitsCapiMachine(machine) || hasFinalizer(machine, this.finalizer)) return undefined;
+    return this.withinQuietStart(machine);
+  }
+
+  /**
+   * A Machine of a MachineDeployment has no failure domain until the controller gives its machine one
+   * (spec.failureDomain, whose write starts the next pass), moments after the hand-over. A status saying
+   * so would be written, then mirrored on the Machine by CAPI, for every Machine; it is said only by a
+   * machine with no status yet that still waits after a while.
+   */
+  private awaitingFailureDomain(machine: InfraMachine, blockedBy: Blocked): ReconcileResult | undefined {
+    if (blockedBy.reason !== Reason.WaitingForFailureDomain || !capiOwner(machine) || machine.status?.conditions?.length) return undefined;
+    return this.withinQuietStart(machine);
+  }
+
+  /**
+   * While a new machine may say nothing yet: CAPI's steps and the controller's placement take
+   * seconds under load (a Machine took its machine over 1 to 2 s after the MachineSet made it, with
+   * 200 made at once), and a poll period at least. creationTimestamp counts whole seconds, so the
+   * age read from it may be up to a second more than the real one; that second is added back.
+   */
+  private withinQuietStart(machine: InfraMachine): ReconcileResult | undefined {
+    const grace = Math.max(this.timings.pollMs, QUIET_START_MS) + 1000;
     const age = this.clock.now().getTime() - Date.parse(machine.metadata.creationTimestamp ?? '');
-    return age >= 0 && age < this.timings.pollMs ? waiting(this.timings.pollMs - age) : undefined;
+    return age >= 0 && age < grace ? waiting(grace - age) : undefined;
   }
 
   /** The Event of a restart that began, ended or was skipped in this pass; the next pass at once when the VM just went off for it. */
@@ -198,7 +226,10 @@ export class InfraMachineReconciler implements Reconciler {
     if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
     const provisioned = isProvisioned(machine);
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true, checkTargets: !provisioned });
-    if (!resolved.ok) return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
+    if (!resolved.ok) {
+      const unwritten = this.awaitingFailureDomain(machine, resolved);
+      return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message }, ...(unwritten ? { unwritten } : {}) };
+    }
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
     if (mayCreate && !resolved.recorded) return this.recordPlacement(machine, resolved, log);

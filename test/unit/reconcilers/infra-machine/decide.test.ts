@@ -378,7 +378,11 @@ describe('reading a running backend task again', () => {
     expect(taskPollDelay(provisioningSince(since), new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(delay);
   });
 
-  it('starts at the minimum when Ready is not yet Provisioning', () => {
-    expect(taskPollDelay(undefined, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(1_000);
+  it('looks at a task it just started after a quarter of the minimum: a linked clone is often done by then', () => {
+    expect(taskPollDelay(undefined, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(250);
+    const placed: InfraMachineStatus = {
+      conditions: [{ type: 'Ready', status: 'False', reason: Reason.Pending, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    };
+    expect(taskPollDelay(placed, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(250);
   });
 });
