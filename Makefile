@@ -205,7 +205,7 @@ bench: deps tools ## Benchmarks: N VirtualMachines end to end on vcsim (BENCH_VM
 	npx tsx test/bench/run.ts
 
 .PHONY: bench-capv
-bench-capv: deps tools ## CAPV v1.16.1 (built from the Go module proxy, cached) and banlieue side by side: one MachineDeployment of N on vcsim through the real CAPI manager (BENCH_CAPV_MACHINES, default 50,200); prints time, provider writes and vCenter calls per Machine, CPU and RSS, and the ratios
+bench-capv: deps tools ## CAPV v1.16.1 (built from the Go module proxy, cached) and banlieue side by side: one MachineDeployment of N on vcsim through the real CAPI manager (BENCH_CAPV_MACHINES, default 50,200), each side BENCH_CAPV_RUNS times (default 3); prints the median time, provider writes and vCenter calls per Machine, CPU and RSS, and the ratios
 	npx tsx test/bench/run.ts capv
 
 .PHONY: test-faults

@@ -1,14 +1,14 @@
 // One GET for the passes that read the same object within a moment of each
-// other: the CAPI Cluster every machine's pause check reads, the Provider's
-// credentials Secret every machine's connection reads, a machine's own CAPI
-// Machine and bootstrap Secret in passes that follow one another. A burst of N
-// machines then costs a GET of each shared object per second, not N. The
-// answer (a 404 too) serves the passes that ask while its GET is in flight and
-// within `ttlMs` of it; an error serves none after it. Still a get by name,
-// never a list or a watch (RBAC grants only get on Secrets), and nothing is
-// kept longer: a rotated Secret or a paused Cluster is seen by every pass that
-// starts ttlMs after the change. Callers share the object they are given:
-// they read it, never change it.
+// other: the Provider's credentials Secret every machine's connection reads, a
+// machine's own CAPI Machine and bootstrap Secret in passes that follow one
+// another. A burst of N machines then costs a GET of each shared object per
+// second, not N. The answer (a 404 too) serves the passes that ask while its
+// GET is in flight and within `ttlMs` of it; an error serves none after it.
+// Still a get by name, never a list or a watch (RBAC grants only get on
+// Secrets), and nothing is kept longer: a rotated Secret is seen by every pass
+// that starts ttlMs after the change. With ttlMs 0 passes only join a GET in
+// flight (the CAPI Cluster of the pause check, which must be seen at once).
+// Callers share the object they are given: they read it, never change it.
 import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
 
 /** What reads one object by name: the KubeApi itself, or SharedReads in front of it. */

@@ -1,5 +1,6 @@
 // The table `make bench-capv` prints: for each N, CAPV's row, banlieue's row and
-// banlieue's ratio to CAPV; then where each side's time went, per Machine from
+// banlieue's ratio to CAPV, each row the side's run of median time (the times of
+// all its runs beside it); then where each side's time went, per Machine from
 // the MachineDeployment's creation; then its vCenter calls by User-Agent and
 // its busiest methods, its API writes by resource, the CPU time of the processes
 // both sides share (API server, etcd, CAPI, vcsim) and the CAPI manager's writes
@@ -14,6 +15,8 @@ import { textTable } from './text-table.js';
 export interface SideResult {
   readonly side: 'CAPV' | 'banlieue';
   readonly machines: number;
+  /** Which of the side's runs at this size, from 1. */
+  readonly run: number;
   /** When the MachineDeployment was created, performance.now() ms. */
   readonly startedAt: number;
   /** From the MachineDeployment's creation to the last Machine provisioned with an address. */
@@ -59,12 +62,19 @@ function figures(r: SideResult): Figures {
   return { timeMs: r.durationMs, writesPerMachine: totalWrites(r) / r.machines, callsPerMachine: totalCalls(r) / r.machines, cpuSeconds: sum(r.cpuSeconds) };
 }
 
-function row(r: SideResult): string[] {
+/** The run of median time among a side's runs at one size (the faster of the middle two of an even number). */
+function medianRun(runs: readonly SideResult[]): SideResult | undefined {
+  const byTime = [...runs].sort((a, b) => a.durationMs - b.durationMs);
+  return byTime[Math.floor((byTime.length - 1) / 2)];
+}
+
+function row(r: SideResult, runs: readonly SideResult[]): string[] {
   const f = figures(r);
   return [
     String(r.machines),
     r.side,
     seconds(f.timeMs),
+    runs.map((x) => seconds(x.durationMs)).join(', '),
     String(round(f.writesPerMachine)),
     String(round(f.callsPerMachine)),
     String(round(f.cpuSeconds)),
@@ -95,18 +105,24 @@ function busiest(counts: Readonly<Record<string, number>>, top: number): string 
 
 export function capvReport(results: readonly SideResult[], about: { capv: string; providerFlags: string }): BenchReport {
   const sizes = [...new Set(results.map((r) => r.machines))];
-  const rows: string[][] = [['N', '', 'time', 'provider writes/Machine', 'vCenter calls/Machine', 'CPU s (infra)', 'RSS MiB (infra)', 'peak MiB']];
+  const runsOf = (n: number, side: SideResult['side']): SideResult[] => results.filter((r) => r.machines === n && r.side === side);
+  const medians: SideResult[] = [];
+  const rows: string[][] = [
+    ['N', '', 'time (median)', 'runs', 'provider writes/Machine', 'vCenter calls/Machine', 'CPU s (infra)', 'RSS MiB (infra)', 'peak MiB'],
+  ];
   for (const n of sizes) {
-    const capv = results.find((r) => r.machines === n && r.side === 'CAPV');
-    const ours = results.find((r) => r.machines === n && r.side === 'banlieue');
-    if (capv) rows.push(row(capv));
-    if (ours) rows.push(row(ours));
+    const [capvRuns, ourRuns] = [runsOf(n, 'CAPV'), runsOf(n, 'banlieue')];
+    const [capv, ours] = [medianRun(capvRuns), medianRun(ourRuns)];
+    if (capv) rows.push(row(capv, capvRuns));
+    if (ours) rows.push(row(ours, ourRuns));
+    medians.push(...[capv, ours].filter((r): r is SideResult => r !== undefined));
     if (capv && ours) {
       const [a, b] = [figures(ours), figures(capv)];
       rows.push([
         '',
         'ratio',
         ratio(a.timeMs, b.timeMs),
+        '',
         ratio(a.writesPerMachine, b.writesPerMachine),
         ratio(a.callsPerMachine, b.callsPerMachine),
         ratio(a.cpuSeconds, b.cpuSeconds),
@@ -115,7 +131,7 @@ export function capvReport(results: readonly SideResult[], about: { capv: string
       ]);
     }
   }
-  const detail = results.flatMap((r) => [
+  const detail = medians.flatMap((r) => [
     `    ${r.machines} ${r.side}: vCenter calls by User-Agent: ${Object.entries(r.vcenterCalls)
       .map(([agent, byMethod]) => `"${agent}" ${sum(Object.values(byMethod))} (${busiest(byMethod, 6)})`)
       .join('; ')}`,
@@ -131,10 +147,10 @@ export function capvReport(results: readonly SideResult[], about: { capv: string
   ]);
   const table = [
     `capv: CAPV ${about.capv} and banlieue side by side, one MachineDeployment of N on vcsim through the real CAPI manager (banlieue's provider ${about.providerFlags}; CAPV's defaults)`,
-    '  time: MachineDeployment created → every Machine with providerID, infrastructure provisioned and an address; CPU and RSS: the infra side only (banlieue: controller + provider)',
+    '  time: MachineDeployment created → every Machine with providerID, infrastructure provisioned and an address, in the run of median time (runs: every run); CPU and RSS: the infra side only (banlieue: controller + provider)',
     textTable(rows),
-    "  per Machine, from the MachineDeployment's creation (p50 / p95):",
-    textTable([['N', '', ...STEPS.map(([, label]) => label)], ...results.map(stepRow)], '    '),
+    "  per Machine, from the MachineDeployment's creation (p50 / p95), in the median runs:",
+    textTable([['N', '', ...STEPS.map(([, label]) => label)], ...medians.map(stepRow)], '    '),
     ...detail,
   ].join('\n');
   const result = {
@@ -143,6 +159,8 @@ export function capvReport(results: readonly SideResult[], about: { capv: string
     runs: results.map((r) => ({
       side: r.side,
       machines: r.machines,
+      run: r.run,
+      median: medians.includes(r),
       ...figures(r),
       rssMiB: r.rssMiB,
       peakMiB: r.peakMiB,

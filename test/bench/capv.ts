@@ -9,6 +9,10 @@
 // side from /proc. The bench plays VMware Tools the same way for both: a guest
 // IP on each VM as soon as it appears in vcsim. It reports, asserts nothing.
 //
+// Each side runs BENCH_CAPV_RUNS times at each size (default 3), the sides
+// taking turns; its run of median time stands for it in the table (single runs
+// of 50 Machines vary by about ±2 s on a 2-core machine).
+//
 // BENCH_CAPV_MACHINES: the sizes, comma-separated (default 50,200);
 // BENCH_TIMEOUT_S: how long one side may take to provision (default 900);
 // BENCH_LOG_DIR: keep each process's whole log there (keepLog);
@@ -93,11 +97,15 @@ export const capvBench: BenchCase = {
   async run(teardown, say) {
     const sizes = machineCounts(process.env.BENCH_CAPV_MACHINES || '50,200');
     const sides = chosenSides(process.env.BENCH_CAPV_SIDES || 'CAPV,banlieue');
+    const runs = envInt('BENCH_CAPV_RUNS', 3);
     const timeoutMs = envInt('BENCH_TIMEOUT_S', 900) * 1000;
     const env = await setUp(teardown, say);
     const results: SideResult[] = [];
+    // The sides take turns, so that a slow spell of the machine falls on both.
     for (const n of sizes) {
-      for (const side of sides) results.push(await measure(env, side, n, timeoutMs, say));
+      for (let run = 1; run <= runs; run++) {
+        for (const side of sides) results.push(await measure(env, side, n, { run, of: runs }, timeoutMs, say));
+      }
     }
     return capvReport(results, { capv: env.capv.version, providerFlags: PROVIDER_FLAGS.join(' ') });
   },
@@ -254,8 +262,10 @@ const banlieueSide: Side = {
 };
 
 /** One side at size n: set up its Cluster, then time its MachineDeployment; scale it to zero and stop its processes afterwards. */
-async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: (m: string) => void): Promise<SideResult> {
+async function measure(env: Env, side: Side, n: number, turn: { run: number; of: number }, timeoutMs: number, say: (m: string) => void): Promise<SideResult> {
   const ns = side.namespace;
+  const label = `${n}-run${turn.run}`;
+  const saying = (m: string): void => say(`${side.name}, ${n} Machines (run ${turn.run} of ${turn.of}): ${m}`);
   await applyAll(env, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }]);
   await applyAll(env, [
     ...side.objects(env),
@@ -268,7 +278,7 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     },
     capiCluster(ns, CLUSTER, 'VSphereCluster', side.infraGroup),
   ]);
-  say(`${side.name}, ${n} Machines: starting its processes`);
+  saying('starting its processes');
   const processes = await side.start(env);
   try {
     await waitFor(
@@ -288,7 +298,7 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     let durationMs: number;
     try {
       await applyAll(env, [workersDeployment(ns, CLUSTER, n, 'VSphereMachineTemplate', side.infraGroup)]);
-      durationMs = (await untilProvisioned(env, watching.progress, n, startedAt, timeoutMs, (m) => say(`${side.name}, ${n} Machines: ${m}`))) - startedAt;
+      durationMs = (await untilProvisioned(env, watching.progress, n, startedAt, timeoutMs, saying)) - startedAt;
     } finally {
       watching.stop();
     }
@@ -299,11 +309,12 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
     const sharedCpu = cpuOf(env.shared);
     const sharedCpuSeconds = Object.fromEntries(Object.entries(sharedCpu).map(([name, s]) => [name, s - (sharedCpuBefore[name] ?? 0)]));
     const vcenterCalls = callsSince(callsBefore, env.counter.counts());
-    say(`${side.name}, ${n} Machines: all provisioned after ${seconds(durationMs)}; waiting for its writes to settle`);
+    saying(`all provisioned after ${seconds(durationMs)}; waiting for its writes to settle`);
     const settled = await untilWritesSettle(env.cp.auditLogPath, from, QUIET_MS, 60_000, side.users);
     const result: SideResult = {
       side: side.name,
       machines: n,
+      run: turn.run,
       startedAt,
       durationMs,
       progress: watching.progress,
@@ -316,14 +327,14 @@ async function measure(env: Env, side: Side, n: number, timeoutMs: number, say: 
       rssMiB: memory.map((m) => m.rssMiB),
       peakMiB: memory.map((m) => m.peakMiB),
     };
-    keepLog(`${n}-${side.name}-machines`, stepsByMachine(watching.progress, startedAt, startedWall));
+    keepLog(`${label}-${side.name}-machines`, stepsByMachine(watching.progress, startedAt, startedWall));
     await scaleToZero(env, ns, say);
     return result;
   } catch (err) {
     say(`${side.name} log tail:\n${processes.logs()}`);
     throw err;
   } finally {
-    processes.keepLogs(`${n}`);
+    processes.keepLogs(label);
     await processes.stop();
   }
 }

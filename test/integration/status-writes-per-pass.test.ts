@@ -554,6 +554,23 @@ describe('a pass of each reconciler writes status at most once', () => {
         then: async (w) => expect(conditionOf(await client.get(machineRef(w.ns, 'm')), 'Paused')).toMatchObject({ status: 'True' }),
       },
       {
+        name: 'its CAPI Cluster paused a moment after another pass read it: nothing written but Paused (clusterctl move copies next)',
+        given: async (w) => {
+          const inWork = { labels: { 'cluster.x-k8s.io/cluster-name': 'work' } };
+          await client.apply(capiCluster(w.ns, 'work', false));
+          await w.driver.pass(await machineOnLab(w, 'other', inWork));
+          await client.apply(capiCluster(w.ns, 'work', true));
+          await client.apply(fakeMachine(w.ns, 'm', onLab, inWork));
+          return `${w.ns}/m`;
+        },
+        then: async (w) => {
+          const m = await client.get(machineRef(w.ns, 'm'));
+          expect(m?.spec?.providerID).toBeUndefined();
+          expect(m?.metadata.finalizers).toBeUndefined();
+          expect(conditionOf(m, 'Paused')).toMatchObject({ status: 'True' });
+        },
+      },
+      {
         name: 'blocked: its Provider does not exist',
         given: async (w) => {
           await client.apply(fakeMachine(w.ns, 'm', { providerRef: { name: 'nowhere' } }));

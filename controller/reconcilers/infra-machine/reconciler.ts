@@ -110,8 +110,13 @@ export class InfraMachineReconciler implements Reconciler {
    * provider writes an InfraMachine's status, all of it.
    */
   private readonly written = new Expectations<InfraMachineStatus>('whole');
-  /** The Cluster, Provider Secrets, CAPI Machine and bootstrap Secret a pass reads: one GET for the passes of one second. */
+  /** The Provider Secrets, CAPI Machine and bootstrap Secret a pass reads: one GET for the passes of one second. */
   private readonly reads: SharedReads;
+  /**
+   * The CAPI Cluster of the pause check: passes join a GET in flight, and none is kept. clusterctl
+   * move pauses the Cluster, then copies the machines: no write may follow an answer older than that.
+   */
+  private readonly clusterReads: SharedReads;
 
   constructor(
     private readonly backend: RunningBackend,
@@ -129,6 +134,7 @@ export class InfraMachineReconciler implements Reconciler {
     this.finalizer = Finalizer.infraMachine(this.kind);
     this.nicsField = nicsFieldOf(backend.api.machine);
     this.reads = new SharedReads(api);
+    this.clusterReads = new SharedReads(api, 0);
   }
 
   /**
@@ -170,7 +176,7 @@ export class InfraMachineReconciler implements Reconciler {
 
   /** Paused (by annotation or its CAPI Cluster, e.g. during clusterctl move): not even a deletion proceeds, as in CAPI. */
   private async pausedStep(machine: InfraMachine): Promise<ReconcileResult | undefined> {
-    const pausedCluster = await pausedOwningCluster(this.reads, machine);
+    const pausedCluster = await pausedOwningCluster(this.clusterReads, machine);
     if (!isPaused({ metadata: machine.metadata }, pausedCluster)) return undefined;
     await this.writeStatus(machine, { kind: 'paused', ...(pausedCluster ? { pausedCluster } : {}) });
     // An unpaused Cluster sends no event here: look again.

@@ -55,6 +55,17 @@ describe('SharedReads', () => {
     expect(api.asked).toHaveLength(2);
   });
 
+  it('with ttlMs 0, joins a GET in flight and keeps no answer', async () => {
+    const inFlightOnly = new SharedReads(api, 0);
+    const first = inFlightOnly.get(secret('cluster'));
+    const joined = inFlightOnly.get(secret('cluster'));
+    await api.answer();
+    expect([await first, await joined]).toEqual([{ read: 1 }, { read: 1 }]);
+    const after = inFlightOnly.get(secret('cluster'));
+    await api.answer();
+    expect(await after).toEqual({ read: 2 });
+  });
+
   it('keys by namespace and name: another object, or the same name in another namespace, is a GET of its own', async () => {
     const reads3 = [reads.get(secret('creds')), reads.get(secret('other')), reads.get(secret('creds', 'team-b'))];
     await api.answer();
