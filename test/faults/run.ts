@@ -109,6 +109,20 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+const USAGE = `usage: make test-faults (or tsx test/faults/run.ts), configured by environment only:
+  FAULT_BACKEND=${Object.keys(WORLDS).join('|')}  one backend (default: each in turn)
+  FAULT_SEED=<n>  the faults to replay (default ${DEFAULT_SEED})
+`;
+const [firstArg] = process.argv.slice(2);
+if (firstArg === '--help' || firstArg === '-h') {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (firstArg !== undefined) {
+  process.stderr.write(`${firstArg}: takes no arguments\n${USAGE}`);
+  process.exit(2);
+}
+
 const seed = seedFromEnv('FAULT_SEED', DEFAULT_SEED);
 const only = process.env.FAULT_BACKEND;
 if (only !== undefined && !(only in WORLDS)) {
