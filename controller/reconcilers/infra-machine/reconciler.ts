@@ -110,6 +110,12 @@ export class InfraMachineReconciler implements Reconciler {
    * provider writes an InfraMachine's status, all of it.
    */
   private readonly written = new Expectations<InfraMachineStatus>('whole');
+  /**
+   * The machines (key, uid, when) whose finalizer and providerID this process wrote, until the cache
+   * shows them: a pass in between, started by another event, would send the same patch again and see
+   * its precondition fail. Held a poll period at most, in case the watch never shows the write.
+   */
+  private readonly stamped = new Map<string, { readonly uid: string | undefined; readonly at: number }>();
   /** The Provider Secrets, CAPI Machine and bootstrap Secret a pass reads: one GET for the passes of one second. */
   private readonly reads: SharedReads;
   /**
@@ -146,6 +152,7 @@ export class InfraMachineReconciler implements Reconciler {
     const cached = this.machines.get(key);
     if (!cached) {
       this.written.forget(key);
+      this.stamped.delete(key);
       return done;
     }
     const machine = this.written.observe(key, cached);
@@ -155,13 +162,7 @@ export class InfraMachineReconciler implements Reconciler {
     if (machine.metadata.deletionTimestamp) return this.reconcileDelete(machine, identity, log, signal);
     const handover = this.awaitingHandover(machine);
     if (handover) return handover;
-    // The finalizer and the providerID in one write of their own, before anything exists on the backend (a crash
-    // from here on finds the VM again by it). The next pass starts on the watch event of that write.
-    const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
-    if (await ensureFinalizer(this.api, machine, this.finalizer, stamp)) {
-      if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
-      return done;
-    }
+    if (await this.stampStep(machine, identity, log)) return done;
     const { outcome, result, retry, restart, unwritten } = await this.pass(machine, identity, log, signal);
     if (unwritten) return unwritten;
     const status = await this.writeStatus(machine, outcome);
@@ -216,6 +217,33 @@ export class InfraMachineReconciler implements Reconciler {
     const grace = Math.max(this.timings.pollMs, QUIET_START_MS) + 1000;
     const age = this.clock.now().getTime() - Date.parse(machine.metadata.creationTimestamp ?? '');
     return age >= 0 && age < grace ? waiting(grace - age) : undefined;
+  }
+
+  /**
+   * The finalizer and the providerID in one write of their own, before anything exists on the backend (a crash
+   * from here on finds the VM again by it); true when the pass ends here. The next pass starts on the watch
+   * event of that write.
+   */
+  private async stampStep(machine: InfraMachine, identity: MachineIdentity, log: Logger): Promise<boolean> {
+    const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
+    if (this.stampNotSeenYet(machine, stamp === undefined)) return true;
+    if (!(await ensureFinalizer(this.api, machine, this.finalizer, stamp))) return false;
+    this.stamped.set(keyOf(machine), { uid: machine.metadata.uid, at: performance.now() });
+    if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
+    return true;
+  }
+
+  /** Whether this process wrote the machine's finalizer and providerID and the cache does not show them yet (their event starts the next pass). */
+  private stampNotSeenYet(machine: InfraMachine, providerIDShown: boolean): boolean {
+    const key = keyOf(machine);
+    const written = this.stamped.get(key);
+    if (!written) return false;
+    const shown = hasFinalizer(machine, this.finalizer) && providerIDShown;
+    if (shown || written.uid !== machine.metadata.uid || performance.now() - written.at >= this.timings.pollMs) {
+      this.stamped.delete(key);
+      return false;
+    }
+    return true;
   }
 
   /** The Event of a restart that began, ended or was skipped in this pass; the next pass at once when the VM just went off for it. */
