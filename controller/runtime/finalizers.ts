@@ -10,6 +10,7 @@
 //   list changes the index, not the entry we hold).
 // A failed precondition reads the object afresh and tries again.
 import { TransientError } from './errors.js';
+import type { WrittenPart } from './expectations.js';
 import { ApiStatusError, type KubeApi, type ObjectRef } from './kube-api.js';
 
 interface WithFinalizers extends ObjectRef {
@@ -65,6 +66,29 @@ export async function ensureFinalizer(api: KubeApi, obj: WithFinalizers, finaliz
         : [];
     return [...finalizerOps, ...stampOps];
   });
+}
+
+/** What one ensureFinalizer call wrote: its finalizer, and its stamp if it had one. */
+export interface FinalizerWrite {
+  readonly stamp?: FieldStamp;
+}
+
+/** Where ensureFinalizer writes `finalizer` (and a stamp): for Expectations of its writes. */
+export function finalizerPart(finalizer: string): WrittenPart<WithFinalizers & { metadata: { uid?: string } }, FinalizerWrite> {
+  return {
+    shows: (object, { stamp }) => hasFinalizer(object, finalizer) && (stamp === undefined || valueAt(object, stamp.path) !== undefined),
+    overlay: (object, { stamp }) => {
+      const finalizers = hasFinalizer(object, finalizer) ? object.metadata.finalizers : [...(object.metadata.finalizers ?? []), finalizer];
+      const added = { ...object, metadata: { ...object.metadata, finalizers } };
+      return stamp ? withValueAt(added, stamp.path, stamp.value) : added;
+    },
+  };
+}
+
+function withValueAt<T>(obj: T, [key, ...rest]: readonly string[], value: unknown): T {
+  if (key === undefined) return value as T;
+  const at = (obj ?? {}) as Record<string, unknown>;
+  return { ...at, [key]: withValueAt(at[key], rest, value) } as T;
 }
 
 function valueAt(obj: unknown, path: readonly string[]): unknown {

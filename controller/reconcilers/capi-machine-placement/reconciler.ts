@@ -4,6 +4,7 @@ import type { InfraCluster } from '../../../infra/api/infrastructure.banlieue.io
 import { Label } from '../../../infra/api/well-known.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { done, waiting, type ReconcileResult } from '../../runtime/errors.js';
+import { Expectations, someFieldsOf } from '../../runtime/expectations.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi, ObjectRef } from '../../runtime/kube-api.js';
 import { capiOwner, getOwningMachine } from '../owning-machine.js';
@@ -18,8 +19,8 @@ const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
 
 export class CapiMachinePlacementReconciler implements Reconciler {
   readonly name: string;
-  /** Failure domains written but maybe not yet in the cache, by machine key (the machine's uid: not one made again under its name). */
-  private readonly assumed = new Map<string, { readonly uid: string | undefined; readonly failureDomain: string }>();
+  /** Failure domains written and not yet shown by the cache: another event in between needs no second write, and peers count them. */
+  private readonly placed = new Expectations(someFieldsOf<'spec', { failureDomain: string }>('spec'));
 
   constructor(
     readonly kind: string,
@@ -32,14 +33,14 @@ export class CapiMachinePlacementReconciler implements Reconciler {
   }
 
   async reconcile(key: string, log: Logger): Promise<ReconcileResult> {
-    const m = this.machines.get(key);
-    const clusterName = m && awaitingFailureDomain(m);
-    if (!m || !clusterName) {
-      this.assumed.delete(key);
+    const cached = this.machines.get(key);
+    if (!cached) {
+      this.placed.forget(key);
       return done;
     }
-    // Placed by an earlier pass: another event before the cache shows that write needs no second one.
-    if (this.assumed.get(key)?.uid === m.metadata.uid) return done;
+    const m = this.placed.observe(key, cached);
+    const clusterName = awaitingFailureDomain(m);
+    if (!clusterName) return done;
     // CAPI (or the user) chose a failure domain on the Machine: the provider uses that one. A Machine gone: nothing to place.
     const owning = await getOwningMachine(this.api, m);
     if (!owning || owning.spec?.failureDomain) return done;
@@ -49,16 +50,16 @@ export class CapiMachinePlacementReconciler implements Reconciler {
     const placement = decideMachineFailureDomain({
       failureDomains,
       controlPlane: m.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined,
-      peers: this.peers(m).map((p) => p.spec.failureDomain ?? this.assumed.get(keyOf(p))?.failureDomain),
+      peers: this.peers(m).map((p) => this.placed.observe(keyOf(p), p).spec.failureDomain),
       ...(m.spec.providerRef ? { providerName: m.spec.providerRef.name } : {}),
     });
     if (!placement) return waiting(30_000);
-    this.assumed.set(key, { uid: m.metadata.uid, failureDomain: placement.failureDomain });
+    this.placed.expect(key, m, { failureDomain: placement.failureDomain });
     log.info({ failureDomain: placement.failureDomain }, 'Placing CAPI machine');
     try {
       await this.ssa.apply(toPlacementApply(m, placement));
     } catch (err) {
-      this.assumed.delete(key);
+      this.placed.forget(key);
       throw err;
     }
     return done;

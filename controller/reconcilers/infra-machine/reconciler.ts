@@ -17,12 +17,12 @@ import { findCondition } from '../../runtime/conditions.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import { blocked, done, inProgress, waiting, type ReconcileResult } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { ensureFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.js';
+import { ensureFinalizer, finalizerPart, hasFinalizer, removeFinalizer, type FinalizerWrite } from '../../runtime/finalizers.js';
 import { keyOf, type Informer } from '../../runtime/informer.js';
 import type { KubeApi } from '../../runtime/kube-api.js';
 import type { Logger } from '../../runtime/log.js';
 import type { ServerSideApply } from '../../runtime/server-side-apply.js';
-import { Expectations } from '../../runtime/expectations.js';
+import { Expectations, wholeStatus } from '../../runtime/expectations.js';
 import { SharedReads } from '../../runtime/shared-reads.js';
 import { applyStatusOrRefusal } from '../../runtime/status-writer.js';
 import { describeBackendFailure } from '../backend-failure.js';
@@ -109,13 +109,13 @@ export class InfraMachineReconciler implements Reconciler {
    * nor take a provisioned machine for a new one, nor move a condition's transition time. Only the
    * provider writes an InfraMachine's status, all of it.
    */
-  private readonly written = new Expectations<InfraMachineStatus>('whole');
+  private readonly written = new Expectations(wholeStatus<InfraMachineStatus>());
   /**
-   * The machines (key, uid, when) whose finalizer and providerID this process wrote, until the cache
-   * shows them: a pass in between, started by another event, would send the same patch again and see
-   * its precondition fail. Held a poll period at most, in case the watch never shows the write.
+   * The finalizer and providerID this process wrote, until the cache shows them: a pass in between,
+   * started by another event, would send the same patch again and see its precondition fail. Held a
+   * poll period at most, in case the watch never shows the write.
    */
-  private readonly stamped = new Map<string, { readonly uid: string | undefined; readonly at: number }>();
+  private readonly stamped: Expectations<InfraMachine, FinalizerWrite>;
   /** The Provider Secrets, CAPI Machine and bootstrap Secret a pass reads: one GET for the passes of one second. */
   private readonly reads: SharedReads;
   /**
@@ -138,6 +138,7 @@ export class InfraMachineReconciler implements Reconciler {
     this.kind = backend.api.machine.kind;
     this.name = this.kind.toLowerCase();
     this.finalizer = Finalizer.infraMachine(this.kind);
+    this.stamped = new Expectations(finalizerPart(this.finalizer), { maxAgeMs: timings.pollMs });
     this.nicsField = nicsFieldOf(backend.api.machine);
     this.reads = new SharedReads(api);
     this.clusterReads = new SharedReads(api, 0);
@@ -152,7 +153,7 @@ export class InfraMachineReconciler implements Reconciler {
     const cached = this.machines.get(key);
     if (!cached) {
       this.written.forget(key);
-      this.stamped.delete(key);
+      this.stamped.forget(key);
       return done;
     }
     const machine = this.written.observe(key, cached);
@@ -225,24 +226,13 @@ export class InfraMachineReconciler implements Reconciler {
    * event of that write.
    */
   private async stampStep(machine: InfraMachine, identity: MachineIdentity, log: Logger): Promise<boolean> {
-    const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
-    if (this.stampNotSeenYet(machine, stamp === undefined)) return true;
-    if (!(await ensureFinalizer(this.api, machine, this.finalizer, stamp))) return false;
-    this.stamped.set(keyOf(machine), { uid: machine.metadata.uid, at: performance.now() });
-    if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
-    return true;
-  }
-
-  /** Whether this process wrote the machine's finalizer and providerID and the cache does not show them yet (their event starts the next pass). */
-  private stampNotSeenYet(machine: InfraMachine, providerIDShown: boolean): boolean {
     const key = keyOf(machine);
-    const written = this.stamped.get(key);
-    if (!written) return false;
-    const shown = hasFinalizer(machine, this.finalizer) && providerIDShown;
-    if (shown || written.uid !== machine.metadata.uid || performance.now() - written.at >= this.timings.pollMs) {
-      this.stamped.delete(key);
-      return false;
-    }
+    // Written by an earlier pass; the event of that write starts the next one.
+    if (this.stamped.awaits(key, machine)) return true;
+    const stamp = identity.ok && identity.unwritten ? { path: ['spec', 'providerID'] as const, value: identity.providerID } : undefined;
+    if (!(await ensureFinalizer(this.api, machine, this.finalizer, stamp))) return false;
+    this.stamped.expect(key, machine, stamp ? { stamp } : {});
+    if (stamp) log.info({ providerID: stamp.value }, 'Set providerID');
     return true;
   }
 

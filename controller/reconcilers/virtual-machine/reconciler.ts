@@ -31,7 +31,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../../runtime/metrics.js';
 import { readBinaryData } from '../../runtime/object-data.js';
 import type { OwnedRef, ServerSideApply } from '../../runtime/server-side-apply.js';
-import { Expectations } from '../../runtime/expectations.js';
+import { Expectations, someFieldsOf } from '../../runtime/expectations.js';
 import { applyStatus, containsAll } from '../../runtime/status-writer.js';
 import { withMachineMade } from './vm-status.js';
 import { decideVirtualMachine, decideWriteConflict, needsFinalizer, RECHECK_MS, type UserDataSource, type VmObserved, type VmPlan } from './decide.js';
@@ -101,7 +101,7 @@ export class VirtualMachineReconciler implements Reconciler {
   readonly name = 'virtualmachine';
   readonly kind = 'VirtualMachine';
   /** Placements decided and not yet shown by the cache (expectPlacement). */
-  private readonly placed = new Expectations<Placed>('fields');
+  private readonly placed = new Expectations(someFieldsOf<'status', Placed>('status'));
   private readonly recreates: RecreateBudgets;
 
   constructor(private readonly d: VirtualMachineReconcilerDeps) {
