@@ -76,8 +76,11 @@ interface PassResult {
   readonly retry?: unknown;
   /** What the pass did about spec.restartRequestedAt. */
   readonly restart?: RestartPlan;
-  /** Nothing to write yet: only when to look again. */
-  readonly unwritten?: ReconcileResult;
+}
+
+/** A pass with nothing to say yet: only when to look again. */
+interface QuietPass {
+  readonly quiet: ReconcileResult;
 }
 
 type KnownIdentity = Extract<MachineIdentity, { ok: true }>;
@@ -164,8 +167,9 @@ export class InfraMachineReconciler implements Reconciler {
     const handover = this.awaitingHandover(machine);
     if (handover) return handover;
     if (await this.stampStep(machine, identity, log)) return done;
-    const { outcome, result, retry, restart, unwritten } = await this.pass(machine, identity, log, signal);
-    if (unwritten) return unwritten;
+    const passed = await this.pass(machine, identity, log, signal);
+    if ('quiet' in passed) return passed.quiet;
+    const { outcome, result, retry, restart } = passed;
     const status = await this.writeStatus(machine, outcome);
     // Written first, so the user sees why; then the queue's backoff retries.
     if (retry !== undefined) throw retry;
@@ -246,13 +250,13 @@ export class InfraMachineReconciler implements Reconciler {
   }
 
   /** One step over the backend, as an outcome for the status; errors to retry with backoff are thrown after it is written. */
-  private async pass(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<PassResult> {
+  private async pass(machine: InfraMachine, identity: MachineIdentity, log: Logger, signal: AbortSignal | undefined): Promise<PassResult | QuietPass> {
     if (!identity.ok) return { outcome: { kind: 'blocked', reason: Reason.ProvisionFailed, message: identity.message } };
     const provisioned = isProvisioned(machine);
     const resolved = await this.resolve(machine, identity, { needUserData: !provisioned, claimAddresses: true, checkTargets: !provisioned });
     if (!resolved.ok) {
-      const unwritten = this.awaitingFailureDomain(machine, resolved);
-      return { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message }, ...(unwritten ? { unwritten } : {}) };
+      const quiet = this.awaitingFailureDomain(machine, resolved);
+      return quiet ? { quiet } : { outcome: { kind: 'blocked', reason: resolved.reason, message: resolved.message } };
     }
     // A providerID this machine does not derive (a move, or a hand-written one) adopts a marked VM, never creates one.
     const mayCreate = !provisioned && identity.derived;
