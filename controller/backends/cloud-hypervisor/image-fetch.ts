@@ -8,6 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Reason } from '../../../infra/api/conditions.js';
+import { BACKEND_USER_AGENT } from '../user-agent.js';
 
 /** Redirects followed within the origin before the download gives up. */
 const MAX_REDIRECTS = 5;
@@ -60,7 +61,7 @@ export async function openImage(url: URL, options: ImageFetchOptions, signal: Ab
 
 function get(url: URL, options: ImageFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const common = { method: 'GET', signal, headers: { 'accept-encoding': 'identity' }, timeout: options.idleTimeoutMs };
+    const common = { method: 'GET', signal, headers: { 'accept-encoding': 'identity', 'user-agent': BACKEND_USER_AGENT }, timeout: options.idleTimeoutMs };
     let request;
     if (url.protocol === 'https:') request = httpsRequest(url, { ...common, ...(options.ca ? { ca: [...options.ca] } : {}) });
     else if (url.protocol === 'http:' && options.allowHttp) request = httpRequest(url, common);

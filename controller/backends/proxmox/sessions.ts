@@ -7,6 +7,7 @@ import { SessionPool } from '../kit/session-pool.js';
 import { ProxmoxCredentialKeys } from './client/credentials.js';
 import { ProxmoxClient } from './client/proxmox-client.js';
 import type { ProxmoxTransportOptions } from './client/transport.js';
+import { BACKEND_USER_AGENT } from '../user-agent.js';
 
 export interface ProxmoxClientsOptions {
   /** Close a client unused this long. @default 300000 (5 min) */
@@ -36,6 +37,7 @@ export function proxmoxClients(options: ProxmoxClientsOptions = {}): SessionPool
         tokenSecret,
         ...(connection.caPem ? { caPem: connection.caPem } : {}),
         insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
+        userAgent: BACKEND_USER_AGENT,
         ...(options.onCall ? { onCall: options.onCall } : {}),
       });
     },

@@ -5,6 +5,7 @@ import { isConnectFailure } from '../backend-error.js';
 import { SessionPool } from '../kit/session-pool.js';
 import type { SoapTransportOptions } from './client/transport.js';
 import { VsphereClient } from './client/vsphere-client.js';
+import { BACKEND_USER_AGENT } from '../user-agent.js';
 
 export interface VsphereSessionsOptions {
   /** Log out a session unused this long. @default 300000 (5 min; vCenter's own idle timeout is 30 min) */
@@ -22,6 +23,7 @@ export function vsphereSessions(options: VsphereSessionsOptions = {}): SessionPo
         password: connection.credentials.password ?? '',
         ...(connection.caPem ? { caPem: connection.caPem } : {}),
         insecureSkipTLSVerify: connection.insecureSkipTLSVerify,
+        userAgent: BACKEND_USER_AGENT,
         ...(options.onCall ? { onCall: options.onCall } : {}),
       }),
     close: (client) => client.close(),

@@ -6,6 +6,7 @@ import type { Connection } from '../../../controller/backends/backend.js';
 import { type VsphereClient } from '../../../controller/backends/vsphere/client/vsphere-client.js';
 import { withSignal } from '../../../controller/backends/cancellation.js';
 import { vsphereSessions } from '../../../controller/backends/vsphere/sessions.js';
+import { PACKAGE_VERSION } from '../../../infra/version.js';
 import { waitFor } from '../../support/wait.js';
 import { vcsimClient } from '../../support/vsphere/world.js';
 import { startVcsim, type Vcsim } from './vcsim.js';
@@ -47,6 +48,18 @@ describe('vSphere session pool', () => {
     expect(await serverSessions()).toBe(1);
     await pool.closeAll();
     expect(await serverSessions()).toBe(0);
+  });
+
+  it("names banlieue and its version as the session's User-Agent, as vCenter's session list shows it", async () => {
+    const pool = vsphereSessions();
+    try {
+      const key = await pool.use(connection, async (client) => client.session.key);
+      const content = await observer.properties.retrieveOne(observer.session.serviceContent.sessionManager, ['sessionList']);
+      const session = (content.props.get('sessionList')?.childrenNamed('UserSession') ?? []).find((s) => s.childText('key') === key);
+      expect(session?.childText('userAgent')).toBe(`banlieue/${PACKAGE_VERSION}`);
+    } finally {
+      await pool.closeAll();
+    }
   });
 
   it('lets a pass with a deadline stop waiting for a login a frozen vCenter does not answer, without failing the login for the other passes', async () => {

@@ -35,6 +35,8 @@ export interface ProxmoxTransportOptions extends ProxmoxToken {
    * length is the number of retries. @default [250, 1000, 4000]
    */
   readonly retryDelaysMs?: readonly number[];
+  /** Sent as User-Agent (PVE's access log shows it). @default none */
+  readonly userAgent?: string;
   /** Told of every attempt (metrics): `METHOD /path/{template}`, how it ended, how long it took. */
   readonly onCall?: (call: string, outcome: CallOutcome, seconds: number) => void;
 }
@@ -63,6 +65,7 @@ export class ProxmoxTransport {
   private readonly timeoutMs: number;
   private readonly retryDelaysMs: readonly number[];
   private readonly onCall: ProxmoxTransportOptions['onCall'];
+  private readonly userAgent: string | undefined;
 
   constructor(options: ProxmoxTransportOptions) {
     checkToken(options);
@@ -72,6 +75,7 @@ export class ProxmoxTransport {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [250, 1_000, 4_000];
     this.onCall = options.onCall;
+    this.userAgent = options.userAgent;
   }
 
   /** `https://host:8006`, without the API path. */
@@ -132,7 +136,8 @@ export class ProxmoxTransport {
     const started = process.hrtime.bigint();
     let outcome: CallOutcome = 'error';
     try {
-      const answer = await exchange({ agent: this.agent, method: endpoint.method, timeoutMs: this.timeoutMs, ...prepared });
+      const headers = this.userAgent === undefined ? prepared.headers : { ...prepared.headers, 'User-Agent': this.userAgent };
+      const answer = await exchange({ agent: this.agent, method: endpoint.method, timeoutMs: this.timeoutMs, ...prepared, headers });
       if (answer.status < 200 || answer.status > 299) {
         outcome = 'fault';
         throw new ProxmoxError(prepared.call, errorBody(answer));

@@ -32,6 +32,8 @@ export interface SoapTransportOptions {
   readonly timeoutMs?: number;
   /** Told of every call once it ends (for metrics): the method, how it ended, how long it took. */
   readonly onCall?: (method: string, outcome: CallOutcome, seconds: number) => void;
+  /** Sent as User-Agent (vCenter's session list shows it). @default none */
+  readonly userAgent?: string;
 }
 
 /** ok; fault: the server answered with a SOAP fault; error: no usable answer (network, TLS, HTTP). */
@@ -57,6 +59,7 @@ export class HttpsSoapTransport implements SoapCaller {
   private readonly soapAction: string;
   private readonly timeoutMs: number;
   private readonly onCall: SoapTransportOptions['onCall'];
+  private readonly userAgent: string | undefined;
   private cookie: string | undefined;
 
   constructor(options: SoapTransportOptions) {
@@ -65,6 +68,7 @@ export class HttpsSoapTransport implements SoapCaller {
     this.soapAction = `urn:vim25/${options.apiVersion ?? '8.0.1.0'}`;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.onCall = options.onCall;
+    this.userAgent = options.userAgent;
   }
 
   get endpoint(): string {
@@ -118,6 +122,7 @@ export class HttpsSoapTransport implements SoapCaller {
         'Content-Length': Buffer.byteLength(payload),
         SOAPAction: this.soapAction,
       };
+      if (this.userAgent !== undefined) headers['User-Agent'] = this.userAgent;
       if (this.cookie !== undefined) headers.Cookie = `${SESSION_COOKIE}=${this.cookie}`;
       const req = request(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
         this.keepCookie(res);
