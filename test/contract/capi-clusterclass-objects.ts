@@ -1,7 +1,7 @@
 // The ClusterClass and the topology Cluster the ClusterClass e2e applies,
 // authored with the constructs generated from CAPI's own v1beta2 CRDs
 // (imports/), as capi-objects.ts does: a field CAPI does not have fails to compile.
-import { Chart, Testing, type ApiObject } from 'cdk8s';
+import { Chart, type ApiObject } from 'cdk8s';
 import { Cluster } from '../../imports/cluster.x-k8s.io-cluster.js';
 import {
   ClusterClass,
@@ -15,9 +15,10 @@ import type { BackendApi } from '../../infra/api/backends.js';
 import { apiVersionOf } from '../../infra/api/kind.js';
 import type { Manifest } from './capi-objects.js';
 import { BOOTSTRAP_API, CONTROL_PLANE_API } from './played-providers.js';
+import { testApp } from '../support/chart-app.js';
 
 function render(define: (chart: Chart) => ApiObject): Manifest {
-  return define(new Chart(Testing.app(), 'capi')).toJson() as Manifest;
+  return define(new Chart(testApp(), 'capi')).toJson() as Manifest;
 }
 
 export interface TopologyClassProps {

@@ -2,11 +2,12 @@
 // `make imports` generates from CAPI's own v1beta2 CRDs (imports/): a field or
 // a value CAPI's schema does not have fails to compile. For authoring only:
 // what the API server answers is read as plain JSON with wire names (DESIGN §2).
-import { Chart, Testing, type ApiObject } from 'cdk8s';
+import { Chart, type ApiObject } from 'cdk8s';
 import { Cluster } from '../../imports/cluster.x-k8s.io-cluster.js';
 import { Machine } from '../../imports/cluster.x-k8s.io-machine.js';
 import { MachineDeployment } from '../../imports/cluster.x-k8s.io-machinedeployment.js';
 import { INFRA_GROUP } from '../../infra/api/kind.js';
+import { testApp } from '../support/chart-app.js';
 
 /** An object as `kubectl apply` takes it. */
 export type Manifest = Record<string, unknown>;
@@ -16,7 +17,7 @@ const KUBERNETES_VERSION = 'v1.35.4';
 
 /** Renders one construct, alone in its own Chart (so ids never collide), to the JSON the API server takes. */
 function render(define: (chart: Chart) => ApiObject): Manifest {
-  return define(new Chart(Testing.app(), 'capi')).toJson() as Manifest;
+  return define(new Chart(testApp(), 'capi')).toJson() as Manifest;
 }
 
 /** Cluster `ns/name` on the InfraCluster `infraKind` (of `infraGroup`, banlieue's by default) of the same name. */

@@ -1,7 +1,7 @@
 // The authoring constructs as a user's cdk8s app meets them: one class per
 // kind, usable as a type, references between objects given as constructs or
 // by name, and what the app synthesises.
-import { App, Chart, Testing } from 'cdk8s';
+import { Chart, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import {
   LibvirtMachineTemplate,
@@ -13,6 +13,7 @@ import {
   type VirtualMachineProps,
   type VMClassReference,
 } from '../../../infra/index.js';
+import { testApp } from '../../support/chart-app.js';
 
 interface Synthesised {
   kind: string;
@@ -21,7 +22,7 @@ interface Synthesised {
 }
 
 function chartIn(namespace?: string): Chart {
-  return new Chart(Testing.app(), 'site', namespace === undefined ? {} : { namespace });
+  return new Chart(testApp(), 'site', namespace === undefined ? {} : { namespace });
 }
 
 function objectsOf(chart: Chart): Synthesised[] {
@@ -91,7 +92,7 @@ describe('authoring constructs', () => {
   });
 
   it('fails synthesis of a Provider whose spec the API schema refuses, naming the field', () => {
-    const app = new App({ outdir: Testing.app().outdir });
+    const app = testApp();
     const chart = new Chart(app, 'site', { namespace: 'vms' });
     new Provider(chart, 'host', {
       metadata: { name: 'host-a' },

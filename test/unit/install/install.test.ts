@@ -6,6 +6,7 @@ import { BUILT_IN_BACKENDS } from '../../../controller/backends/registry.js';
 import { CLUSTER_SIDE_BACKENDS, PROVIDER_ROLES_BUILT, resolveInstallProps } from '../../../infra/install/install-props.js';
 import { renderInstall, type ManifestObject } from '../../../infra/install/render.js';
 import { HEALTH_PORT, METRICS_PORT } from '../../../infra/install/role-workload.js';
+import { testApp } from '../../support/chart-app.js';
 
 const CLUSTER_SCOPED = new Set([
   'Namespace',
@@ -131,7 +132,7 @@ describe('the install', () => {
     );
     for (const o of everything) expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
     // The construct users add to their own cdk8s app too.
-    const chart = new Chart(Testing.app(), 'mine');
+    const chart = new Chart(testApp(), 'mine');
     new BanlieueInstall(chart, 'banlieue');
     for (const o of Testing.synth(chart) as ManifestObject[])
       expect(o.metadata.labels?.['cluster.x-k8s.io/provider'], `${o.kind} ${o.metadata.name}`).toBe('infrastructure-banlieue');
@@ -145,7 +146,7 @@ describe('the install', () => {
   });
 
   it('keeps cluster-scoped objects namespace-free inside a user chart that has a namespace', () => {
-    const chart = new Chart(Testing.app(), 'mine', { namespace: 'apps' });
+    const chart = new Chart(testApp(), 'mine', { namespace: 'apps' });
     new BanlieueInstall(chart, 'banlieue', { backends: ['vsphere'] });
     for (const o of Testing.synth(chart) as ManifestObject[]) {
       if (CLUSTER_SCOPED.has(o.kind)) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBeUndefined();
