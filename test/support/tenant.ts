@@ -5,9 +5,8 @@
 // would, and come back as what kubectl prints: nothing when the API server
 // admitted them, its refusal otherwise.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { KubeApi } from '../../controller/runtime/kube-api.js';
@@ -156,7 +155,10 @@ export async function serviceAccountKubeconfig(ns: string, name: string): Promis
     contexts: [{ name, cluster: cluster.name, user: name }],
     currentContext: name,
   });
-  const path = join(mkdtempSync(join(tmpdir(), 'banlieue-sa-')), `${ns}-${name}.kubeconfig`);
+  // Beside the test kubeconfig, in the control plane's directory: gone with it.
+  const dir = join(dirname(inject('kubeconfig')), 'service-accounts');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${ns}-${name}.kubeconfig`);
   writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
   return path;
 }
