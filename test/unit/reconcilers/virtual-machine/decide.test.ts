@@ -259,6 +259,17 @@ describe('VirtualMachine deletionPolicy', () => {
     ]);
   });
 
+  it('says VMRetained once, when it deletes the machine, not again on each pass that waits for the provider to let it go', () => {
+    const terminating = { ...own('Retain'), metadata: { ...own('Retain').metadata, deletionTimestamp: '2026-03-01T11:00:01Z' } } as InfraMachine;
+    const waitingPass = decideVirtualMachine(
+      observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: terminating }) }),
+      NOW,
+    );
+    expect(waitingPass.events).toEqual([]);
+    expect(waitingPass.removeFinalizer).toBe(false);
+    expect(waitingPass.requeueAfterMs).toBeDefined();
+  });
+
   it('deletes nothing while the garbage collector orphans the machines (propagationPolicy Orphan)', () => {
     const orphaning = { ...deleting(), metadata: { ...deleting().metadata, finalizers: ['orphan', Finalizer.virtualMachine] } };
     const plan = decideVirtualMachine(observed({ vm: orphaning, infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: own() }) }), NOW);
