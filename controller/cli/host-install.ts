@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { cloudHypervisorApi } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/cloud-hypervisor-machine.js';
 import { HostRoleRules } from '../../infra/install/host-role-rules.js';
 import { hostProviderRules, hostReadsRoleName } from '../../infra/install/rbac-rules.js';
+import { roleRuntimeEnv } from '../../infra/install/role-runtime.js';
 import { HOST_CONFIG_ENV, parseHostConfig, type HostConfig } from '../backends/cloud-hypervisor/host-config.js';
 import { CliError } from './cli-error.js';
 
@@ -184,6 +185,8 @@ function systemdUnit(options: HostInstallOptions, config: HostConfig): string {
     '',
     '[Service]',
     `Environment=${HOST_CONFIG_ENV}=${options.configPath}`,
+    // Node's settings as the Deployments give a role (role-runtime.ts); no MemoryMax=, whose cgroup holds the VMMs too.
+    ...Object.entries(roleRuntimeEnv()).map(([name, value]) => `Environment="${name}=${value}"`),
     `ExecStart=${args.join(' ')}`,
     'Restart=always',
     'RestartSec=5',

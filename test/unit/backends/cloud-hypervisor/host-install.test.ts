@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { describeHostInstall, renderHostInstall } from '../../../../controller/cli/host-install.js';
 import { parseHostConfig } from '../../../../controller/backends/cloud-hypervisor/host-config.js';
+import { roleRuntimeEnv } from '../../../../infra/install/role-runtime.js';
 import { HOST_INSTALL_OPTIONS } from '../../../support/cloud-hypervisor/host-install-options.js';
 
 const options = HOST_INSTALL_OPTIONS;
@@ -21,6 +22,14 @@ describe('banlieue host install', () => {
       /ExecStart=\/usr\/local\/bin\/banlieue provider cloud-hypervisor --kubeconfig=\/etc\/banlieue\/kubeconfig --namespace=vms --provider=kvm1 --leader-election-namespace=vms --leader-election-id=banlieue-provider-cloud-hypervisor-kvm1/,
     );
     expect(unit).toContain('KillMode=process');
+  });
+
+  it("runs Node with the settings a role's Deployment gives it, and no memory limit on the unit (its VMMs share its cgroup)", () => {
+    const unit = fileNamed('banlieue-provider-cloud-hypervisor.service');
+    const environment = unit.split('\n').filter((line) => line.startsWith('Environment="'));
+    expect(environment).toEqual(Object.entries(roleRuntimeEnv()).map(([name, value]) => `Environment="${name}=${value}"`));
+    expect(environment.join('\n')).toContain('NODE_OPTIONS=--max-semi-space-size=1 --max-old-space-size=');
+    expect(unit).not.toMatch(/^Memory(Max|High)=/m);
   });
 
   it('runs the provider and its VMMs unprivileged: its own user, /dev/kvm and /dev/net/tun only, CAP_NET_ADMIN only', () => {
