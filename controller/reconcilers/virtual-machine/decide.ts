@@ -171,18 +171,17 @@ function deletionPlan(o: VmObserved): VmPlan {
   const behind = present.filter((m) => (m.spec.deletionPolicy ?? 'Delete') !== policy);
   const allGone = o.infra.every((i) => i.state === 'Absent' || i.state === 'Foreign');
   if (behind.length > 0) return { ...noAction, setDeletionPolicy: behind.map((machine) => ({ machine, deletionPolicy: policy })), requeueAfterMs: WAIT_MS };
-  // Said once per machine, as its delete is sent; a pass waiting for the provider to let it go says nothing again.
+  // A machine already being deleted waits for its provider: neither its delete nor its Event is sent again.
+  const toDelete = present.filter((m) => !m.metadata.deletionTimestamp);
   const retained =
     policy === 'Retain'
-      ? present
-          .filter((m) => !m.metadata.deletionTimestamp)
-          .map((m): PlannedEvent => ({
-            type: 'Normal',
-            reason: Reason.VMRetained,
-            message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})`,
-          }))
+      ? toDelete.map((m): PlannedEvent => ({
+          type: 'Normal',
+          reason: Reason.VMRetained,
+          message: `deletionPolicy Retain: ${machineName(m)} is deleted and its VM is left on the backend, no longer managed by banlieue (its provider names it in an Event on ${machineName(m)})`,
+        }))
       : [];
-  return { ...noAction, events: retained, deleteInfra: present, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
+  return { ...noAction, events: retained, deleteInfra: toDelete, removeFinalizer: allGone && holds, ...(allGone ? {} : { requeueAfterMs: WAIT_MS }) };
 }
 
 const noAction: VmPlan = { ensureFinalizer: false, removeFinalizer: false, deleteInfra: [], events: [] };

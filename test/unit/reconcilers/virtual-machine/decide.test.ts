@@ -259,13 +259,14 @@ describe('VirtualMachine deletionPolicy', () => {
     ]);
   });
 
-  it('says VMRetained once, when it deletes the machine, not again on each pass that waits for the provider to let it go', () => {
+  it('says VMRetained once, when it deletes the machine, and neither deletes it nor says so again on each pass that waits for the provider to let it go', () => {
     const terminating = { ...own('Retain'), metadata: { ...own('Retain').metadata, deletionTimestamp: '2026-03-01T11:00:01Z' } } as InfraMachine;
     const waitingPass = decideVirtualMachine(
       observed({ vm: deleting('Retain'), infra: withVsphere({ kind: 'VSphereMachine', state: 'Present', object: terminating }) }),
       NOW,
     );
     expect(waitingPass.events).toEqual([]);
+    expect(waitingPass.deleteInfra).toEqual([]);
     expect(waitingPass.removeFinalizer).toBe(false);
     expect(waitingPass.requeueAfterMs).toBeDefined();
   });
