@@ -35,10 +35,13 @@ export interface Connection {
   readonly insecureSkipTLSVerify: boolean;
 }
 
-/** What a role gives the backend it creates: hooks into its metrics. */
+/** What a role gives the backend it creates: hooks into its metrics and its machines' queue. */
 export interface BackendContext {
   /** Told of every call to the backend: its method, how it ended, how long it took. */
   readonly onCall?: (method: string, outcome: 'ok' | 'fault' | 'error', seconds: number) => void;
+  /** For a backend that watches its VMs: the machine whose VM has this UUID looks again now. */
+  readonly wake?: (uuid: string) => void;
+  readonly log?: Logger;
 }
 
 /** One provider role's backend instance (it owns its sessions); `Spec` is its machine kind's spec. */
@@ -102,6 +105,8 @@ export interface MachineObservation {
   readonly addresses: readonly MachineAddress[];
   /** The VM has no network interface, so no address will ever come: Ready without one. */
   readonly withoutNetwork?: boolean;
+  /** A change of the VM's guest addresses wakes its machine (BackendContext.wake): waiting for an address needs no poll. */
+  readonly watched?: boolean;
   readonly actions: readonly MachineAction[];
   /** Backend-specific status fields of the machine kind, e.g. vmRef and biosUuid. */
   readonly statusFields: Readonly<Record<string, string | number>>;

@@ -315,7 +315,12 @@ function addProviderCommand(program: Command): void {
       60,
     )
     .option('--machine-concurrency <n>', 'machines reconciled at once (clones run in parallel)', toInt('--machine-concurrency'), 10)
-    .option('--poll-period <seconds>', 'while a machine waits on its backend (guest IP, a failure domain), look again this often', toInt('--poll-period'), 10)
+    .option(
+      '--poll-period <seconds>',
+      'while a machine waits on its backend (a guest IP, where the backend does not watch its VMs; a failure domain), look again this often',
+      toInt('--poll-period'),
+      10,
+    )
     .option('--resync-period <seconds>', 'read a converged machine again this often (power drift, addresses)', toInt('--resync-period'), 300);
   addRoleRunOptions(
     command,

@@ -36,6 +36,8 @@ import { runSweeps } from './orphan-sweep.js';
 import { isShard, servesProvider, servingProvider, type ProviderScope, type ShardScope } from './provider-scope.js';
 
 const BY_PROVIDER = 'providerRef';
+/** By the VM UUID of spec.providerID (`<scheme>://<uuid>`), lower case: what a backend's wake-up names. */
+const BY_UUID = 'vmUuid';
 
 export interface ProviderRoleOptions {
   readonly namespace?: string;
@@ -71,13 +73,16 @@ interface Shared {
 
 export async function runProviderRole(ctx: RoleContext, descriptor: BackendDescriptor, options: ProviderRoleOptions): Promise<void> {
   const { metrics, log, signal } = ctx;
-  const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics) });
+  // A backend that watches its VMs wakes a machine by its VM's UUID, once the machines' controller exists.
+  let wakeMachine = (_uuid: string): void => undefined;
+  const backend = startBackend(descriptor, { onCall: countCalls(descriptor.api.name, metrics), wake: (uuid) => wakeMachine(uuid), log });
   if (!backend) throw new Error(`backend ${descriptor.api.name} has no provider role in this version`);
   const shared = share(ctx, backend, options);
   const { providers, images, machines } = shared;
   const providerControl = providerController(ctx, shared, options);
   const rows = imageRowsController(ctx, shared, options);
   const machineController = infraMachineController(ctx, shared, options, providerControl.enqueue);
+  wakeMachine = (uuid) => machines.byIndex(BY_UUID, uuid.toLowerCase()).forEach((m) => machineController.enqueue(keyOf(m)));
   const controller = providerControl.controller;
   const claims = isShard(shared.scope) ? shardClaimController(ctx, shared, shared.scope, options) : undefined;
 
@@ -133,11 +138,13 @@ function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpe
       kind: machineKind.kind,
       log,
       ...(options.namespace ? { namespace: options.namespace } : {}),
-    }).addIndex(BY_PROVIDER, (m) =>
-      [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map(
-        (p) => `${m.metadata.namespace ?? ''}/${p}`,
-      ),
-    ),
+    })
+      .addIndex(BY_PROVIDER, (m) =>
+        [...new Set([m.spec.providerRef?.name ?? '', ...(m.status?.placement ? [m.status.placement.provider] : [])])].map(
+          (p) => `${m.metadata.namespace ?? ''}/${p}`,
+        ),
+      )
+      .addIndex(BY_UUID, (m) => (m.spec.providerID?.includes('://') ? [m.spec.providerID.slice(m.spec.providerID.indexOf('://') + 3).toLowerCase()] : [])),
     machineFinalizer: Finalizer.infraMachine(machineKind.kind),
     work: new ShardWork(),
   };

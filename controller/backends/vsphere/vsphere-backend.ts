@@ -8,6 +8,7 @@ import { withSignal } from '../cancellation.js';
 import type { VsphereClient } from './client/vsphere-client.js';
 import { discoverInventory } from './discovery.js';
 import { ALLOW_VMS_FIELD, cloneSourceOf, type CloneSource } from './machine/clone-targets.js';
+import { GuestWatches } from './machine/guest-watch.js';
 import { vsphereMachines } from './machine/vsphere-machines.js';
 import { toFailureDomains } from './mapping.js';
 import { vsphereSessions } from './sessions.js';
@@ -41,7 +42,7 @@ export function createVsphereBackend(context: BackendContext): Backend<VSphereMa
       const clones = cloneSourceOf(provider.spec.vsphere);
       return withSignal(signal, () => sessions.use(connection, (client) => findTemplate(client, source.ref, clones)));
     },
-    machines: vsphereMachines(sessions),
+    machines: vsphereMachines(sessions, context.wake ? new GuestWatches(context.wake, context.log) : undefined),
     close: () => sessions.closeAll(),
   };
 }

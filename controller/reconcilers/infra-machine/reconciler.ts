@@ -57,11 +57,14 @@ const QUIET_REASONS: ReadonlySet<string> = new Set([
   Reason.Deleting,
 ]);
 
+/** A machine whose VM the backend watches looks again this soon (a poll period at least) when no change woke it. */
+const WATCHED_POLL_MS = 60_000;
+
 /** The least time a new machine of CAPI's may go without a status, waiting to be taken over and placed (withinQuietStart). */
 const QUIET_START_MS = 5_000;
 
 export interface InfraMachineTimings {
-  /** Come back this soon while waiting for something that has no watch (guest IP, a Provider's failure domains). */
+  /** Come back this soon while waiting for something that has no watch (guest IP, unless the backend watches its VMs; a Provider's failure domains). */
   readonly pollMs: number;
   /** Re-read a converged VM this often (power drift, addresses). */
   readonly resyncMs: number;
@@ -372,7 +375,10 @@ export class InfraMachineReconciler implements Reconciler {
   private nextLook(machine: InfraMachine, outcome: PassOutcome, status: InfraMachineStatus): ReconcileResult {
     const ready = findCondition(status.conditions, ConditionType.Ready);
     if (outcome.kind === 'observed' && !outcome.observation && !isProvisioned(machine)) return waiting(this.timings.pollMs);
-    return ready?.status === 'True' || ready?.reason === Reason.BackendMissing ? waiting(this.timings.resyncMs) : waiting(this.timings.pollMs);
+    if (ready?.status === 'True' || ready?.reason === Reason.BackendMissing) return waiting(this.timings.resyncMs);
+    // The backend wakes the machine when its VM changes: a poll only in case a wake-up was lost (a watch restarting).
+    const watched = outcome.kind === 'observed' && outcome.observation?.watched === true && outcome.observation.pending === undefined;
+    return waiting(watched ? Math.max(this.timings.pollMs, Math.min(this.timings.resyncMs, WATCHED_POLL_MS)) : this.timings.pollMs);
   }
 
   /**

@@ -122,7 +122,7 @@ export class PropertyCollector {
   }
 }
 
-function filterSpecFields(spec: PropertyFilterSpec): XmlFields {
+export function filterSpecFields(spec: PropertyFilterSpec): XmlFields {
   return {
     propSet: spec.propSet.map((p) => ({ type: p.type, pathSet: [...p.pathSet] })),
     objectSet: spec.objectSet.map((o) => ({

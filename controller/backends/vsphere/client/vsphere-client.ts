@@ -17,6 +17,7 @@ export class VsphereClient {
   readonly search: SearchIndex;
   readonly tasks: Tasks;
   readonly vms: VirtualMachines;
+  private closing = false;
 
   private constructor(readonly session: VsphereSession) {
     this.properties = new PropertyCollector(session);
@@ -41,6 +42,12 @@ export class VsphereClient {
 
   /** Logs out and closes connections. */
   close(): Promise<void> {
+    this.closing = true;
     return this.session.close();
+  }
+
+  /** Closed (or closing): what runs on the client for its lifetime stops. */
+  get closed(): boolean {
+    return this.closing;
   }
 }

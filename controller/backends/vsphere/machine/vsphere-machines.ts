@@ -22,6 +22,7 @@ import { OWNER_MARK_KEY, RELEASED_FROM_KEY } from './clone-spec.js';
 import { CloneTargetCache } from './clone-target-cache.js';
 import { readCloneTask, startClone } from './clone-task.js';
 import { guestInfoExtraConfig } from './guest-info.js';
+import type { GuestWatches } from './guest-watch.js';
 import { isNoop, resizeOf, type Resize } from './resize.js';
 
 type Request = MachineRequest<VSphereMachineSpec>;
@@ -43,13 +44,19 @@ interface Seen {
   readonly shutdownNote?: string;
 }
 
-export function vsphereMachines(sessions: SessionPool<VsphereClient>): MachineBackend<VSphereMachineSpec> {
+/** `watches`, when given, wake a machine whose VM changes (guest-watch.ts); without, machines poll. */
+export function vsphereMachines(sessions: SessionPool<VsphereClient>, watches?: GuestWatches): MachineBackend<VSphereMachineSpec> {
   const cloneTargets = new CloneTargetCache();
   const shutdowns = new ShutdownRequests();
-  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets, shutdowns));
+  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets, shutdowns, watches?.follow(client) ?? false));
 }
 
-function vsphereSteps(client: VsphereClient, cloneTargets: CloneTargetCache, shutdowns: ShutdownRequests): MachineSteps<VSphereMachineSpec, Vm, Seen> {
+function vsphereSteps(
+  client: VsphereClient,
+  cloneTargets: CloneTargetCache,
+  shutdowns: ShutdownRequests,
+  watched: boolean,
+): MachineSteps<VSphereMachineSpec, Vm, Seen> {
   return {
     readTask: (request, taskRef) => readCloneTask(client, request, taskRef),
     find: (request, look) => find(client, request.uuid, look.hint),
@@ -65,6 +72,7 @@ function vsphereSteps(client: VsphereClient, cloneTargets: CloneTargetCache, shu
         addresses: addressesOf(seen.summary),
         statusFields: { vmRef: vm.ref.value, biosUuid: pass.request.uuid },
         ...(seen.shutdownNote ? { pending: seen.shutdownNote } : {}),
+        ...(watched ? { watched } : {}),
       }),
     destroy: (vm, request, { log }) => destroy(client, vm, request.uuid, log),
     unmark: async (vm, releasedFrom) => {
