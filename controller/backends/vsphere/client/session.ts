@@ -1,5 +1,6 @@
 // A logged-in vim25 session: ServiceContent, SessionManager.Login/Logout, and
 // one transparent re-login when the server has dropped the session.
+import { BackendError, BackendErrorKind } from '../../backend-error.js';
 import type { XmlFields } from './soap-envelope.js';
 import { HttpsSoapTransport, type SoapCaller, type SoapTransportOptions } from './transport.js';
 import type { ManagedObjectReference, ServiceContent } from './vim-types.js';
@@ -26,6 +27,7 @@ export class VsphereSession implements VimInvoker {
   private sessionKey: string | undefined;
   /** Successful logins so far; tells a stale NotAuthenticated from a current one. */
   private logins = 0;
+  private ended = false;
 
   private constructor(
     private readonly caller: SoapCaller,
@@ -55,6 +57,7 @@ export class VsphereSession implements VimInvoker {
   }
 
   async invoke(method: string, self: ManagedObjectReference, args: XmlFields = {}): Promise<XmlElement> {
+    if (this.ended) throw closedError(method);
     const fields = { _this: moRefFields(self), ...args };
     const loginsBefore = this.logins;
     try {
@@ -62,16 +65,23 @@ export class VsphereSession implements VimInvoker {
     } catch (error) {
       // Sessions expire (vCenter: 30 min idle by default) or are terminated. The
       // server checks the session before running the method, so retrying once
-      // after a fresh login cannot run it twice.
+      // after a fresh login cannot run it twice. A session closed here logs in no more.
       if (!isVsphereFault(error, 'NotAuthenticated')) throw error;
+      if (this.ended) throw closedError(method);
       // A call sent with the old cookie may fail after another one logged in again.
       if (this.logins === loginsBefore) await this.relogin();
       return this.caller.call(method, fields);
     }
   }
 
+  /** Closed (or closing): no call is sent any more. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
   /** Ends the session on the server and closes connections. Errors are not thrown: the session is gone either way. */
   async close(): Promise<void> {
+    this.ended = true;
     try {
       await this.caller.call('Logout', { _this: moRefFields(this.serviceContent.sessionManager) });
     } catch {
@@ -104,6 +114,10 @@ export class VsphereSession implements VimInvoker {
     this.sessionKey = response.child('returnval')?.childText('key');
     this.logins += 1;
   }
+}
+
+function closedError(method: string): BackendError {
+  return new BackendError(BackendErrorKind.Unreachable, `${method}: the session was closed`);
 }
 
 function toServiceContent(response: XmlElement): ServiceContent {

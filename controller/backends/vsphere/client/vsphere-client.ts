@@ -17,7 +17,6 @@ export class VsphereClient {
   readonly search: SearchIndex;
   readonly tasks: Tasks;
   readonly vms: VirtualMachines;
-  private closing = false;
 
   private constructor(readonly session: VsphereSession) {
     this.properties = new PropertyCollector(session);
@@ -42,12 +41,11 @@ export class VsphereClient {
 
   /** Logs out and closes connections. */
   close(): Promise<void> {
-    this.closing = true;
     return this.session.close();
   }
 
   /** Closed (or closing): what runs on the client for its lifetime stops. */
   get closed(): boolean {
-    return this.closing;
+    return this.session.closed;
   }
 }
