@@ -48,14 +48,14 @@ interface Seen {
 export function vsphereMachines(sessions: SessionPool<VsphereClient>, watches?: GuestWatches): MachineBackend<VSphereMachineSpec> {
   const cloneTargets = new CloneTargetCache();
   const shutdowns = new ShutdownRequests();
-  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets, shutdowns, watches?.follow(client) ?? false));
+  return machineBackend(sessions.use, (client) => vsphereSteps(client, cloneTargets, shutdowns, watches));
 }
 
 function vsphereSteps(
   client: VsphereClient,
   cloneTargets: CloneTargetCache,
   shutdowns: ShutdownRequests,
-  watched: boolean,
+  watches: GuestWatches | undefined,
 ): MachineSteps<VSphereMachineSpec, Vm, Seen> {
   return {
     readTask: (request, taskRef) => readCloneTask(client, request, taskRef),
@@ -65,22 +65,39 @@ function vsphereSteps(
     writeGuestData: (vm, seen, pass) => writeGuestInfo(client, vm, seen, pass.request),
     resize: (vm, seen, pass) => convergeHardware(client, vm, seen, pass.request.spec),
     power: (vm, seen, pass) => convergePower(client, shutdowns, vm, seen, pass),
-    report: (vm, seen, pass) =>
-      Promise.resolve({
+    report: async (vm, seen, pass) => {
+      const addresses = addressesOf(seen.summary);
+      const watched = await watchGuest(client, watches, vm, pass.request.uuid, seen.power === 'PoweredOn' && addresses.length === 0);
+      return {
         ref: vm.ref.value,
         powerState: seen.power,
-        addresses: addressesOf(seen.summary),
+        addresses,
         statusFields: { vmRef: vm.ref.value, biosUuid: pass.request.uuid },
         ...(seen.shutdownNote ? { pending: seen.shutdownNote } : {}),
         ...(watched ? { watched } : {}),
-      }),
-    destroy: (vm, request, { log }) => destroy(client, vm, request.uuid, log),
+      };
+    },
+    destroy: async (vm, request, { log }) => {
+      await watches?.unfollow(client, request.uuid);
+      return destroy(client, vm, request.uuid, log);
+    },
     unmark: async (vm, releasedFrom) => {
       // An empty value removes a key (vm-specs.ts).
       await client.vms.reconfigure(vm.ref, { extraConfig: { [OWNER_MARK_KEY]: '', [RELEASED_FROM_KEY]: releasedFrom } });
     },
-    forget: (request) => shutdowns.forget(request.uuid),
+    forget: (request) => {
+      shutdowns.forget(request.uuid);
+      void watches?.unfollow(client, request.uuid);
+    },
   };
+}
+
+/** A running VM whose guest has no address yet is watched until it has one (guest-watch.ts); true while it is. */
+async function watchGuest(client: VsphereClient, watches: GuestWatches | undefined, vm: Owned<Vm>, uuid: string, waitsForGuest: boolean): Promise<boolean> {
+  if (!watches) return false;
+  if (waitsForGuest) return watches.follow(client, vm.ref, uuid);
+  await watches.unfollow(client, uuid);
+  return false;
 }
 
 /** The VM with `uuid` (`hint`, a clone's result, read first), its summary and marks in one read; undefined when none has it. */
