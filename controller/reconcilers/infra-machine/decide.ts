@@ -67,19 +67,18 @@ export type PassOutcome =
     };
 
 /**
- * How soon to read a running backend task again: a task this pass started
- * after a quarter of `minMs` (a linked clone is often done by then), then
- * every `minMs`, then a quarter of the time it has run so far, at most
- * `5 × minMs`. A clone of minutes is read a few times, not every second (fifty
- * of them would keep every worker busy); `since` is when Ready became
- * Provisioning, which the pass that starts the task writes.
+ * How soon to read a running backend task again: a task this pass started (the machine
+ * remembered none) after a quarter of `minMs` (a linked clone is often done by then), then
+ * every half `minMs` while it is young, then a quarter of the time it has run so far, at most
+ * `5 × minMs`. A clone of minutes is read a few times, not every second (fifty of them would
+ * keep every worker busy); how long it has run is read from when Ready became Provisioning.
  */
 export function taskPollDelay(status: InfraMachineStatus | undefined, now: Date, minMs: number): number {
-  const ready = status?.conditions?.find((c) => c.type === ConditionType.Ready);
-  if (ready?.reason !== Reason.Provisioning) return Math.round(minMs / 4);
-  const elapsed = now.getTime() - Date.parse(ready.lastTransitionTime);
+  if (status?.taskRef === undefined) return Math.round(minMs / 4);
+  const ready = status.conditions?.find((c) => c.type === ConditionType.Ready);
+  const elapsed = ready?.reason === Reason.Provisioning ? now.getTime() - Date.parse(ready.lastTransitionTime) : NaN;
   if (Number.isNaN(elapsed)) return minMs;
-  return Math.min(Math.max(minMs, Math.round(elapsed / 4)), 5 * minMs);
+  return Math.min(Math.max(Math.round(minMs / 2), Math.round(elapsed / 4)), 5 * minMs);
 }
 
 /**
@@ -121,16 +120,7 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
     const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: outcome.reason ?? Reason.Deleting, message: outcome.message };
     return { ...current, conditions: setConditions(current.conditions, [ready, paused], now) };
   }
-  if (outcome.kind === 'placing') {
-    const { placement } = outcome;
-    const ready: ConditionInput = {
-      type: ConditionType.Ready,
-      status: 'False',
-      reason: Reason.Provisioning,
-      message: `creating the VM on ${placement.provider}/${placement.failureDomain}`,
-    };
-    return { ...current, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
-  }
+  if (outcome.kind === 'placing') return placingStatus(current, outcome.placement, paused, now);
   if (outcome.kind === 'inProgress') return inProgressStatus(current, outcome, paused, now);
   const desired = machine.spec.desiredPowerState ?? 'PoweredOn';
   const { observation } = outcome;
@@ -165,6 +155,24 @@ export function decideMachineStatus(machine: StatusSubject, outcome: PassOutcome
     ? { type: ConditionType.Ready, status: 'False', reason: Reason.PlacementChanged, message: outcome.placementChange }
     : readyFor(observation, desired, outcome.restart);
   return { ...status, conditions: setConditions(current.conditions, [ready, paused], now) };
+}
+
+/**
+ * Where the VM is about to be created, recorded before the backend is asked. A machine that has
+ * said nothing yet says nothing more now (no Ready, no failureDomain: CAPI mirrors both onto its
+ * Machine, one more write there for every Machine): the create's own status follows at once and
+ * says it all; one that said why it waited says it no longer does.
+ */
+function placingStatus(current: InfraMachineStatus, placement: MachinePlacementRecord, paused: ConditionInput, now: Date): InfraMachineStatus {
+  const said = current.conditions?.some((c) => c.type === ConditionType.Ready) === true;
+  if (!said) return { ...current, placement, conditions: setConditions(current.conditions, [paused], now) };
+  const ready: ConditionInput = {
+    type: ConditionType.Ready,
+    status: 'False',
+    reason: Reason.Provisioning,
+    message: `creating the VM on ${placement.provider}/${placement.failureDomain}`,
+  };
+  return { ...current, placement, failureDomain: placement.failureDomain, conditions: setConditions(current.conditions, [ready, paused], now) };
 }
 
 /** A backend task runs: it is remembered in status.taskRef, and Ready says what it does. */

@@ -193,11 +193,19 @@ describe('InfraMachine status', () => {
   });
 
   describe('where the VM is created', () => {
-    it('records the place before the backend is asked to create, keeping what is known', () => {
+    it('records the place before the backend is asked to create; a new machine says nothing more (CAPI would mirror it)', () => {
       const status = decideMachineStatus(machine(), { kind: 'placing', placement: PLACEMENT }, T0);
+      expect(status.placement).toEqual(PLACEMENT);
+      expect(status.failureDomain).toBeUndefined();
+      expect(ready(status)).toBeUndefined();
+      expect(mayHaveCreated({ status })).toBe(true);
+    });
+
+    it('says a machine that told why it waited no longer waits once its place is recorded', () => {
+      const waited = decideMachineStatus(machine(), { kind: 'blocked', reason: Reason.MacAddressInUse, message: 'held' }, T0);
+      const status = decideMachineStatus(machine({ status: waited }), { kind: 'placing', placement: PLACEMENT }, T1);
       expect(status).toMatchObject({ placement: PLACEMENT, failureDomain: 'fd-2' });
       expect(ready(status)).toMatchObject({ status: 'False', reason: Reason.Provisioning, message: 'creating the VM on north/fd-2' });
-      expect(mayHaveCreated({ status })).toBe(true);
     });
 
     it('keeps the record with the create task, and through a blocked pass', () => {
@@ -366,11 +374,13 @@ describe('InfraMachine status', () => {
 
 describe('reading a running backend task again', () => {
   const provisioningSince = (iso: string): InfraMachineStatus => ({
+    taskRef: 'task-1',
     conditions: [{ type: 'Ready', status: 'False', reason: Reason.Provisioning, message: 'CloneVM_Task task-1 is running', lastTransitionTime: iso }],
   });
 
   it.each([
-    ['just started', '2026-01-01T00:00:00Z', 1_000],
+    ['just started', '2026-01-01T00:00:00Z', 500],
+    ['running 3 s', '2025-12-31T23:59:57Z', 750],
     ['running 8 s', '2025-12-31T23:59:52Z', 2_000],
     ['running 16 s', '2025-12-31T23:59:44Z', 4_000],
     ['running 10 min', '2025-12-31T23:50:00Z', 5_000],
@@ -380,8 +390,9 @@ describe('reading a running backend task again', () => {
 
   it('looks at a task it just started after a quarter of the minimum: a linked clone is often done by then', () => {
     expect(taskPollDelay(undefined, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(250);
+    // Placed and Provisioning since, but no task remembered yet: this pass started it.
     const placed: InfraMachineStatus = {
-      conditions: [{ type: 'Ready', status: 'False', reason: Reason.Pending, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      conditions: [{ type: 'Ready', status: 'False', reason: Reason.Provisioning, message: '', lastTransitionTime: '2025-12-31T23:59:00Z' }],
     };
     expect(taskPollDelay(placed, new Date('2026-01-01T00:00:00Z'), 1_000)).toBe(250);
   });
