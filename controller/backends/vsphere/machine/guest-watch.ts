@@ -101,6 +101,8 @@ class SessionWatch {
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       }
     }
+    // Closed before any view was made: whoever waits for one gets none.
+    started();
   }
 
   /** One ListView of the VMs followed and its watch, until the session closes or a call fails. */
