@@ -40,39 +40,39 @@ function first<T>(items: readonly T[], what: string): T {
 const clone = (): Promise<ManagedObjectReference> =>
   client.vms.clone(template, dc.vmFolder, `watched-${++clones}`, { location: { pool: cluster.resourcePool } });
 
-async function vmWatch(on: VsphereClient, pathSet: string[]): Promise<PropertyWatch> {
-  const view = await on.properties.createContainerView(on.session.serviceContent.rootFolder, ['VirtualMachine'], true);
-  return PropertyWatch.create(on.session, {
-    propSet: [{ type: 'VirtualMachine', pathSet }],
-    objectSet: [{ obj: view, skip: true, selectSet: [{ type: 'ContainerView', path: 'view' }] }],
-  });
-}
-
 const ofVm = (updates: readonly ObjectUpdate[], vm: ManagedObjectReference): ObjectUpdate[] => updates.filter((u) => u.obj.value === vm.value);
 
 describe('vSphere PropertyCollector watch', () => {
-  it('lists every VM first, then only what changed: a guest address, a VM destroyed', async () => {
-    const vm = await clone();
-    const watch = await vmWatch(client, ['name', 'guest.ipAddress']);
+  it("gives a filter's VM first as it is, then only what changed, and nothing of a filter removed", async () => {
+    const [vm, other] = [await clone(), await clone()];
+    const watch = await PropertyWatch.create(client.session);
+    const filterOf = (obj: ManagedObjectReference): Promise<ManagedObjectReference> =>
+      watch.addFilter({ propSet: [{ type: 'VirtualMachine', pathSet: ['name', 'guest.ipAddress'] }], objectSet: [{ obj }] });
     try {
-      const first = await watch.next({ maxWaitSeconds: 1 });
+      await filterOf(vm);
+      const otherFilter = await filterOf(other);
       // A path without a value (no guest address yet) comes without one.
-      const entered = new Map([
-        ['name', expect.objectContaining({ text: `watched-${clones}` })],
-        ['guest.ipAddress', undefined],
-      ]);
-      expect(ofVm(first, vm)).toEqual([{ kind: 'enter', obj: vm, changes: entered }]);
-      expect(first.map((u) => u.kind)).toEqual(first.map(() => 'enter'));
+      const entered = (of: ManagedObjectReference, name: string): ObjectUpdate => ({
+        kind: 'enter',
+        obj: of,
+        changes: new Map([
+          ['name', expect.objectContaining({ text: name })],
+          ['guest.ipAddress', undefined],
+        ]),
+      });
+      const first = await watch.next({ maxWaitSeconds: 1 });
+      expect(ofVm(first, vm)).toEqual([entered(vm, `watched-${clones - 1}`)]);
+      expect(ofVm(first, other)).toEqual([entered(other, `watched-${clones}`)]);
       // Nothing changed since: the long poll ends empty.
       expect(await watch.next({ maxWaitSeconds: 1 })).toEqual([]);
 
+      // The other VM's filter gone, its change is not told.
+      await watch.removeFilter(otherFilter);
+      await client.vms.reconfigure(other, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.6' } });
       await client.vms.reconfigure(vm, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.7' } });
       const changed = await watch.next({ maxWaitSeconds: 30 });
-      expect(ofVm(changed, vm)).toEqual([{ kind: 'modify', obj: vm, changes: new Map([['guest.ipAddress', expect.objectContaining({ text: '10.0.0.7' })]]) }]);
-
-      await client.vms.destroy(vm);
-      const gone = await watch.next({ maxWaitSeconds: 30 });
-      expect(ofVm(gone, vm).map((u) => u.kind)).toEqual(['leave']);
+      expect(ofVm(changed, other)).toEqual([]);
+      expect(ofVm(changed, vm)[0]).toEqual({ kind: 'modify', obj: vm, changes: new Map([['guest.ipAddress', expect.objectContaining({ text: '10.0.0.7' })]]) });
     } finally {
       await watch.close();
     }
@@ -107,6 +107,15 @@ describe('vSphere PropertyCollector watch', () => {
       await client.vms.reconfigure(third, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.11' } });
       expect(await watches.follow(own, third, thirdUuid)).toBe(true);
       await wakes(thirdUuid, 'an address reported before the VM was followed to wake its machine');
+
+      // A followed VM destroyed behind the watch's back: the VMs still followed still wake their machines.
+      const [doomed, kept] = [await clone(), await clone()];
+      const keptUuid = await uuidOf(kept);
+      expect(await watches.follow(own, doomed, await uuidOf(doomed))).toBe(true);
+      expect(await watches.follow(own, kept, keptUuid)).toBe(true);
+      await client.vms.destroy(doomed);
+      await client.vms.reconfigure(kept, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.12' } });
+      await wakes(keptUuid, 'a VM followed beside one destroyed to wake its machine');
     } finally {
       await own.close();
     }

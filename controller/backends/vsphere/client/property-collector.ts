@@ -112,22 +112,6 @@ export class PropertyCollector {
     return toMoRef(ref);
   }
 
-  /** ViewManager.CreateListView: a view of exactly `objects`, changed with modifyListView. */
-  async createListView(objects: readonly ManagedObjectReference[]): Promise<ManagedObjectReference> {
-    const response = await this.vim.invoke('CreateListView', this.vim.serviceContent.viewManager, { obj: objects.map(moRefFields) });
-    const ref = response.child('returnval');
-    if (ref === undefined) throw new Error('CreateListView: no view in the response');
-    return toMoRef(ref);
-  }
-
-  /** Adds and removes objects of a ListView (an object added twice is there twice). */
-  async modifyListView(
-    view: ManagedObjectReference,
-    change: { add?: readonly ManagedObjectReference[]; remove?: readonly ManagedObjectReference[] },
-  ): Promise<void> {
-    await this.vim.invoke('ModifyListView', view, { add: change.add?.map(moRefFields), remove: change.remove?.map(moRefFields) });
-  }
-
   async destroyView(view: ManagedObjectReference): Promise<void> {
     try {
       await this.vim.invoke('DestroyView', view);

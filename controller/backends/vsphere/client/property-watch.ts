@@ -1,8 +1,8 @@
 // Changes of properties as vCenter sends them: a PropertyCollector of the watch's own
-// (CreatePropertyCollector, so its filter and version are nobody else's) with one filter, read
-// by WaitForUpdatesEx long polls. The first read gives every object the filter matches
-// (`enter`), later ones what changed since the version before. Destroying the collector
-// destroys its filter; a session that ends (logout, expiry) ends both on the server.
+// (CreatePropertyCollector, so its filters and version are nobody else's), read by
+// WaitForUpdatesEx long polls. A filter's objects come first as they are (`enter`), then what
+// changed since the version before. Destroying the collector destroys its filters; a session
+// that ends (logout, expiry) ends both on the server.
 import type { PropertyFilterSpec } from './property-collector.js';
 import { filterSpecFields } from './property-collector.js';
 import type { VimInvoker } from './session.js';
@@ -31,18 +31,23 @@ export class PropertyWatch {
     private readonly collector: ManagedObjectReference,
   ) {}
 
-  /** A collector of its own, with `spec` as its one filter (whole values, not partial updates). */
-  static async create(vim: VimInvoker, spec: PropertyFilterSpec): Promise<PropertyWatch> {
+  /** A collector of its own, without filters yet. */
+  static async create(vim: VimInvoker): Promise<PropertyWatch> {
     const created = (await vim.invoke('CreatePropertyCollector', vim.serviceContent.propertyCollector)).child('returnval');
     if (created === undefined) throw new Error('CreatePropertyCollector: no collector in the response');
-    const watch = new PropertyWatch(vim, toMoRef(created));
-    try {
-      await vim.invoke('CreateFilter', watch.collector, { spec: filterSpecFields(spec), partialUpdates: false });
-    } catch (err) {
-      await watch.close();
-      throw err;
-    }
-    return watch;
+    return new PropertyWatch(vim, toMoRef(created));
+  }
+
+  /** Adds a filter (whole values, not partial updates): its objects come as `enter` at the next call of next(). */
+  async addFilter(spec: PropertyFilterSpec): Promise<ManagedObjectReference> {
+    const created = (await this.vim.invoke('CreateFilter', this.collector, { spec: filterSpecFields(spec), partialUpdates: false })).child('returnval');
+    if (created === undefined) throw new Error('CreateFilter: no filter in the response');
+    return toMoRef(created);
+  }
+
+  /** Destroys a filter of this watch: its objects change nothing any more. */
+  async removeFilter(filter: ManagedObjectReference): Promise<void> {
+    await this.vim.invoke('DestroyPropertyFilter', filter);
   }
 
   /** The updates since the last call (every object at the first); none when `maxWaitSeconds` passed without one. */

@@ -1,20 +1,24 @@
 // What wakes a machine's pass when its VM's guest reports an address: per vCenter session, one
-// PropertyCollector watch over a ListView of the VMs whose machines wait for one (a pass adds its
-// VM when it finds it running without an address and takes it out once it has one). A change of
-// such a VM's guest addresses wakes the machine with that UUID at once, instead of at its next
-// poll. Only wake-ups flow from here, never data: the pass reads the VM itself, as on a poll.
-// The list holds the waiting VMs only, so the watch costs nothing for the VMs that are Ready.
-// The watch lasts as long as its session; one that fails is made again, after a pause, with every
-// VM still followed (those with an address by then wake at once: it came in between).
+// PropertyCollector of the role's own with a filter per VM whose machine waits for one (a pass
+// adds its VM when it finds it running without an address and takes it out once it has one). A
+// change of such a VM's guest addresses wakes the machine with that UUID at once, instead of at
+// its next poll. Only wake-ups flow from here, never data: the pass reads the VM itself, as on a
+// poll. Filters name their VM, with no view to traverse: vcsim deadlocks a collector whose view
+// changes while it collects (a clone into a ContainerView, a ModifyListView), and the filters of
+// the waiting VMs are all a watch costs. The watch lasts as long as its session; one that fails
+// is made again, after a pause, with every VM still followed (those with an address by then wake
+// at once: it came in between).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../../runtime/log.js';
-import { PropertyWatch } from '../client/property-watch.js';
+import { PropertyWatch, type ObjectUpdate } from '../client/property-watch.js';
 import type { ManagedObjectReference } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
+import { isVsphereFault } from '../client/vsphere-fault.js';
 
 /** Told the BIOS UUID of a VM whose guest changed. */
 export type WakeMachine = (uuid: string) => void;
 
+const GUEST_PATHS = ['guest.ipAddress', 'guest.net'];
 const MAX_WAIT_SECONDS = 60;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -44,13 +48,19 @@ export class GuestWatches {
   }
 }
 
-/** The watch of one session: the VMs it follows, and the ListView its filter reads while it runs. */
+/** A watch made, and the filter of each VM it follows. */
+interface Running {
+  readonly watch: PropertyWatch;
+  readonly filters: Map<string, Promise<ManagedObjectReference>>;
+}
+
+/** The watch of one session: the VMs it follows, and the filter of each while a watch runs. */
 class SessionWatch {
   /** UUID by VM moref. */
   private readonly followed = new Map<string, { readonly ref: ManagedObjectReference; readonly uuid: string }>();
-  /** The running watch's view and what it holds; undefined while none runs. */
-  private view: { readonly ref: ManagedObjectReference; readonly holds: Set<string> } | undefined;
-  /** Settles once the first view exists (or could not be made). */
+  /** The running watch and its filter of each VM followed; undefined while none runs. */
+  private running: Running | undefined;
+  /** Settles once the first watch exists (or could not be made). */
   private started: Promise<void> | undefined;
 
   constructor(
@@ -63,12 +73,10 @@ class SessionWatch {
     this.followed.set(vm.value, { ref: vm, uuid });
     this.started ??= new Promise((started) => void this.run(started));
     await this.started;
-    const view = this.view;
-    if (view === undefined) return false;
-    if (view.holds.has(vm.value)) return true;
-    view.holds.add(vm.value);
+    const running = this.running;
+    if (running === undefined) return false;
     try {
-      await this.client.properties.modifyListView(view.ref, { add: [vm] });
+      await this.filterOf(running, vm);
       return true;
     } catch {
       // The watch is failing: it is made again with every VM followed; meanwhile the machine polls.
@@ -79,10 +87,19 @@ class SessionWatch {
   async remove(uuid: string): Promise<void> {
     const entry = [...this.followed.values()].find((f) => f.uuid === uuid);
     if (!entry) return;
-    this.followed.delete(entry.ref.value);
-    const view = this.view;
-    if (!view?.holds.delete(entry.ref.value)) return;
-    await this.client.properties.modifyListView(view.ref, { remove: [entry.ref] }).catch(() => undefined);
+    if (this.running) await this.forget(this.running, entry.ref.value);
+    else this.followed.delete(entry.ref.value);
+  }
+
+  /** The VM's filter on the running watch, made once. */
+  private filterOf(running: Running, vm: ManagedObjectReference): Promise<ManagedObjectReference> {
+    let filter = running.filters.get(vm.value);
+    if (!filter) {
+      filter = running.watch.addFilter({ propSet: [{ type: 'VirtualMachine', pathSet: GUEST_PATHS }], objectSet: [{ obj: vm }] });
+      running.filters.set(vm.value, filter);
+      filter.catch(() => running.filters.delete(vm.value));
+    }
+    return filter;
   }
 
   private async run(started: () => void): Promise<void> {
@@ -101,40 +118,53 @@ class SessionWatch {
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       }
     }
-    // Closed before any view was made: whoever waits for one gets none.
+    // Closed before any watch was made: whoever waits for one gets none.
     started();
   }
 
-  /** One ListView of the VMs followed and its watch, until the session closes or a call fails. */
-  private async watchOnce(ready: () => void): Promise<void> {
-    const followed = [...this.followed.values()];
-    const ref = await this.client.properties.createListView(followed.map((f) => f.ref));
-    let watch: PropertyWatch | undefined;
+  /**
+   * The next updates. A VM followed and destroyed leaves its filter on vCenter; vcsim fails the
+   * whole wait with ManagedObjectNotFound instead, naming the VM, which is then forgotten.
+   */
+  private async next(running: Running): Promise<ObjectUpdate[]> {
     try {
-      watch = await PropertyWatch.create(this.client.session, {
-        propSet: [{ type: 'VirtualMachine', pathSet: ['guest.ipAddress', 'guest.net'] }],
-        objectSet: [{ obj: ref, skip: true, selectSet: [{ type: 'ListView', path: 'view' }] }],
-      });
-      this.view = { ref, holds: new Set(followed.map((f) => f.ref.value)) };
+      return await running.watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS });
+    } catch (err) {
+      const gone = isVsphereFault(err, 'ManagedObjectNotFound') ? err.detail?.childText('obj') : undefined;
+      if (gone === undefined || !this.followed.has(gone)) throw err;
+      await this.forget(running, gone);
+      return [];
+    }
+  }
+
+  private async forget(running: Running, vm: string): Promise<void> {
+    this.followed.delete(vm);
+    const filter = running.filters.get(vm);
+    running.filters.delete(vm);
+    await filter?.then((ref) => running.watch.removeFilter(ref)).catch(() => undefined);
+  }
+
+  /** One collector with a filter per VM followed, until the session closes or a call fails. */
+  private async watchOnce(ready: () => void): Promise<void> {
+    const watch = await PropertyWatch.create(this.client.session);
+    try {
+      const running = { watch, filters: new Map<string, Promise<ManagedObjectReference>>() };
+      await Promise.all([...this.followed.values()].map((f) => this.filterOf(running, f.ref)));
+      this.running = running;
       ready();
       while (!this.client.closed) {
-        for (const update of await watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS })) {
+        for (const update of await this.next(running)) {
           const uuid = this.followed.get(update.obj.value)?.uuid;
           if (uuid === undefined) continue;
-          if (update.kind === 'leave') {
-            // Destroyed (or taken out by remove): nothing to follow.
-            this.followed.delete(update.obj.value);
-            this.view?.holds.delete(update.obj.value);
-            continue;
-          }
-          // A VM entering the view comes with what it has: an address it got before the view held it wakes it too.
-          if (update.kind === 'modify' || update.changes.get('guest.ipAddress') !== undefined) this.wake(uuid);
+          // Destroyed: nothing to follow.
+          if (update.kind === 'leave') await this.forget(running, update.obj.value);
+          // A VM's filter comes first with what the VM has: an address it got before it was followed wakes it too.
+          else if (update.kind === 'modify' || update.changes.get('guest.ipAddress') !== undefined) this.wake(uuid);
         }
       }
     } finally {
-      this.view = undefined;
-      await watch?.close();
-      await this.client.properties.destroyView(ref);
+      this.running = undefined;
+      await watch.close();
     }
   }
 }
