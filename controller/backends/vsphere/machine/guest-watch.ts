@@ -48,10 +48,14 @@ export class GuestWatches {
   }
 }
 
-/** A watch made, and the filter of each VM it follows. */
+/**
+ * A watch made, the filter of each VM it follows, and the filters of VMs no longer followed,
+ * destroyed between two waits (vcsim fails a wait whose collector loses a filter meanwhile).
+ */
 interface Running {
   readonly watch: PropertyWatch;
   readonly filters: Map<string, Promise<ManagedObjectReference>>;
+  unwanted: Promise<ManagedObjectReference>[];
 }
 
 /** The watch of one session: the VMs it follows, and the filter of each while a watch runs. */
@@ -84,11 +88,13 @@ class SessionWatch {
     }
   }
 
-  async remove(uuid: string): Promise<void> {
+  /** Its filter goes before the watch's next wait. */
+  remove(uuid: string): Promise<void> {
     const entry = [...this.followed.values()].find((f) => f.uuid === uuid);
-    if (!entry) return;
-    if (this.running) await this.forget(this.running, entry.ref.value);
+    if (!entry) return Promise.resolve();
+    if (this.running) this.forget(this.running, entry.ref.value);
     else this.followed.delete(entry.ref.value);
+    return Promise.resolve();
   }
 
   /** The VM's filter on the running watch, made once. */
@@ -132,32 +138,39 @@ class SessionWatch {
     } catch (err) {
       const gone = isVsphereFault(err, 'ManagedObjectNotFound') ? err.detail?.childText('obj') : undefined;
       if (gone === undefined || !this.followed.has(gone)) throw err;
-      await this.forget(running, gone);
+      this.forget(running, gone);
       return [];
     }
   }
 
-  private async forget(running: Running, vm: string): Promise<void> {
+  private forget(running: Running, vm: string): void {
     this.followed.delete(vm);
     const filter = running.filters.get(vm);
     running.filters.delete(vm);
-    await filter?.then((ref) => running.watch.removeFilter(ref)).catch(() => undefined);
+    if (filter) running.unwanted.push(filter);
+  }
+
+  private async dropUnwanted(running: Running): Promise<void> {
+    const unwanted = running.unwanted;
+    running.unwanted = [];
+    await Promise.all(unwanted.map((filter) => filter.then((ref) => running.watch.removeFilter(ref)).catch(() => undefined)));
   }
 
   /** One collector with a filter per VM followed, until the session closes or a call fails. */
   private async watchOnce(ready: () => void): Promise<void> {
     const watch = await PropertyWatch.create(this.client.session);
     try {
-      const running = { watch, filters: new Map<string, Promise<ManagedObjectReference>>() };
+      const running: Running = { watch, filters: new Map(), unwanted: [] };
       await Promise.all([...this.followed.values()].map((f) => this.filterOf(running, f.ref)));
       this.running = running;
       ready();
       while (!this.client.closed) {
+        await this.dropUnwanted(running);
         for (const update of await this.next(running)) {
           const uuid = this.followed.get(update.obj.value)?.uuid;
           if (uuid === undefined) continue;
           // Destroyed: nothing to follow.
-          if (update.kind === 'leave') await this.forget(running, update.obj.value);
+          if (update.kind === 'leave') this.forget(running, update.obj.value);
           // A VM's filter comes first with what the VM has: an address it got before it was followed wakes it too.
           else if (update.kind === 'modify' || update.changes.get('guest.ipAddress') !== undefined) this.wake(uuid);
         }
