@@ -80,7 +80,11 @@ class SessionWatch {
     const running = this.running;
     if (running === undefined) return false;
     try {
+      if (running.filters.has(vm.value)) return true;
       await this.filterOf(running, vm);
+      // An address that came after the pass read the VM and before its filter existed: vCenter sends
+      // a new filter's values at once, vcsim only once something else changes. Read it once.
+      if ((await this.client.properties.retrieveOne(vm, ['guest.ipAddress'])).props.has('guest.ipAddress')) this.wake(uuid);
       return true;
     } catch {
       // The watch is failing: it is made again with every VM followed; meanwhile the machine polls.
