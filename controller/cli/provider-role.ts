@@ -14,6 +14,7 @@ import { startBackend, type BackendDescriptor, type RunningBackend } from '../ba
 import { ImageRowsReconciler } from '../reconcilers/image-rows/reconciler.js';
 import { InfraMachineReconciler, type InfraMachineTimings } from '../reconcilers/infra-machine/reconciler.js';
 import type { InfraMachine, InfraMachineContractSpec } from '../../infra/api/infrastructure.banlieue.io/v1alpha1/infra-machine.js';
+import { machineIdentity } from '../reconcilers/infra-machine/identity.js';
 import { capiOwner, getOwningMachine } from '../reconcilers/owning-machine.js';
 import { isOnProvider } from '../reconcilers/provider/machines-on-provider.js';
 import { ProviderReconciler } from '../reconcilers/provider/reconciler.js';
@@ -36,7 +37,7 @@ import { runSweeps } from './orphan-sweep.js';
 import { isShard, servesProvider, servingProvider, type ProviderScope, type ShardScope } from './provider-scope.js';
 
 const BY_PROVIDER = 'providerRef';
-/** By the VM UUID of spec.providerID (`<scheme>://<uuid>`), lower case: what a backend's wake-up names. */
+/** By the VM UUID of spec.providerID (machineIdentity), lower case: what a backend's wake-up names. */
 const BY_UUID = 'vmUuid';
 
 export interface ProviderRoleOptions {
@@ -144,7 +145,10 @@ function share(ctx: RoleContext, backend: RunningBackend<InfraMachineContractSpe
           (p) => `${m.metadata.namespace ?? ''}/${p}`,
         ),
       )
-      .addIndex(BY_UUID, (m) => (m.spec.providerID?.includes('://') ? [m.spec.providerID.slice(m.spec.providerID.indexOf('://') + 3).toLowerCase()] : [])),
+      .addIndex(BY_UUID, (m) => {
+        const identity = machineIdentity(backend.api.providerIDScheme, m);
+        return identity.ok && !identity.unwritten ? [identity.uuid] : [];
+      }),
     machineFinalizer: Finalizer.infraMachine(machineKind.kind),
     work: new ShardWork(),
   };

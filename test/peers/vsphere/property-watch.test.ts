@@ -96,7 +96,7 @@ describe('vSphere PropertyCollector watch', () => {
       expect(new Set(woken)).toEqual(new Set([firstUuid]));
 
       // Unfollowed, a VM's guest wakes nobody: its change comes before the second's, which does.
-      await watches.unfollow(own, firstUuid);
+      watches.unfollow(own, firstUuid);
       const before = woken.length;
       await client.vms.reconfigure(first, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.9' } });
       await client.vms.reconfigure(second, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.10' } });

@@ -67,7 +67,7 @@ export class PropertyWatch {
     }
   }
 
-  /** Destroys the collector and its filter; a session already gone has none to destroy. */
+  /** Destroys the collector and its filters; a session already gone has none to destroy. */
   async close(): Promise<void> {
     try {
       await this.vim.invoke('DestroyPropertyCollector', this.collector);

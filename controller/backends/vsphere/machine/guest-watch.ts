@@ -43,8 +43,8 @@ export class GuestWatches {
   }
 
   /** Stops watching the guest of the VM with `uuid` (it has an address, or its machine is gone). */
-  unfollow(client: VsphereClient, uuid: string): Promise<void> {
-    return this.byClient.get(client)?.remove(uuid) ?? Promise.resolve();
+  unfollow(client: VsphereClient, uuid: string): void {
+    this.byClient.get(client)?.remove(uuid);
   }
 }
 
@@ -93,12 +93,11 @@ class SessionWatch {
   }
 
   /** Its filter goes before the watch's next wait. */
-  remove(uuid: string): Promise<void> {
+  remove(uuid: string): void {
     const entry = [...this.followed.values()].find((f) => f.uuid === uuid);
-    if (!entry) return Promise.resolve();
+    if (!entry) return;
     if (this.running) this.forget(this.running, entry.ref.value);
     else this.followed.delete(entry.ref.value);
-    return Promise.resolve();
   }
 
   /** The VM's filter on the running watch, made once. */

@@ -77,8 +77,8 @@ function vsphereSteps(
         ...(watched ? { watched } : {}),
       };
     },
-    destroy: async (vm, request, { log }) => {
-      await watches?.unfollow(client, request.uuid);
+    destroy: (vm, request, { log }) => {
+      watches?.unfollow(client, request.uuid);
       return destroy(client, vm, request.uuid, log);
     },
     unmark: async (vm, releasedFrom) => {
@@ -87,7 +87,7 @@ function vsphereSteps(
     },
     forget: (request) => {
       shutdowns.forget(request.uuid);
-      void watches?.unfollow(client, request.uuid);
+      watches?.unfollow(client, request.uuid);
     },
   };
 }
@@ -96,7 +96,7 @@ function vsphereSteps(
 async function watchGuest(client: VsphereClient, watches: GuestWatches | undefined, vm: Owned<Vm>, uuid: string, waitsForGuest: boolean): Promise<boolean> {
   if (!watches) return false;
   if (waitsForGuest) return watches.follow(client, vm.ref, uuid);
-  await watches.unfollow(client, uuid);
+  watches.unfollow(client, uuid);
   return false;
 }
 
