@@ -1,6 +1,7 @@
 // PropertyCollector watches against a real vcsim: WaitForUpdatesEx gives every object first,
 // then what changed; the guest watch wakes a machine by its VM's UUID when the guest of a VM it
 // follows reports an address, and stops with its session.
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo, DatacenterInfo } from '../../../controller/backends/vsphere/client/inventory.js';
 import { PropertyWatch, type ObjectUpdate } from '../../../controller/backends/vsphere/client/property-watch.js';
@@ -78,6 +79,27 @@ describe('vSphere PropertyCollector watch', () => {
     }
   });
 
+  it('ends a wait at once when cancelled, with no update', async () => {
+    const vm = await clone();
+    const watch = await PropertyWatch.create(client.session);
+    try {
+      await watch.addFilter({ propSet: [{ type: 'VirtualMachine', pathSet: ['name'] }], objectSet: [{ obj: vm }] });
+      expect(ofVm(await watch.next({ maxWaitSeconds: 1 }), vm)).toHaveLength(1);
+      // A wait of ten minutes, cancelled as soon as vcsim has it (a cancel before the wait ends nothing).
+      const waiting = watch.next({ maxWaitSeconds: 600 });
+      let ended = false;
+      void waiting.finally(() => (ended = true));
+      await waitFor('the cancel to end the wait', async () => {
+        await watch.cancel();
+        await delay(200);
+        return ended ? true : undefined;
+      });
+      expect(await waiting).toEqual([]);
+    } finally {
+      await watch.close();
+    }
+  });
+
   it('wakes the machine of a followed VM by its UUID when its guest reports an address, and no more once unfollowed', async () => {
     const woken: string[] = [];
     const watches = new GuestWatches((uuid) => woken.push(uuid));
@@ -116,6 +138,13 @@ describe('vSphere PropertyCollector watch', () => {
       await client.vms.destroy(doomed);
       await client.vms.reconfigure(kept, { extraConfig: { 'SET.guest.ipAddress': '10.0.0.12' } });
       await wakes(keptUuid, 'a VM followed beside one destroyed to wake its machine');
+
+      // VMs followed together, while the watch waits: each wakes its machine once its guest has an address.
+      const many = await Promise.all(Array.from({ length: 8 }, () => clone()));
+      const uuids = await Promise.all(many.map(uuidOf));
+      expect(await Promise.all(many.map((vm, i) => watches.follow(own, vm, uuids[i] ?? '')))).toEqual(many.map(() => true));
+      for (const [i, vm] of many.entries()) await client.vms.reconfigure(vm, { extraConfig: { 'SET.guest.ipAddress': `10.0.1.${i + 1}` } });
+      await waitFor('every VM followed together to wake its machine', () => (uuids.every((u) => woken.includes(u)) ? true : undefined), 30_000);
     } finally {
       await own.close();
     }

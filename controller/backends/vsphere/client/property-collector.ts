@@ -32,6 +32,8 @@ export interface ObjectSpec {
 export interface PropertyFilterSpec {
   readonly propSet: readonly PropertySpec[];
   readonly objectSet: readonly ObjectSpec[];
+  /** An object of objectSet that does not exist is left out instead of faulting the call. @default false */
+  readonly reportMissingObjectsInResults?: boolean;
 }
 
 /** One object's properties. A path the object has no value for is in neither map. */
@@ -130,6 +132,7 @@ export function filterSpecFields(spec: PropertyFilterSpec): XmlFields {
       skip: o.skip ?? false,
       selectSet: o.selectSet?.map(traversalFields),
     })),
+    reportMissingObjectsInResults: spec.reportMissingObjectsInResults,
   };
 }
 

@@ -8,6 +8,7 @@ import { filterSpecFields } from './property-collector.js';
 import type { VimInvoker } from './session.js';
 import type { ManagedObjectReference } from './vim-types.js';
 import type { XmlElement } from './xml-element.js';
+import { isVsphereFault } from './vsphere-fault.js';
 import { toMoRef } from './wire-values.js';
 
 /** One object's change: it entered the filter's set, changed, or left it. */
@@ -50,14 +51,12 @@ export class PropertyWatch {
     await this.vim.invoke('DestroyPropertyFilter', filter);
   }
 
-  /** The updates since the last call (every object at the first); none when `maxWaitSeconds` passed without one. */
+  /** The updates since the last call (every object at the first); none when `maxWaitSeconds` passed without one, or cancel() ended the wait. */
   async next(options: WaitOptions = {}): Promise<ObjectUpdate[]> {
     const updates: ObjectUpdate[] = [];
     for (;;) {
-      const response = await this.vim.invoke('WaitForUpdatesEx', this.collector, {
-        version: this.version === '' ? undefined : this.version,
-        options: { maxWaitSeconds: options.maxWaitSeconds ?? 60 },
-      });
+      const response = await this.wait(options.maxWaitSeconds ?? 60);
+      if (response === undefined) return updates;
       const set = response.child('returnval');
       if (set === undefined) return updates;
       this.version = set.childText('version') ?? this.version;
@@ -65,6 +64,24 @@ export class PropertyWatch {
       // A set cut short (too many objects at once) is continued from its version at once.
       if (set.childText('truncated') !== 'true') return updates;
     }
+  }
+
+  /** WaitForUpdatesEx; undefined when cancel() ended it. */
+  private async wait(maxWaitSeconds: number): Promise<XmlElement | undefined> {
+    try {
+      return await this.vim.invoke('WaitForUpdatesEx', this.collector, {
+        version: this.version === '' ? undefined : this.version,
+        options: { maxWaitSeconds },
+      });
+    } catch (err) {
+      if (isVsphereFault(err, 'RequestCanceled')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Ends the wait of next() now, with no update; a call that finds no wait running does nothing. */
+  async cancel(): Promise<void> {
+    await this.vim.invoke('CancelWaitForUpdates', this.collector);
   }
 
   /** Destroys the collector and its filters; a session already gone has none to destroy. */

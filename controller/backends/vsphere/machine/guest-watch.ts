@@ -1,25 +1,37 @@
 // What wakes a machine's pass when its VM's guest reports an address: per vCenter session, one
-// PropertyCollector of the role's own with a filter per VM whose machine waits for one (a pass
-// adds its VM when it finds it running without an address and takes it out once it has one). A
-// change of such a VM's guest addresses wakes the machine with that UUID at once, instead of at
-// its next poll. Only wake-ups flow from here, never data: the pass reads the VM itself, as on a
-// poll. Filters name their VM, with no view to traverse: vcsim deadlocks a collector whose view
-// changes while it collects (a clone into a ContainerView, a ModifyListView), and the filters of
-// the waiting VMs are all a watch costs. The watch lasts as long as its session; one that fails
-// is made again, after a pause, with every VM still followed (those with an address by then wake
-// at once: it came in between).
+// PropertyCollector of the role's own with one filter naming every VM whose machine waits for one
+// (a pass follows its VM when it finds it running without an address and unfollows it once it has
+// one). A change of such a VM's guest addresses wakes the machine with that UUID at once, instead
+// of at its next poll. Only wake-ups flow from here, never data: the pass reads the VM itself, as
+// on a poll.
+//
+// What the watch costs vcsim shapes it. The filter names its VMs, with no view to traverse: vcsim
+// deadlocks a collector whose view changes while it collects (a clone into a ContainerView, a
+// ModifyListView). It is one filter, not one per VM: for each inventory change vcsim collects
+// every filter once per filter, so a filter per VM costs the square of the VMs followed, and at
+// a few dozen VMs under a burst of clones its waits fell minutes behind. A filter cannot change its
+// VMs, so a VM to follow that it does not name ends the wait (CancelWaitForUpdates) and the filter
+// is made again before the next; a VM unfollowed stays named, ignored, until the stale outnumber
+// the followed. Filters change only between waits: vcsim drops a wait whose collector loses a
+// filter meanwhile. The watch lasts as long as its session; one that fails is made again, after a
+// pause, with every VM still followed (those with an address by then wake at once: it came in
+// between).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../../runtime/log.js';
+import type { PropertyFilterSpec } from '../client/property-collector.js';
 import { PropertyWatch, type ObjectUpdate } from '../client/property-watch.js';
 import type { ManagedObjectReference } from '../client/vim-types.js';
 import type { VsphereClient } from '../client/vsphere-client.js';
-import { isVsphereFault } from '../client/vsphere-fault.js';
 
 /** Told the BIOS UUID of a VM whose guest changed. */
 export type WakeMachine = (uuid: string) => void;
 
 const GUEST_PATHS = ['guest.ipAddress', 'guest.net'];
 const MAX_WAIT_SECONDS = 60;
+/** A cancel can reach vCenter before the wait it is meant for: it is sent again until the wait ends. */
+const CANCEL_AGAIN_MS = 1_000;
+/** VMs unfollowed the filter may keep naming before it is made again, beyond as many as it follows. */
+const STALE_ALLOWED = 32;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
@@ -48,24 +60,43 @@ export class GuestWatches {
   }
 }
 
-/**
- * A watch made, the filter of each VM it follows, and the filters of VMs no longer followed,
- * destroyed between two waits (vcsim fails a wait whose collector loses a filter meanwhile).
- */
-interface Running {
-  readonly watch: PropertyWatch;
-  readonly filters: Map<string, Promise<ManagedObjectReference>>;
-  unwanted: Promise<ManagedObjectReference>[];
+interface Followed {
+  readonly ref: ManagedObjectReference;
+  readonly uuid: string;
+  /** Its machine was woken since it was followed: once is enough, its pass reads the address. */
+  woken: boolean;
 }
 
-/** The watch of one session: the VMs it follows, and the filter of each while a watch runs. */
+/** A watch made: its collector, its filter and the VMs that filter names, and its wait. */
+interface Running {
+  readonly watch: PropertyWatch;
+  filter: ManagedObjectReference | undefined;
+  named: ReadonlySet<string>;
+  /** Counts the waits; the current one is out while `waiting`. */
+  round: number;
+  waiting: boolean;
+  /** The round whose wait a cancel was sent for. */
+  cancelled: number;
+}
+
+/** Settles once the filter names the VMs followed before it was made: true, or false when the watch failed. */
+class Naming {
+  readonly done: Promise<boolean>;
+  settle: (named: boolean) => void = () => undefined;
+  constructor() {
+    this.done = new Promise((settle) => (this.settle = settle));
+  }
+}
+
+/** The watch of one session: the VMs it follows, and the running watch. */
 class SessionWatch {
-  /** UUID by VM moref. */
-  private readonly followed = new Map<string, { readonly ref: ManagedObjectReference; readonly uuid: string }>();
-  /** The running watch and its filter of each VM followed; undefined while none runs. */
+  /** By VM moref. */
+  private readonly followed = new Map<string, Followed>();
+  /** VMs followed since the filter was last made: it is made again, and their addresses read once, before the next wait. */
+  private fresh = new Set<string>();
+  private naming = new Naming();
   private running: Running | undefined;
-  /** Settles once the first watch exists (or could not be made). */
-  private started: Promise<void> | undefined;
+  private loop: Promise<void> | undefined;
 
   constructor(
     private readonly client: VsphereClient,
@@ -73,114 +104,143 @@ class SessionWatch {
     private readonly log: Logger | undefined,
   ) {}
 
-  async add(vm: ManagedObjectReference, uuid: string): Promise<boolean> {
-    this.followed.set(vm.value, { ref: vm, uuid });
-    this.started ??= new Promise((started) => void this.run(started));
-    await this.started;
-    const running = this.running;
-    if (running === undefined) return false;
-    try {
-      if (running.filters.has(vm.value)) return true;
-      await this.filterOf(running, vm);
-      // An address that came after the pass read the VM and before its filter existed: vCenter sends
-      // a new filter's values at once, vcsim only once something else changes. Read it once.
-      if ((await this.client.properties.retrieveOne(vm, ['guest.ipAddress'])).props.has('guest.ipAddress')) this.wake(uuid);
-      return true;
-    } catch {
-      // The watch is failing: it is made again with every VM followed; meanwhile the machine polls.
-      return false;
+  add(vm: ManagedObjectReference, uuid: string): Promise<boolean> {
+    const before = this.followed.get(vm.value);
+    this.followed.set(vm.value, { ref: vm, uuid, woken: false });
+    this.loop ??= this.run();
+    if (this.running?.named.has(vm.value)) {
+      if (before !== undefined && !before.woken) return Promise.resolve(true);
+      // Named, but its changes woke nobody for a while (unfollowed, or woken once): read it once.
+      return this.readAddresses([vm.value]).then(
+        () => true,
+        () => false,
+      );
     }
+    this.fresh.add(vm.value);
+    this.interrupt();
+    return this.naming.done;
   }
 
-  /** Its filter goes before the watch's next wait. */
+  /** The filter may keep naming it; its changes wake nobody. */
   remove(uuid: string): void {
-    const entry = [...this.followed.values()].find((f) => f.uuid === uuid);
-    if (!entry) return;
-    if (this.running) this.forget(this.running, entry.ref.value);
-    else this.followed.delete(entry.ref.value);
-  }
-
-  /** The VM's filter on the running watch, made once. */
-  private filterOf(running: Running, vm: ManagedObjectReference): Promise<ManagedObjectReference> {
-    let filter = running.filters.get(vm.value);
-    if (!filter) {
-      filter = running.watch.addFilter({ propSet: [{ type: 'VirtualMachine', pathSet: GUEST_PATHS }], objectSet: [{ obj: vm }] });
-      running.filters.set(vm.value, filter);
-      filter.catch(() => running.filters.delete(vm.value));
+    for (const [vm, followed] of this.followed) {
+      if (followed.uuid === uuid) this.followed.delete(vm);
     }
-    return filter;
   }
 
-  private async run(started: () => void): Promise<void> {
+  private async run(): Promise<void> {
     let retryMs = RETRY_FIRST_MS;
     while (!this.client.closed) {
       try {
-        await this.watchOnce(() => {
-          started();
-          retryMs = RETRY_FIRST_MS;
-        });
+        await this.watchOnce(() => (retryMs = RETRY_FIRST_MS));
       } catch (err) {
-        started();
+        this.naming.settle(false);
         if (this.client.closed) break;
         this.log?.warn({ err: err instanceof Error ? err.message : String(err), retryMs }, 'Watching guests on vCenter failed; their machines poll meanwhile');
         await delay(retryMs);
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       }
     }
-    // Closed before any watch was made: whoever waits for one gets none.
-    started();
+    // Closed: whoever waits for the filter gets none.
+    this.naming.settle(false);
   }
 
-  /**
-   * The next updates. A VM followed and destroyed leaves its filter on vCenter; vcsim fails the
-   * whole wait with ManagedObjectNotFound instead, naming the VM, which is then forgotten.
-   */
-  private async next(running: Running): Promise<ObjectUpdate[]> {
-    try {
-      return await running.watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS });
-    } catch (err) {
-      const gone = isVsphereFault(err, 'ManagedObjectNotFound') ? err.detail?.childText('obj') : undefined;
-      if (gone === undefined || !this.followed.has(gone)) throw err;
-      this.forget(running, gone);
-      return [];
-    }
-  }
-
-  private forget(running: Running, vm: string): void {
-    this.followed.delete(vm);
-    const filter = running.filters.get(vm);
-    running.filters.delete(vm);
-    if (filter) running.unwanted.push(filter);
-  }
-
-  private async dropUnwanted(running: Running): Promise<void> {
-    const unwanted = running.unwanted;
-    running.unwanted = [];
-    await Promise.all(unwanted.map((filter) => filter.then((ref) => running.watch.removeFilter(ref)).catch(() => undefined)));
-  }
-
-  /** One collector with a filter per VM followed, until the session closes or a call fails. */
-  private async watchOnce(ready: () => void): Promise<void> {
+  /** One collector, its filter made again whenever it does not name a VM followed, until the session closes or a call fails. */
+  private async watchOnce(named: () => void): Promise<void> {
     const watch = await PropertyWatch.create(this.client.session);
+    const running: Running = { watch, filter: undefined, named: new Set(), round: 0, waiting: false, cancelled: 0 };
+    this.running = running;
     try {
-      const running: Running = { watch, filters: new Map(), unwanted: [] };
-      await Promise.all([...this.followed.values()].map((f) => this.filterOf(running, f.ref)));
-      this.running = running;
-      ready();
       while (!this.client.closed) {
-        await this.dropUnwanted(running);
-        for (const update of await this.next(running)) {
-          const uuid = this.followed.get(update.obj.value)?.uuid;
-          if (uuid === undefined) continue;
-          // Destroyed: nothing to follow.
-          if (update.kind === 'leave') this.forget(running, update.obj.value);
-          // A VM's filter comes first with what the VM has: an address it got before it was followed wakes it too.
-          else if (update.kind === 'modify' || update.changes.get('guest.ipAddress') !== undefined) this.wake(uuid);
-        }
+        await this.name(running);
+        named();
+        // Followed while the filter was made: made again before any wait.
+        if (this.fresh.size > 0) continue;
+        running.round++;
+        running.waiting = true;
+        const updates = await watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS }).finally(() => (running.waiting = false));
+        for (const update of updates) this.apply(update);
       }
     } finally {
       this.running = undefined;
       await watch.close();
     }
   }
+
+  /** Makes the filter again if it lacks a VM followed or names too many unfollowed; reads the fresh VMs' addresses once. */
+  private async name(running: Running): Promise<void> {
+    const naming = this.naming;
+    this.naming = new Naming();
+    const fresh = this.fresh;
+    this.fresh = new Set();
+    try {
+      const followed = [...this.followed.values()];
+      const stale = [...running.named].filter((vm) => !this.followed.has(vm)).length;
+      if (followed.some((f) => !running.named.has(f.ref.value)) || stale > followed.length + STALE_ALLOWED) {
+        if (running.filter !== undefined) await running.watch.removeFilter(running.filter);
+        running.filter = undefined;
+        running.named = new Set();
+        if (followed.length > 0) running.filter = await running.watch.addFilter(guestsOf(followed));
+        running.named = new Set(followed.map((f) => f.ref.value));
+      }
+      await this.readAddresses([...fresh]);
+      naming.settle(true);
+    } catch (err) {
+      naming.settle(false);
+      throw err;
+    }
+  }
+
+  /**
+   * Wakes the machines of these VMs that have an address. One that came after the pass read the
+   * VM and before the filter named it is not sent by vcsim until something else changes (vCenter
+   * sends a new filter's values at once).
+   */
+  private async readAddresses(vms: readonly string[]): Promise<void> {
+    const unread = vms.flatMap((vm) => this.followed.get(vm) ?? []);
+    if (unread.length === 0) return;
+    for (const vm of await this.client.properties.retrieve([guestsOf(unread, ['guest.ipAddress'])])) {
+      if (vm.props.has('guest.ipAddress')) this.wakeOnce(vm.obj.value);
+    }
+  }
+
+  /** Ends the running wait, so that the filter is made again with the VMs just followed. */
+  private interrupt(): void {
+    const running = this.running;
+    if (running === undefined || !running.waiting || running.cancelled === running.round) return;
+    running.cancelled = running.round;
+    void this.cancel(running, running.round);
+  }
+
+  private async cancel(running: Running, round: number): Promise<void> {
+    while (running.waiting && running.round === round && !this.client.closed) {
+      await running.watch.cancel().catch(() => undefined);
+      await delay(CANCEL_AGAIN_MS);
+    }
+  }
+
+  private apply(update: ObjectUpdate): void {
+    const vm = update.obj.value;
+    if (!this.followed.has(vm)) return;
+    // Destroyed: nothing to follow.
+    if (update.kind === 'leave') this.followed.delete(vm);
+    // A filter's VMs come first with what they have: an address one got before it was named wakes it too.
+    else if (update.kind === 'modify' || update.changes.get('guest.ipAddress') !== undefined) this.wakeOnce(vm);
+  }
+
+  private wakeOnce(vm: string): void {
+    const followed = this.followed.get(vm);
+    if (followed === undefined || followed.woken) return;
+    followed.woken = true;
+    this.wake(followed.uuid);
+  }
+}
+
+/** The guest paths of these VMs; one destroyed meanwhile is left out (vcsim would fail the whole wait). */
+function guestsOf(vms: readonly Followed[], pathSet: readonly string[] = GUEST_PATHS): PropertyFilterSpec {
+  return {
+    propSet: [{ type: 'VirtualMachine', pathSet }],
+    objectSet: vms.map((f) => ({ obj: f.ref })),
+    reportMissingObjectsInResults: true,
+  };
 }
