@@ -30,7 +30,7 @@ export interface SideResult {
   readonly vcenterCalls: CallCounts;
   /** Per process of the side, in the measured window. */
   readonly cpuSeconds: readonly number[];
-  /** Of the processes both sides share (API server, etcd, CAPI, vcsim), in the same window. */
+  /** Of the processes both sides share (API server, etcd, CAPI, vcsim, the bench harness), in the same window. */
   readonly sharedCpuSeconds: Readonly<Record<string, number>>;
   /** Per process of the side, when every Machine was provisioned. */
   readonly rssMiB: readonly number[];
