@@ -67,16 +67,17 @@ interface Followed {
   woken: boolean;
 }
 
-/** A watch made: its collector, its filter and the VMs that filter names, and its wait. */
+/** A watch made: its collector, its filter and the VMs that filter names, and the wait out, if one is. */
 interface Running {
   readonly watch: PropertyWatch;
   filter: ManagedObjectReference | undefined;
   named: ReadonlySet<string>;
-  /** Counts the waits; the current one is out while `waiting`. */
-  round: number;
-  waiting: boolean;
-  /** The round whose wait a cancel was sent for. */
-  cancelled: number;
+  wait: Wait | undefined;
+}
+
+/** One WaitForUpdatesEx out; `cancelled` once a cancel was sent for it. */
+interface Wait {
+  cancelled: boolean;
 }
 
 /** Settles once the filter names the VMs followed before it was made: true, or false when the watch failed. */
@@ -148,7 +149,7 @@ class SessionWatch {
   /** One collector, its filter made again whenever it does not name a VM followed, until the session closes or a call fails. */
   private async watchOnce(named: () => void): Promise<void> {
     const watch = await PropertyWatch.create(this.client.session);
-    const running: Running = { watch, filter: undefined, named: new Set(), round: 0, waiting: false, cancelled: 0 };
+    const running: Running = { watch, filter: undefined, named: new Set(), wait: undefined };
     this.running = running;
     try {
       while (!this.client.closed) {
@@ -156,9 +157,8 @@ class SessionWatch {
         named();
         // Followed while the filter was made: made again before any wait.
         if (this.fresh.size > 0) continue;
-        running.round++;
-        running.waiting = true;
-        const updates = await watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS }).finally(() => (running.waiting = false));
+        running.wait = { cancelled: false };
+        const updates = await watch.next({ maxWaitSeconds: MAX_WAIT_SECONDS }).finally(() => (running.wait = undefined));
         for (const update of updates) this.apply(update);
       }
     } finally {
@@ -177,10 +177,9 @@ class SessionWatch {
       const followed = [...this.followed.values()];
       const stale = [...running.named].filter((vm) => !this.followed.has(vm)).length;
       if (followed.some((f) => !running.named.has(f.ref.value)) || stale > followed.length + STALE_ALLOWED) {
+        // A call that fails ends this watch: what it leaves half made goes with its collector.
         if (running.filter !== undefined) await running.watch.removeFilter(running.filter);
-        running.filter = undefined;
-        running.named = new Set();
-        if (followed.length > 0) running.filter = await running.watch.addFilter(guestsOf(followed));
+        running.filter = followed.length > 0 ? await running.watch.addFilter(guestsOf(followed)) : undefined;
         running.named = new Set(followed.map((f) => f.ref.value));
       }
       await this.readAddresses([...fresh]);
@@ -207,13 +206,14 @@ class SessionWatch {
   /** Ends the running wait, so that the filter is made again with the VMs just followed. */
   private interrupt(): void {
     const running = this.running;
-    if (running === undefined || !running.waiting || running.cancelled === running.round) return;
-    running.cancelled = running.round;
-    void this.cancel(running, running.round);
+    const wait = running?.wait;
+    if (running === undefined || wait === undefined || wait.cancelled) return;
+    wait.cancelled = true;
+    void this.cancel(running, wait);
   }
 
-  private async cancel(running: Running, round: number): Promise<void> {
-    while (running.waiting && running.round === round && !this.client.closed) {
+  private async cancel(running: Running, wait: Wait): Promise<void> {
+    while (running.wait === wait && !this.client.closed) {
       await running.watch.cancel().catch(() => undefined);
       await delay(CANCEL_AGAIN_MS);
     }
